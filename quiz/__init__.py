@@ -1,0 +1,1 @@
+"""quiz: drill the arithmetic of distributed LLM training."""

@@ -1,0 +1,1 @@
+"""The subcommands of `quiz`, one module each; imported only when that command runs."""

@@ -1,0 +1,76 @@
+"""`quiz solve`: derive one quantity, with its formula, substitution and result."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from solver.engine import Result
+
+
+def parse_sets(pairs: list[str]) -> dict[str, str]:
+    """Turn `KEY=VALUE` strings into a dict.
+
+    Raises:
+        SolverError: a pair without `=`.
+    """
+    from solver.engine import SolverError
+
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise SolverError(f"--set takes KEY=VALUE, not {pair!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `quiz solve` for parsed arguments; returns the exit code."""
+    from solver.engine import SolverError, list_quantities, solve
+
+    if args.list:
+        rows = list_quantities()
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            width = max(len(r["quantity"]) for r in rows)
+            for r in rows:
+                print(f"{r['quantity']:<{width}}  {r['unit']:<7} {r['meaning']}")
+        return 0
+    if not args.quantity:
+        raise SolverError("quiz solve needs a QUANTITY (see quiz solve --list)")
+    result = solve(args.quantity, model=args.model, gpu=args.gpu,
+                   overrides=parse_sets(args.set or []))
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print(render(result, model=args.model, gpu=args.gpu))
+    for w in result.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    return 0
+
+
+def render(result: Result, *, model: str | None, gpu: str | None) -> str:
+    """The human form: every step as text, formula, substitution and value."""
+    from solver.quantities import QUANTITIES
+
+    lines = [f"{result.quantity}: {QUANTITIES[result.quantity].meaning}"]
+    given = [f"model {model}" if model else "", f"gpu {gpu}" if gpu else ""]
+    if any(given):
+        lines.append("  " + ", ".join(g for g in given if g))
+    for i, step in enumerate(result.steps, 1):
+        lines += [f"{i:>2}. {step.text}",
+                  f"    {step.formula}",
+                  f"      = {step.substituted}",
+                  f"      = {step.display}"]
+    if result.conventions:
+        lines.append("Conventions: " + ", ".join(f"{k}={v}" for k, v in
+                                                 result.conventions.items()))
+    value = f"{result.value:.6g} {result.unit}".replace("e+", "e")
+    extra = f" ({result.display_iec})" if result.display_iec != result.display else ""
+    lines.append(f"Result: {result.quantity} = {result.display}{extra}  [{value}]")
+    return "\n".join(lines)

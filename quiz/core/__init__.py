@@ -1,0 +1,1 @@
+"""The headless core of the app: reading, grading, scheduling, history. No Textual."""

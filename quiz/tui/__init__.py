@@ -1,0 +1,1 @@
+"""The Textual app: screens, widgets and styles over quiz.core."""

@@ -1,0 +1,165 @@
+"""The inputs the solver knows: every `--set` key, its unit, meaning, range and default.
+
+Definitions are data; the machinery that resolves and checks them lives in
+:mod:`solver.engine`. A key is either numeric (it becomes a sympy symbol) or a choice
+(it selects which formula is built: a named convention).
+
+>>> KEYS["tp"].unit
+'1'
+>>> KEYS["mlp"].choices
+('swiglu', 'gelu')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+Value = float | int | bool | str
+
+
+@dataclass(frozen=True)
+class Key:
+    """One input of the solver.
+
+    Attributes:
+        name: the `--set` name, also the sympy symbol's name.
+        group: model, workload, precision, hardware, layout or communication.
+        unit: base unit of the value ("B", "FLOP/s", "1", ...); "" for choices and flags.
+        description: what it means, in a phrase.
+        kind: "int", "float", "bool" or "choice".
+        default: the value when neither a preset nor `--set` gives one; None = derived or
+            required.
+        choices: the allowed names when kind == "choice".
+        minimum: smallest legal value (inclusive unless `exclusive_min`).
+        maximum: largest legal value, if any.
+        exclusive_min: whether `minimum` itself is illegal (sizes must be > 0).
+    """
+
+    name: str
+    group: str
+    unit: str
+    description: str
+    kind: str = "float"
+    default: Value | None = None
+    choices: tuple[str, ...] = ()
+    minimum: float | None = 0.0
+    maximum: float | None = None
+    exclusive_min: bool = True
+
+
+def _k(name: str, group: str, unit: str, description: str, **kw: object) -> Key:
+    return Key(name, group, unit, description, **kw)  # type: ignore[arg-type]
+
+
+_ALL = [
+    # --- model shape
+    _k("params", "model", "param", "parameter count (overrides the count from the shape)"),
+    _k("layers", "model", "1", "transformer layers", kind="int"),
+    _k("hidden", "model", "1", "hidden size h", kind="int"),
+    _k("ffn", "model", "1", "MLP inner width f of a dense layer", kind="int"),
+    _k("heads", "model", "1", "query heads a", kind="int"),
+    _k("kv_heads", "model", "1", "key/value heads k (GQA); defaults to heads", kind="int"),
+    _k("head_dim", "model", "1", "dimension of one head; defaults to hidden/heads", kind="int"),
+    _k("vocab", "model", "1", "vocabulary size V", kind="int"),
+    _k("tied_embeddings", "model", "", "input and output embeddings share one matrix",
+       kind="bool", default=False),
+    _k("mlp", "model", "", "MLP kind: swiglu (3 matrices) or gelu (2 matrices)",
+       kind="choice", choices=("swiglu", "gelu"), default="swiglu"),
+    _k("norm", "model", "", "normalization: rmsnorm (h weights) or layernorm (2h)",
+       kind="choice", choices=("rmsnorm", "layernorm"), default="rmsnorm"),
+    _k("biases", "model", "", "linear layers carry biases", kind="bool", default=False),
+    _k("position", "model", "", "position encoding: rope (no weights) or learned (seq x h)",
+       kind="choice", choices=("rope", "learned"), default="rope"),
+    _k("attention", "model", "", "attention kind: gqa (also MHA, MQA) or mla (DeepSeek)",
+       kind="choice", choices=("gqa", "mla"), default="gqa"),
+    _k("q_lora_rank", "model", "1", "MLA: rank of the compressed query", kind="int",
+       default=0, minimum=0, exclusive_min=False),
+    _k("kv_lora_rank", "model", "1", "MLA: rank of the compressed key/value latent",
+       kind="int", default=0, minimum=0, exclusive_min=False),
+    _k("rope_head_dim", "model", "1", "MLA: decoupled rotary dimension per head", kind="int",
+       default=0, minimum=0, exclusive_min=False),
+    _k("v_head_dim", "model", "1", "MLA: value dimension per head; defaults to head_dim",
+       kind="int"),
+    _k("experts", "model", "1", "routed experts per MoE layer (0 = dense model)", kind="int",
+       default=0, minimum=0, exclusive_min=False),
+    _k("experts_active", "model", "1", "routed experts each token visits (top-k)",
+       kind="int", default=0, minimum=0, exclusive_min=False),
+    _k("shared_experts", "model", "1", "always-on shared experts per MoE layer", kind="int",
+       default=0, minimum=0, exclusive_min=False),
+    _k("expert_ffn", "model", "1", "MLP inner width of one expert; defaults to ffn",
+       kind="int"),
+    _k("dense_layers", "model", "1", "leading layers with a dense MLP in an MoE model",
+       kind="int", default=0, minimum=0, exclusive_min=False),
+    # --- workload
+    _k("seq", "workload", "1", "sequence length s in tokens", kind="int", default=4096),
+    _k("micro_batch", "workload", "1", "sequences per micro-batch b", kind="int", default=1),
+    _k("global_batch", "workload", "1", "sequences per optimizer step", kind="int"),
+    _k("tokens", "workload", "1", "training tokens D"),
+    _k("microbatches", "workload", "1",
+       "micro-batches per step per pipeline m; defaults to global_batch/(micro_batch*dp)",
+       kind="int"),
+    # --- precision
+    _k("bytes_per_param", "precision", "B",
+       "model-state bytes per parameter (default: weight + grad + master + optimizer)"),
+    _k("weight_bytes", "precision", "B", "bytes of one weight (BF16 = 2)", default=2),
+    _k("grad_bytes", "precision", "B", "bytes of one gradient (BF16 = 2)", default=2,
+       minimum=0, exclusive_min=False),
+    _k("master_bytes", "precision", "B", "bytes of the FP32 master copy (4; 0 = none)",
+       default=4, minimum=0, exclusive_min=False),
+    _k("optimizer_bytes", "precision", "B", "bytes of optimizer moments (Adam: 4 + 4)",
+       default=8, minimum=0, exclusive_min=False),
+    _k("kv_bytes", "precision", "B", "bytes of one cached key or value element", default=2),
+    # --- hardware
+    _k("gpus", "hardware", "1", "GPUs in the job", kind="int"),
+    _k("gpus_per_node", "hardware", "1", "GPUs per node (one NVLink domain)", kind="int",
+       default=8),
+    _k("hbm_bytes", "hardware", "B", "memory of one GPU", default=80e9),
+    _k("peak_flops", "hardware", "FLOP/s", "dense BF16 peak of one GPU", default=989e12),
+    _k("mfu", "hardware", "1", "model FLOPs utilization (achieved / peak)", default=0.4,
+       maximum=1.0),
+    _k("intra_bw", "hardware", "B/s", "NVLink bandwidth per GPU per direction",
+       default=450e9),
+    _k("inter_bw", "hardware", "B/s", "network bandwidth per GPU", default=50e9),
+    _k("achieved_flops", "hardware", "FLOP/s", "measured FLOP/s of one GPU"),
+    # --- layout
+    _k("dp", "layout", "1", "data-parallel degree; defaults to gpus/(tp*pp*cp)", kind="int"),
+    _k("tp", "layout", "1", "tensor-parallel degree", kind="int", default=1),
+    _k("pp", "layout", "1", "pipeline-parallel stages", kind="int", default=1),
+    _k("cp", "layout", "1", "context-parallel degree", kind="int", default=1),
+    _k("ep", "layout", "1", "expert-parallel degree (taken from the data-parallel ranks)",
+       kind="int", default=1),
+    _k("zero", "layout", "", "ZeRO stage over the dp ranks: 0 none, 1 optimizer, "
+       "2 + gradients, 3 + weights (FSDP)", kind="choice", choices=("0", "1", "2", "3"),
+       default="0"),
+    _k("interleave", "layout", "1", "virtual pipeline stages per GPU v", kind="int",
+       default=1),
+    _k("sequence_parallel", "layout", "", "shard the non-matmul activations across tp",
+       kind="bool", default=True),
+    _k("flash_attention", "layout", "", "fused attention: no s x s scores are saved",
+       kind="bool", default=True),
+    _k("recompute", "layout", "", "activation recomputation: none, selective or full",
+       kind="choice", choices=("none", "selective", "full"), default="none"),
+    _k("activation_formula", "layout", "",
+       "activation constant: korthikanti (34 sbh) or megatron (18 + 4f/h) sbh",
+       kind="choice", choices=("korthikanti", "megatron"), default="korthikanti"),
+    _k("buffer_bytes", "layout", "B", "working buffers per GPU (communication, allocator)",
+       default=0, minimum=0, exclusive_min=False),
+    # --- communication
+    _k("bytes", "communication", "B", "bytes to move (for comm_time)"),
+    _k("bandwidth", "communication", "B/s", "link bandwidth (for comm_time); defaults to "
+       "inter_bw"),
+    _k("ring_exact", "communication", "",
+       "true: ring all-reduce moves 2(N-1)/N x buffer; false: 2 x buffer", kind="bool",
+       default=True),
+    _k("fsdp_reshard", "communication", "",
+       "FSDP frees gathered weights after forward and gathers again in backward "
+       "(3 x buffer); false: keeps them (2 x buffer)", kind="bool", default=True),
+    _k("binary", "communication", "", "display bytes in GiB/TiB instead of GB/TB",
+       kind="bool", default=False),
+]
+
+KEYS: dict[str, Key] = {k.name: k for k in _ALL}
+"""Every key the solver accepts, by name."""
+
+CHOICE_KEYS = frozenset(k.name for k in _ALL if k.kind in ("bool", "choice"))
+"""Keys that select a formula (a convention) instead of entering it as a number."""

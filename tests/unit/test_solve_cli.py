@@ -1,0 +1,111 @@
+"""`quiz solve` as other programs call it: the JSON contract and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from quiz.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_follows_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "solve", "model_state_bytes", "--model", "llama3-70b", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"quantity", "value", "unit", "display", "formula", "inputs", "steps"} <= set(data)
+    assert data["unit"] == "B" and data["display"] == "1.13 TB"
+    assert data["inputs"]["params"] == pytest.approx(70.55e9, rel=1e-3)
+    assert all({"text", "formula", "value"} <= set(s) for s in data["steps"])
+
+
+def test_human_output_shows_formula_substitution_and_result(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "solve", "tp_bytes", "--model", "llama3-70b", "--set", "tp=8")
+    assert code == 0
+    assert "tp_bytes = " in out and "75.2 GB" in out and "Result:" in out
+
+
+def test_list_names_every_contract_quantity(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "solve", "--list", "--json")
+    names = {row["quantity"] for row in json.loads(out)}
+    contract = {"params", "model_state_bytes", "activation_bytes_layer", "activation_bytes",
+                "memory_per_gpu", "zero_bytes_per_gpu", "min_gpus_memory", "train_flops",
+                "train_time", "compute_time_microbatch", "dp_allreduce_bytes", "fsdp_bytes",
+                "tp_bytes", "pp_p2p_bytes", "pp_bubble", "cp_bytes", "ep_alltoall_bytes",
+                "kv_cache_bytes", "comm_time", "mfu"}
+    assert code == 0 and contract <= names
+
+
+@pytest.mark.parametrize("value", ["70.5e9", "70.5B", "70500M", "70.5 billion"])
+def test_set_accepts_counts_as_people_write_them(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    code, out, _ = run(capsys, "solve", "model_state_bytes", "--set", f"params={value}",
+                       "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(16 * 70.5e9)
+
+
+def test_unused_key_is_accepted_and_ignored(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "solve", "train_flops", "--model", "llama3-8b",
+                       "--set", "tp=2", "--json")
+    assert code == 0 and "tp" not in json.loads(out)["leaves"]
+
+
+BAD = [
+    (["solve", "model_state_byte"], "did you mean model_state_bytes"),
+    (["solve", "params", "--model", "llama4"], "unknown model"),
+    (["solve", "params", "--gpu", "h1000"], "unknown gpu"),
+    (["solve", "params", "--set", "hiden=8192"], "did you mean hidden"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "layers=-4"], "greater than 0"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "layers=0"], "greater than 0"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "layers=nan"], "needs a number"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "hidden=1e400"], "finite"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "layers=many"], "needs a number"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "layers=3.5"], "whole number"),
+    (["solve", "params", "--set", "tied_embeddings=maybe"], "true or false"),
+    (["solve", "params", "--set", "mlp=relu"], "one of swiglu, gelu"),
+    (["solve", "params", "--set", "tp"], "KEY=VALUE"),
+    (["solve", "tp_bytes", "--model", "llama3-70b", "--set", "tp=3"], "not divisible by tp"),
+    (["solve", "params", "--model", "llama3-70b", "--set", "pp=3"], "not divisible by pp"),
+    (["solve", "memory_per_gpu", "--model", "llama3-70b", "--set", "gpus=512",
+      "--set", "dp=8", "--set", "tp=8"], "but gpus = 512"),
+    (["solve", "train_flops", "--model", "mixtral-8x7b"], "needs tokens"),
+    (["solve", "mfu", "--gpu", "h100", "--set", "mfu=1.5"], "at most 1"),
+    (["solve"], "needs a QUANTITY"),
+    (["solve", "params", "--frobnicate"], "unrecognized arguments"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD, ids=[" ".join(a) for a, _ in BAD])
+def test_bad_input_is_one_line_on_stderr_and_exit_2(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own errors
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_odd_layout_warns_but_answers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "solve", "tp_bytes", "--model", "llama3-70b", "--set",
+                         "tp=16", "--json")
+    assert code == 0 and "larger than a node" in err
+
+
+def test_real_process_prints_no_traceback() -> None:
+    proc = subprocess.run([sys.executable, "-m", "quiz.cli", "solve", "params", "--set",
+                           "layers=-1"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
