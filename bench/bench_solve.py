@@ -24,17 +24,34 @@ def _wall(cmd: list[str]) -> float:
 
 
 def one_shot(rounds: int) -> None:
-    solve = [sys.executable, "-m", "quiz.cli", "solve", "memory_per_gpu", "--model",
-             "llama3-70b", "--gpu", "h100", "--set", "tp=8", "--set", "gpus=512",
-             "--set", "zero=3", "--json"]
+    solve = [
+        sys.executable,
+        "-m",
+        "quiz.cli",
+        "solve",
+        "memory_per_gpu",
+        "--model",
+        "llama3-70b",
+        "--gpu",
+        "h100",
+        "--set",
+        "tp=8",
+        "--set",
+        "gpus=512",
+        "--set",
+        "zero=3",
+        "--json",
+    ]
     base = [sys.executable, "-c", "import sympy"]
     a, b = [], []
     for _ in range(rounds):  # alternate so that machine noise hits both alike
         b.append(_wall(base))
         a.append(_wall(solve))
     ma, mb = statistics.median(a), statistics.median(b)
-    print(f"(a) quiz solve --json: {ma * 1000:.0f} ms; import sympy: {mb * 1000:.0f} ms; "
-          f"ratio {ma / mb:.2f}x (target <= 1.5x)")
+    print(
+        f"(a) quiz solve --json: {ma * 1000:.0f} ms; import sympy: {mb * 1000:.0f} ms; "
+        f"ratio {ma / mb:.2f}x (target <= 1.5x)"
+    )
 
 
 def in_process(rounds: int) -> None:
@@ -62,8 +79,10 @@ def in_process(rounds: int) -> None:
         direct()
         base.append(time.perf_counter() - t)
     ma, mb = statistics.median(times), statistics.median(base)
-    print(f"(b) evaluate(memory_per_gpu) after warm-up: {ma * 1e6:.1f} us "
-          f"(target <= 1000 us); plain-Python formula {mb * 1e6:.2f} us; ratio {ma / mb:.0f}x")
+    print(
+        f"(b) evaluate(memory_per_gpu) after warm-up: {ma * 1e6:.1f} us "
+        f"(target <= 1000 us); plain-Python formula {mb * 1e6:.2f} us; ratio {ma / mb:.0f}x"
+    )
 
 
 if __name__ == "__main__":

@@ -35,6 +35,35 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
     s.add_argument("--list", action="store_true", help="list the quantities")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+
+    a = sub.add_parser("ask", help="show a question variant")
+    a.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
+    a.add_argument("--seed", type=int, help="the variant (default 0)")
+    a.add_argument("--json", action="store_true")
+
+    c = sub.add_parser("check", help="grade an answer to a variant")
+    c.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
+    c.add_argument("--seed", type=int)
+    c.add_argument("--answer", required=True, help="the answer as you would type it")
+    c.add_argument("--part", type=int, default=1, help="scenario part (1-based)")
+    c.add_argument("--json", action="store_true")
+
+    st = sub.add_parser("stats", help="your history: attempts, accuracy by topic")
+    st.add_argument("--json", action="store_true")
+
+    d = sub.add_parser("drill", help="today's spaced-repetition drill")
+    d.add_argument("--plain", action="store_true",
+                   help="line-by-line in this terminal instead of the full-screen app")
+    m = sub.add_parser("mock", help="a timed mock interview")
+    m.add_argument("--minutes", type=int, help="time limit (default 30)")
+    m.add_argument("--questions", type=int, help="number of questions (default 8)")
+    pr = sub.add_parser("practice", help="endless practice on a topic or rapid-fire item")
+    pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
+    pr.add_argument("--difficulty", type=int, choices=(1, 2, 3))
+
+    from quiz.commands import templates
+
+    templates.add_parser(sub)
     return p
 
 
@@ -46,14 +75,34 @@ def main(argv: Sequence[str] | None = None) -> int:
             from quiz.commands import solve
 
             return solve.run(args)
+        if args.command in ("ask", "check"):
+            from quiz.commands import ask
+
+            return ask.run(args)
+        if args.command == "stats":
+            from quiz.commands import stats
+
+            return stats.run(args)
+        if args.command == "templates":
+            from quiz.commands import templates
+
+            return templates.run(args)
+        if args.command == "drill" and (args.plain or not sys.stdin.isatty()):
+            from quiz.commands import plain
+
+            return plain.run(args)
         from quiz.commands import app
 
         return app.run(args)
-    except ValueError as exc:  # SolverError, Unreadable, template errors: one line
-        sys.stderr.write(f"quiz: {exc}\n")
+    except (ValueError, LookupError) as exc:  # SolverError, unknown template, ...: one line
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        sys.stderr.write(f"quiz: {message}\n")
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":

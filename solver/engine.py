@@ -278,6 +278,9 @@ def ctx_of(values: Mapping[str, Value]) -> Ctx:
             kw["moe"] = float(cast(float, values.get("experts", 0) or 0)) > 0
         elif f.name == "interleaved":
             kw["interleaved"] = float(cast(float, values.get("interleave", 1) or 1)) > 1
+        elif f.name == "tp_cross_node":
+            kw[f.name] = float(cast(float, values.get("tp", 1))) > float(
+                cast(float, values.get("gpus_per_node", 8)))
         elif f.name == "zero":
             kw["zero"] = int(str(values.get("zero", "0")))
         elif f.name in values:
@@ -379,8 +382,13 @@ def derivation(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Deri
     return Derivation(name, tuple(nodes), tuple(sorted(leaves)), tuple(sorted(used)))
 
 
-def _given(values: Mapping[str, Value]) -> frozenset[str]:
-    return frozenset(k for k in values if k in QUANTITIES)
+def _given(values: Mapping[str, Value], origin: Mapping[str, str] | None = None,
+           target: str | None = None) -> frozenset[str]:
+    """Quantities whose value is an input. A name that is both a key and a quantity
+    (`mfu`, `params`, `bytes_per_param`) is derived when it is the quantity asked for
+    and its key holds only a default."""
+    return frozenset(k for k in values if k in QUANTITIES
+                     and not (k == target and (origin or {}).get(k) == "default"))
 
 
 def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, float]:
@@ -390,11 +398,11 @@ def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, fl
         SolverError: unknown quantity, or an input the formula needs is missing.
     """
     ctx = ctx_of(inputs.values)
-    given = _given(inputs.values)
     numbers = {k: float(v) for k, v in inputs.values.items()
                if not isinstance(v, bool | str)}
     out: dict[str, float] = {}
     for name in names:
+        given = _given(inputs.values, inputs.origin, name)
         if name in given:
             out[name] = numbers[name]
             continue
@@ -525,7 +533,7 @@ def solve(
     inp = resolve_inputs(model, gpu, overrides)
     binary = bool(inp.values.get("binary", False))
     numbers = {k: float(v) for k, v in inp.values.items() if not isinstance(v, bool | str)}
-    given = _given(inp.values)
+    given = _given(inp.values, inp.origin, name)
     unit = QUANTITIES[name].unit
     if name in given:
         value = numbers[name]

@@ -36,7 +36,7 @@ class Ctx:
     """The conventions and structural choices a formula depends on.
 
     Attributes mirror the choice keys of :mod:`solver.keys`, plus `moe` (experts > 0)
-    and `interleaved` (interleave > 1).
+    `interleaved` (interleave > 1) and `tp_cross_node` (tp > gpus_per_node).
     """
 
     mlp: str = "swiglu"
@@ -47,6 +47,7 @@ class Ctx:
     attention: str = "gqa"
     moe: bool = False
     interleaved: bool = False
+    tp_cross_node: bool = False
     zero: int = 0
     sequence_parallel: bool = True
     flash_attention: bool = True
@@ -107,7 +108,7 @@ def ring(n: sp.Expr, c: Ctx, *, allreduce: bool) -> tuple[sp.Expr, str]:
     """
     scale = 2 if allreduce else 1
     if c.ring_exact:
-        return scale * (n - 1) / n, f"ring factor {scale}(N-1)/N"
+        return scale * (n - 1) / n, f"ring factor {'2' if allreduce else ''}(N-1)/N"
     return scale * sp.Min(1, n - 1), f"ring factor {scale} (the (N-1)/N factor dropped)"
 
 
@@ -269,7 +270,10 @@ def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
     else:
         base = sp.Integer(34)
         name = "Korthikanti et al.'s 34"
-    if sp_on:
+    if tensor == 1:
+        const = base
+        text = f"{name} per s*b*h"
+    elif sp_on:
         const = base / tensor
         text = f"{name} per s*b*h, all divided by tp (sequence parallelism)"
     else:
@@ -313,8 +317,9 @@ def _act_model(c: Ctx) -> tuple[sp.Expr, str]:
 def _act(c: Ctx) -> tuple[sp.Expr, str]:
     inflight = sp.Min(p_, sym("microbatches"))
     expr = sym("activation_bytes_layer") * L_ / p_ * inflight
-    text = ("Under 1F1B the first pipeline stage holds its layers/pp layers for up to pp "
-            "micro-batches in flight, so the pipeline saves about all layers' worth.")
+    text = ("All layers held by this GPU. With pipeline parallelism (1F1B schedule) the "
+            "first stage holds its layers/pp layers for up to pp micro-batches in flight, "
+            "so it saves about all layers' worth.")
     if c.interleaved:
         expr *= 1 + (p_ - 1) / (p_ * sym("interleave"))
         text += " Interleaving (v virtual stages) adds a factor 1 + (pp-1)/(pp*v)."
@@ -458,3 +463,29 @@ def _ep(c: Ctx) -> tuple[sp.Expr, str]:
 @quantity("comm_time", "s", "bytes / bandwidth")
 def _comm(c: Ctx) -> tuple[sp.Expr, str]:
     return sym("bytes") / sym("bandwidth"), "Transfer time = bytes / bandwidth."
+
+
+# ---------------------------------------------------------------- step time (layouts)
+
+
+@quantity("microbatch_time", "s",
+          "one micro-batch on one GPU: arithmetic at the achieved rate + exposed traffic")
+def _mb_time(c: Ctx) -> tuple[sp.Expr, str]:
+    tp_link = sym("inter_bw") if c.tp_cross_node else sym("intra_bw")
+    expr = (sym("compute_time_microbatch") / sym("mfu") + sym("tp_bytes") / tp_link
+            + sym("cp_bytes") / sym("intra_bw") + sym("ep_alltoall_bytes") / sym("inter_bw"))
+    where = "the network (TP crosses nodes!)" if c.tp_cross_node else "NVLink"
+    return expr, ("Arithmetic at peak divided by MFU, plus tensor-parallel traffic on "
+                  f"{where}, context-parallel traffic on NVLink and expert all-to-alls on "
+                  "the network, none of it overlapped (a conservative estimate).")
+
+
+@quantity("step_time", "s", "one optimizer step: micro-batches x their time x "
+          "(1 + bubble) + data-parallel traffic")
+def _step_time(c: Ctx) -> tuple[sp.Expr, str]:
+    dp_bytes = sym("fsdp_bytes") if c.zero >= 3 else sym("dp_allreduce_bytes")
+    which = "FSDP gathers and reduce-scatters" if c.zero >= 3 else "the gradient all-reduce"
+    return (sym("microbatches") * sym("microbatch_time") * (1 + sym("pp_bubble"))
+            + dp_bytes / sym("inter_bw"),
+            f"Each pipeline runs m micro-batches plus its bubble, then {which} crosses the "
+            "network once per step (counted as exposed).")

@@ -124,8 +124,9 @@ def _build_units() -> dict[str, tuple[float, str]]:
     # Bits: the lower-case "b" is what tells a network's 400 Gb/s from 400 GB/s.
     # "kb" is left out on purpose: in lower case it is too often a sloppy "kB".
     add(0.125, "B", "b", "bit", "bits")
+    # "Gib" is left out too: it would make the common lower-case "gib" ambiguous.
     for sym, word, factor in (*_SI_PREFIXES, *_IEC_PREFIXES):
-        if sym != "k":
+        if sym in "MGTPEZY":
             add(factor / 8, "B", f"{sym}b")
         add(factor / 8, "B", f"{sym}bit", f"{word}bit", f"{word}bits")
     add(1e3 / 8, "B", "Kb", "Kbit")
@@ -319,17 +320,9 @@ def format_value(value: float, unit: str, *, binary: bool = False, digits: int =
     if value == 0:
         value = 0.0  # fold -0.0 so it never shows as "-0"
     if unit == "B":
-        return (
-            _prefixed_binary(value, digits, "B")
-            if binary
-            else _prefixed(value, digits, "B")
-        )
+        return _prefixed_binary(value, digits, "B") if binary else _prefixed(value, digits, "B")
     if unit == "B/s":
-        return (
-            _prefixed_binary(value, digits, "B/s")
-            if binary
-            else _prefixed(value, digits, "B/s")
-        )
+        return _prefixed_binary(value, digits, "B/s") if binary else _prefixed(value, digits, "B/s")
     if unit == "FLOP/s":
         return _prefixed(value, digits, "FLOP/s")
     if unit == "FLOP":
@@ -338,6 +331,9 @@ def format_value(value: float, unit: str, *, binary: bool = False, digits: int =
         return _time(value, digits)
     if unit == "param":
         return _count(value, digits)
+    if value.is_integer() and abs(value) < 1e6:
+        # Plain counts (GPUs, micro-batches) are exact: 16384 GPUs, not "16,400".
+        return f"{int(value):,}"
     return _plain(value, digits)
 
 

@@ -1,0 +1,384 @@
+"""Loading templates: the bundled bank, user folders, and located error messages.
+
+Loading a template never runs its author's code: files are read with ``tomllib`` and
+validated by the pydantic models of :mod:`questions.schema`, then checked against the
+solver (quantities, keys and presets exist; expressions pass the whitelist). Every
+problem is reported as ``FILE:LINE: FIELD: reason``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from questions.schema import Part, Template
+
+MAX_BYTES = 256 * 1024
+"""Largest template file accepted (a question is a page of text, not a data set)."""
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a template file."""
+
+    file: str
+    line: int
+    field: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}: {self.field}: {self.reason}"
+
+
+class TemplateFileError(ValueError):
+    """A template file that cannot be used; carries every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        super().__init__("; ".join(str(p) for p in problems))
+        self.problems = problems
+
+
+# ---------------------------------------------------------------- locating fields
+
+
+def _line_of(text: str, loc: Sequence[str | int]) -> int:
+    """Best-effort line of a field path such as ('parts', 1, 'answer', 'quantity')."""
+    lines = text.splitlines()
+    start = 0
+    for i, part in enumerate(loc):
+        if isinstance(part, int):
+            continue
+        nth = loc[i + 1] if i + 1 < len(loc) and isinstance(loc[i + 1], int) else 0
+        pattern = re.compile(rf"^\s*(\[\[?[\w.]*\b{re.escape(part)}\]\]?|{re.escape(part)}"
+                             rf"\s*=|\"?{re.escape(part)}\"?\s*=)")
+        seen = -1
+        for n in range(start, len(lines)):
+            if pattern.search(lines[n]):
+                seen += 1
+                if seen == nth:
+                    start = n
+                    break
+    return start + 1 if lines else 1
+
+
+def locate(text: str, loc: Sequence[str | int]) -> tuple[int, str]:
+    """The line of a field path in template text, and the path as a field name.
+
+    >>> locate('id = "a/b"\\n[answer]\\nquantity = "params"\\n', ["answer", "quantity"])
+    (3, 'answer.quantity')
+    """
+    return _line_of(text, loc), _field(loc)
+
+
+def _field(loc: Sequence[str | int]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(file)"
+
+
+# ---------------------------------------------------------------- loading one file
+
+
+def load_template(path: Path) -> Template:
+    """Read, validate and check one template file.
+
+    Raises:
+        TemplateFileError: with every problem located as FILE:LINE: FIELD: reason.
+    """
+    name = str(path)
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise TemplateFileError([Problem(name, 1, "(file)", f"cannot read: "
+                                         f"{exc.strerror}")]) from exc
+    if size > MAX_BYTES:
+        raise TemplateFileError([Problem(name, 1, "(file)", f"{size:,} bytes is over the "
+                                         f"{MAX_BYTES // 1024} KB limit for a template")])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise TemplateFileError([Problem(name, 1, "(file)", "not UTF-8 text")]) from exc
+    return parse_template(text, name)
+
+
+def parse_template(text: str, name: str = "<template>") -> Template:
+    """Validate template text (see :func:`load_template`)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"line (\d+)", str(exc))
+        raise TemplateFileError([Problem(name, int(m.group(1)) if m else 1, "(toml)",
+                                         f"not valid TOML: {exc}")]) from exc
+    try:
+        template = Template.model_validate(data)
+        template.all_parts()  # a single-part template's Part is validated only here
+    except ValidationError as exc:
+        raise TemplateFileError(schema_problems(exc, data, text, name)) from exc
+    problems = [Problem(name, _line_of(text, loc), _field(loc), reason)
+                for loc, reason in check_against_solver(template)]
+    if problems:
+        raise TemplateFileError(problems)
+    return template
+
+
+_UNION_MEMBERS = frozenset({"str", "int", "float", "bool"})
+
+
+def schema_problems(exc: ValidationError, data: dict[str, Any], text: str,
+                    name: str) -> list[Problem]:
+    """Pydantic's errors as located problems, one per field, in words an author knows."""
+    from questions.schema import Template
+
+    problems: list[Problem] = []
+    seen: set[tuple[str | int, ...]] = set()
+    top_level = {("schema" if k == "schema_" else k) for k in Template.model_fields}
+    for err in exc.errors():
+        loc = [p for p in err["loc"] if not (isinstance(p, str) and "[" in p)]
+        reason = err["msg"].removeprefix("Value error, ")
+        if loc and loc[-1] in _UNION_MEMBERS and err["type"].endswith("_type"):
+            # A value that may be text, a number or true/false fails once per member.
+            loc.pop()
+            reason = "should be text, a number or true/false"
+        if err["type"].endswith(("_type", "_parsing")) and isinstance(
+                err["input"], str | int | float | bool):
+            reason += f" (got {err['input']!r})"
+        if err["type"] == "extra_forbidden":
+            reason = _unknown_field(loc, data)
+        elif err["type"] == "string_pattern_mismatch" and loc == ["id"]:
+            reason = (f"{err['input']!r} is not an id: use topic/name in lower case "
+                      "(letters, digits, - and _), e.g. \"memory/model-state\"")
+        if not loc or (loc[0] == "parts" and len(loc) == 2):
+            loc += _loc_from_reason(reason, data)
+        if (len(loc) > 1 and loc[-1] in top_level and loc[0] != "parts"
+                and (err["type"] == "extra_forbidden" or loc[0] == "fixed")):
+            reason += (f"; {loc[-1]} is a top-level field: move it above the first [table] "
+                       f"header (in TOML, a line below [{loc[0]}] belongs to that table)")
+        if tuple(loc) in seen:
+            continue
+        seen.add(tuple(loc))
+        # A missing field has no line of its own: point at the prompt it belongs with.
+        at = ["prompt"] if loc and loc[0] not in data and "prompt" in data else loc
+        problems.append(Problem(name, _line_of(text, at), _field(loc), reason))
+    return problems
+
+
+def _loc_from_reason(reason: str, data: dict[str, Any]) -> list[str | int]:
+    """The field a whole-model error is about (pydantic gives such errors no location)."""
+    if "not both" in reason:
+        return ["parts"]
+    if "needs both prompt and answer" in reason:
+        return ["prompt"] if "answer" in data else ["answer"]
+    if reason.startswith("schema "):
+        return ["schema"]
+    m = re.match(r"(answer(?:\.\w+)?)", reason)
+    if m:
+        return list(m.group(1).split("."))
+    for word in ("choices", "rows", "columns", "answer"):
+        if word in reason:
+            return [word]
+    return []
+
+
+def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
+    from questions import schema
+
+    owner: type[Any] = schema.Template
+    walk: list[str | int] = list(loc[:-1])
+    models = {"parts": schema.Part, "answer": schema.Answer, "mistakes": schema.Mistake,
+              "hints": schema.Hint, "examples": schema.Example, "params": schema.ParamSpec,
+              "accept": schema.Accepted}
+    for part in walk:
+        if isinstance(part, str) and part in models:
+            owner = models[part]
+    if walk and walk[0] == "params" and len(walk) == 2:
+        owner = schema.ParamSpec
+    known = list(owner.model_fields)
+    known = [("schema" if k == "schema_" else k) for k in known]
+    bad = str(loc[-1])
+    close = difflib.get_close_matches(bad, known, n=1, cutoff=0.6)
+    return f"unknown field {bad!r}" + (f" (did you mean {close[0]}?)" if close else "")
+
+
+def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
+    """Names the solver does not know, and expressions that are not allowed."""
+    from questions.expr import ExprError, compile_expr
+    from questions.variants import NAMES
+    from solver.keys import KEYS
+    from solver.presets import GPUS, MODELS
+    from solver.quantities import QUANTITIES
+
+    out: list[tuple[list[str | int], str]] = []
+
+    def suggest(name: str, known: Iterable[str]) -> str:
+        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+        return f" (did you mean {close[0]}?)" if close else ""
+
+    def check_keys(mapping: dict[str, Any], loc: list[str | int]) -> None:
+        for k, v in mapping.items():
+            if k == "model":
+                for choice in _choices(v):
+                    if choice not in MODELS:
+                        out.append((loc + [k], f"unknown model {choice!r}"
+                                    f"{suggest(str(choice), MODELS)}"))
+            elif k == "gpu":
+                for choice in _choices(v):
+                    if choice not in GPUS:
+                        out.append((loc + [k], f"unknown gpu {choice!r}"
+                                    f"{suggest(str(choice), GPUS)}"))
+            elif k not in KEYS:
+                out.append((loc + [k], f"unknown solver key {k!r}{suggest(k, KEYS)}"))
+
+    check_keys(dict(t.params), ["params"])
+    check_keys(dict(t.fixed), ["fixed"])
+    for i, c in enumerate(t.constraints):
+        try:
+            compile_expr(c, NAMES | frozenset(t.params))
+        except ExprError as exc:
+            out.append((["constraints", i], str(exc)))
+    for pi, part in enumerate(t.all_parts()):
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        out += _check_part(part, base, check_keys, suggest, QUANTITIES, NAMES)
+    return out
+
+
+def _choices(v: Any) -> list[Any]:
+    return list(v.choices or []) if hasattr(v, "choices") else [v]
+
+
+def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any,
+                quantities: Any, names: frozenset[str]) -> list[tuple[list[str | int], str]]:
+    from questions.expr import ExprError, compile_expr
+
+    out: list[tuple[list[str | int], str]] = []
+    a = part.answer
+    if a.quantity and a.quantity not in quantities:
+        out.append((base + ["answer", "quantity"], f"unknown quantity {a.quantity!r}"
+                    f"{suggest(a.quantity, quantities)}"))
+    for i, name in enumerate(a.show):
+        if name not in quantities:
+            out.append((base + ["answer", "show", i], f"unknown quantity {name!r}"
+                        f"{suggest(name, quantities)}"))
+    if a.unit and a.unit not in ("B", "FLOP", "s", "param", "B/s", "FLOP/s", "1"):
+        out.append((base + ["answer", "unit"], f"unknown unit {a.unit!r}; use one of B, "
+                    "FLOP, s, param, B/s, FLOP/s, 1"))
+    check_keys(dict(a.set), base + ["answer", "set"])
+    for sym, name in a.symbols.items():
+        if name not in names:
+            out.append((base + ["answer", "symbols", sym], f"unknown key or quantity "
+                        f"{name!r}{suggest(name, names)}"))
+    texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
+    for mi, m in enumerate(part.mistakes):
+        texts.append((base + ["mistakes", mi, "expr"], m.expr))
+        check_keys(dict(m.set), base + ["mistakes", mi, "set"])
+        if m.choice:
+            labels = {chr(ord("a") + i) for i in range(len(part.choices))}
+            for c in m.choice:
+                if c not in labels:
+                    out.append((base + ["mistakes", mi, "choice"], f"no choice {c!r}"))
+        if part.answer_kind == "number" and m.formula:
+            out.append((base + ["mistakes", mi, "formula"], "a number answer's mistake "
+                        "uses set, expr or scale"))
+    for ai, acc in enumerate(a.accept):
+        check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
+    for loc, text in texts:
+        if text:
+            try:
+                compile_expr(text, names)
+            except ExprError as exc:
+                out.append((loc, str(exc)))
+    if part.answer_kind == "formula":
+        out += _check_formulas(part, base)
+    return out
+
+
+def _check_formulas(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
+    """Template formulas go through the same safe reader as typed answers."""
+    import sympy as sp
+
+    from solver.formula import read_formula
+
+    allowed = {letter: sp.Symbol(letter, positive=True) for letter in part.answer.symbols}
+    out: list[tuple[list[str | int], str]] = []
+    texts = [(base + ["answer", "formula"], part.answer.formula)] + [
+        (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(part.mistakes)]
+    for loc, text in texts:
+        if text:
+            try:
+                read_formula(text, allowed)
+            except ValueError as exc:
+                out.append((loc, str(getattr(exc, "message", exc))))
+    return out
+
+
+# ---------------------------------------------------------------- the bank
+
+
+@dataclass
+class Bank:
+    """Every loaded template, and what went wrong with the ones that did not load.
+
+    Attributes:
+        templates: id -> template (bundled first; a user template may not reuse an id).
+        sources: id -> file it came from.
+        problems: broken files and duplicate ids, as located messages.
+    """
+
+    templates: dict[str, Template] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    def get(self, template_id: str) -> Template:
+        """The template with this id.
+
+        Raises:
+            KeyError: with a one-line message and a suggestion.
+        """
+        t = self.templates.get(template_id)
+        if t is None:
+            close = difflib.get_close_matches(template_id, list(self.templates), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise LookupError(f"unknown template {template_id!r}{hint}; see quiz templates "
+                              "list")
+        return t
+
+
+def bundled_files() -> list[Path]:
+    """The bank that ships with the app."""
+    root = Path(str(resources.files("questions") / "bank"))
+    return sorted(root.rglob("*.toml"))
+
+
+def template_files(folder: Path) -> list[Path]:
+    """The template files in a user folder (recursively), or [] when it does not exist."""
+    return sorted(folder.rglob("*.toml")) if folder.is_dir() else []
+
+
+def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True) -> Bank:
+    """Load the bundled bank and user folders; broken or duplicate files are skipped and
+    reported in `Bank.problems` so the app keeps working."""
+    bank = Bank()
+    files = (bundled_files() if bundled else []) + [
+        f for d in extra_dirs for f in template_files(Path(d))]
+    for path in files:
+        try:
+            t = load_template(path)
+        except TemplateFileError as exc:
+            bank.problems += exc.problems
+            continue
+        if t.id in bank.templates:
+            bank.problems.append(Problem(str(path), _line_of(path.read_text(), ["id"]), "id",
+                                         f"duplicate id {t.id!r} (already in "
+                                         f"{bank.sources[t.id]}); this file is skipped"))
+            continue
+        bank.templates[t.id] = t
+        bank.sources[t.id] = str(path)
+    return bank

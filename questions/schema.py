@@ -1,0 +1,299 @@
+"""The template format: pydantic models that reject what they do not know.
+
+A template is a TOML file; these models are its schema (``quiz templates schema`` prints
+the JSON Schema generated from them). Every field has a docstring, which is also its
+description in the JSON Schema and in AUTHORING.md.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+SCHEMA_VERSION = 1
+"""The format version this code reads (the ``schema`` field of a template)."""
+
+Scalar = str | int | float | bool
+AnswerKind = Literal["number", "formula", "choice", "multi", "table", "layout"]
+TOPICS = ("memory", "compute", "parallelism", "communication", "pipeline", "inference",
+          "conventions", "layout", "scenario")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+
+
+class ParamSpec(_Model):
+    """How one parameter of a variant is drawn from the seed."""
+
+    choices: list[Scalar] | None = None
+    """Pick one of these (preset names for `model` and `gpu`)."""
+    range: tuple[float, float] | None = None
+    """Draw from [low, high] (inclusive)."""
+    step: float | None = None
+    """Snap a drawn range value to a multiple of this step."""
+    log: bool = False
+    """Draw uniformly in log space (for quantities spanning orders of magnitude)."""
+    sig: int | None = Field(default=None, ge=1, le=6)
+    """Round a drawn value to this many significant digits (before the answer is derived)."""
+    integer: bool = False
+    """Round a drawn value to a whole number."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ParamSpec:
+        if (self.choices is None) == (self.range is None):
+            raise ValueError("give exactly one of choices or range")
+        if self.choices is not None and not self.choices:
+            raise ValueError("choices must not be empty")
+        if self.range is not None:
+            lo, hi = self.range
+            if not lo <= hi:
+                raise ValueError("range must be [low, high] with low <= high")
+            if self.log and lo <= 0:
+                raise ValueError("a log range must be positive")
+        return self
+
+
+class Accepted(_Model):
+    """Another convention whose answer also grades correct (with a note saying so)."""
+
+    name: str
+    """The convention, e.g. "published FSDP figure, without (N-1)/N"."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys that switch to this convention."""
+    note: str
+    """Shown when the answer matched this convention rather than the default."""
+
+
+class Answer(_Model):
+    """What the right answer is, and how close is close enough."""
+
+    quantity: str | None = None
+    """A solver quantity (see `quiz solve --list`)."""
+    expr: str | None = None
+    """An expression over solver quantities and keys, e.g. "tp_bytes / intra_bw"."""
+    unit: str | None = None
+    """Base unit of the answer (B, FLOP, s, param, B/s, FLOP/s, 1); default: the
+    quantity's."""
+    tolerance: float = Field(default=0.03, gt=0, lt=1)
+    """Relative tolerance for a number (0.03 = within 3%)."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys fixed for this answer, on top of the drawn parameters."""
+    binary: bool = False
+    """Display bytes in GiB/TiB in the key."""
+    formula: str | None = None
+    """For answer_kind = "formula": the expected formula in the prompt's letters."""
+    symbols: dict[str, str] = Field(default_factory=dict)
+    """For formulas: letter in the prompt -> solver key or quantity it stands for."""
+    correct: list[str] = Field(default_factory=list)
+    """For choice/multi: the labels (a, b, ...) of the right choices."""
+    cells: dict[str, list[str]] = Field(default_factory=dict)
+    """For tables: row -> the column codes that are right for it ([] for none)."""
+    accept: list[Accepted] = Field(default_factory=list)
+    """Other conventions also graded correct."""
+    explanation: str = ""
+    """For choice, multi and table answers: why the key is right, in words."""
+    show: list[str] = Field(default_factory=list)
+    """Solver quantities whose worked derivation the explanation adds."""
+
+
+class Mistake(_Model):
+    """A known wrong answer: how to recognize it, what to say, what it is worth."""
+
+    name: str
+    """A short name, e.g. "forgot the master copy"."""
+    feedback: str
+    """Why it is wrong and how to fix it, in a sentence or two."""
+    credit: float = Field(default=0.0, ge=0, lt=1)
+    """Partial credit when matched (0 = none)."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """The answer re-derived with these keys changed (e.g. bytes_per_param = 12)."""
+    expr: str | None = None
+    """An alternative expression over quantities and keys."""
+    scale: float | None = None
+    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes)."""
+    formula: str | None = None
+    """For formula answers: the wrong formula, in the prompt's letters."""
+    choice: list[str] | None = None
+    """For choice answers: the labels that are this mistake."""
+
+    @model_validator(mode="after")
+    def _one_recognizer(self) -> Mistake:
+        given = [x for x in (self.set or None, self.expr, self.scale, self.formula,
+                             self.choice) if x is not None]
+        if len(given) != 1:
+            raise ValueError("give exactly one of set, expr, scale, formula, choice")
+        return self
+
+
+class Hint(_Model):
+    """A nudge the user may ask for; it costs part of the score."""
+
+    text: str
+    """The hint."""
+    cost: float = Field(default=0.2, ge=0, le=1)
+    """How much of the score it costs (0.2 = the answer is worth at most 0.8)."""
+
+
+class Example(_Model):
+    """A typed answer and the verdict it must get; `quiz templates test` checks them."""
+
+    answer: str
+    """What a user might type. `{key}` is replaced by the key's display."""
+    verdict: Literal["correct", "partial", "incorrect", "invalid"]
+    """The verdict it must get."""
+    seed: int = 0
+    """The variant it is graded against."""
+    mistake: str | None = None
+    """The known mistake it must be recognized as, if any."""
+    part: int = 1
+    """For scenarios: which part (1-based)."""
+
+
+class Part(_Model):
+    """One step of a question: a prompt and its answer (a scenario has several)."""
+
+    prompt: str
+    """The question, with {placeholders} for parameters and quantities."""
+    answer_kind: AnswerKind = "number"
+    """How the answer is typed and graded."""
+    answer: Answer
+    """The key."""
+    choices: list[str] = Field(default_factory=list)
+    """For choice/multi: the options, labelled a, b, c ... in order."""
+    rows: list[str] = Field(default_factory=list)
+    """For tables: the row names (e.g. the five axes)."""
+    columns: dict[str, str] = Field(default_factory=dict)
+    """For tables: column code -> meaning (e.g. w = "weights")."""
+    mistakes: list[Mistake] = Field(default_factory=list)
+    """Known mistakes, checked in order after the key."""
+    hints: list[Hint] = Field(default_factory=list)
+    """Hints, shown one at a time."""
+
+    @model_validator(mode="after")
+    def _kind_fields(self) -> Part:
+        a = self.answer
+        if self.answer_kind == "number" and (a.quantity is None) == (a.expr is None):
+            raise ValueError("a number answer needs exactly one of answer.quantity or "
+                             "answer.expr")
+        if self.answer_kind == "formula" and (not a.formula or not a.symbols):
+            raise ValueError("a formula answer needs answer.formula and answer.symbols")
+        if self.answer_kind in ("choice", "multi"):
+            if len(self.choices) < 2:
+                raise ValueError("a choice answer needs at least 2 choices")
+            labels = {chr(ord("a") + i) for i in range(len(self.choices))}
+            bad = [c for c in a.correct if c not in labels]
+            if not a.correct or bad:
+                raise ValueError(f"answer.correct must name labels among "
+                                 f"{', '.join(sorted(labels))}")
+            if self.answer_kind == "choice" and len(a.correct) != 1:
+                raise ValueError("a single-choice answer has exactly one correct label")
+        if self.answer_kind == "table":
+            if not self.rows or not self.columns:
+                raise ValueError("a table answer needs rows and columns")
+            if set(a.cells) != set(self.rows):
+                raise ValueError("answer.cells must give every row exactly once")
+            for row, cols in a.cells.items():
+                unknown = set(cols) - set(self.columns)
+                if unknown:
+                    raise ValueError(f"answer.cells.{row} uses unknown column "
+                                     f"{sorted(unknown)[0]!r}")
+        return self
+
+
+class Template(_Model):
+    """A question template: parameters drawn from a seed, one or more parts."""
+
+    schema_: int = Field(default=SCHEMA_VERSION, alias="schema")
+    """Format version of this file (currently 1)."""
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")]
+    """Unique id, `topic/name` in lower case, e.g. "memory/model-state"."""
+    version: int = Field(default=1, ge=1)
+    """Bump when the question changes; history and scheduling stay with the id."""
+    title: str = Field(min_length=3, max_length=80)
+    """A short title for lists."""
+    topic: str
+    """One of memory, compute, parallelism, communication, pipeline, inference,
+    conventions, layout, scenario."""
+    tags: list[str] = Field(default_factory=list)
+    """Free tags; `rapid-fire-N` (N = 1..7) marks the interview item it drills."""
+    difficulty: int = Field(default=1, ge=1, le=3)
+    """1 easy, 2 medium, 3 hard."""
+    intro: str = ""
+    """For scenarios: the setting shown above every part."""
+    params: dict[str, ParamSpec] = Field(default_factory=dict)
+    """Parameter space: `model`, `gpu`, or any solver key -> how it is drawn."""
+    constraints: list[str] = Field(default_factory=list)
+    """Conditions every variant satisfies, e.g. "heads % tp == 0"; redrawn otherwise."""
+    fixed: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys fixed for every variant."""
+    expected_seconds: float = Field(default=90, gt=0)
+    """How long a prepared person takes; used by scheduling."""
+    prompt: str = ""
+    """A single-part question's prompt (or use [[parts]])."""
+    answer_kind: AnswerKind = "number"
+    """A single-part question's answer kind."""
+    answer: Answer | None = None
+    """A single-part question's key."""
+    choices: list[str] = Field(default_factory=list)
+    """A single-part question's choices."""
+    rows: list[str] = Field(default_factory=list)
+    """A single-part table's rows."""
+    columns: dict[str, str] = Field(default_factory=dict)
+    """A single-part table's columns."""
+    mistakes: list[Mistake] = Field(default_factory=list)
+    """A single-part question's known mistakes."""
+    hints: list[Hint] = Field(default_factory=list)
+    """A single-part question's hints."""
+    parts: list[Part] = Field(default_factory=list)
+    """A multi-part scenario's steps (instead of prompt/answer)."""
+    examples: list[Example] = Field(default_factory=list)
+    """Typed answers with the verdicts they must get."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True,
+                              populate_by_name=True)
+
+    @field_validator("topic")
+    @classmethod
+    def _topic(cls, v: str) -> str:
+        if v not in TOPICS:
+            raise ValueError(f"unknown topic {v!r}; use one of {', '.join(TOPICS)}")
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        for tag in v:
+            if tag.startswith("rapid-fire-") and tag not in {f"rapid-fire-{i}"
+                                                             for i in range(1, 8)}:
+                raise ValueError(f"{tag!r}: rapid-fire items are numbered 1 to 7")
+        return v
+
+    @model_validator(mode="after")
+    def _single_or_parts(self) -> Template:
+        if self.schema_ != SCHEMA_VERSION:
+            raise ValueError(f"schema {self.schema_} is not supported (this quiz reads "
+                             f"schema {SCHEMA_VERSION})")
+        single = bool(self.prompt) or self.answer is not None
+        if single and self.parts:
+            raise ValueError("give either prompt/answer or [[parts]], not both")
+        if not single and not self.parts:
+            raise ValueError("a template needs a prompt and an answer (or [[parts]])")
+        if single and (not self.prompt or self.answer is None):
+            raise ValueError("a single-part template needs both prompt and answer")
+        return self
+
+    def all_parts(self) -> list[Part]:
+        """The parts of this template (a single-part template has one)."""
+        if self.parts:
+            return list(self.parts)
+        assert self.answer is not None
+        return [Part(prompt=self.prompt, answer_kind=self.answer_kind, answer=self.answer,
+                     choices=self.choices, rows=self.rows, columns=self.columns,
+                     mistakes=self.mistakes, hints=self.hints)]
+
+    @property
+    def kind(self) -> str:
+        """The answer kind people see first (a scenario reports its first part's)."""
+        return self.all_parts()[0].answer_kind

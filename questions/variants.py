@@ -1,0 +1,461 @@
+"""Variants: a template and a seed give parameters, prompts and answer keys.
+
+The same seed gives the same variant on every run and machine: every random draw comes
+from ``random.Random("<id>#<seed>")`` (string seeds are hashed with SHA-512 by the
+standard library), and parameters are rounded before any answer is derived.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
+
+from questions.expr import Expr, ExprError, compile_expr
+from questions.schema import ParamSpec, Part, Scalar, Template
+from solver.engine import Inputs, SolverError, evaluate, resolve_inputs, solve
+from solver.keys import KEYS
+from solver.presets import GPUS, MODELS
+from solver.quantities import QUANTITIES
+from solver.units import format_both, format_value
+
+MAX_DRAWS = 200
+"""Redraws allowed before a template is declared unsatisfiable."""
+
+NAMES = frozenset(KEYS) | frozenset(QUANTITIES)
+"""Every name a template expression may read."""
+
+
+class TemplateError(ValueError):
+    """A template that cannot produce a variant; the message names template and reason."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """The expected answer of one part.
+
+    Attributes:
+        kind: the answer kind.
+        value: the number in base units (number answers).
+        unit: its base unit.
+        display: the key as people read it; typing it back grades correct.
+        tolerance: relative tolerance for numbers.
+        formula: the expected formula text (formula answers).
+        symbols: letter -> solver name, for formulas.
+        correct: right labels (choice, multi).
+        cells: row -> right column codes (table).
+    """
+
+    kind: str
+    display: str
+    value: float | None = None
+    unit: str | None = None
+    tolerance: float = 0.03
+    formula: str | None = None
+    symbols: dict[str, str] = field(default_factory=dict)
+    correct: tuple[str, ...] = ()
+    cells: dict[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class KnownMistake:
+    """A known mistake as it applies to this variant (its value already derived)."""
+
+    name: str
+    feedback: str
+    credit: float
+    value: float | None = None
+    formula: str | None = None
+    choice: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class AcceptedVariant:
+    """Another convention's answer that also grades correct."""
+
+    name: str
+    note: str
+    value: float
+
+
+@dataclass
+class PartVariant:
+    """One part of a variant, ready to ask and grade."""
+
+    index: int
+    prompt: str
+    spec: Part
+    key: Key
+    mistakes: tuple[KnownMistake, ...]
+    accepted: tuple[AcceptedVariant, ...]
+    overrides: dict[str, Scalar]
+    model: str | None
+    gpu: str | None
+    env: dict[str, float]
+
+    @property
+    def kind(self) -> str:
+        """The answer kind of this part."""
+        return self.spec.answer_kind
+
+    @cached_property
+    def explanation(self) -> str:
+        """The worked derivation (computed on first use: it prints sympy formulas)."""
+        return explain(self)
+
+
+@dataclass
+class Variant:
+    """A template at one seed."""
+
+    template: Template
+    seed: int
+    params: dict[str, Scalar]
+    inputs: Inputs
+    parts: list[PartVariant]
+
+    @property
+    def id(self) -> str:
+        """`TEMPLATE_ID#SEED`, the form users can paste to reproduce it."""
+        return f"{self.template.id}#{self.seed}"
+
+    @property
+    def intro(self) -> str:
+        """The scenario's setting, formatted."""
+        return self.parts[0].prompt if not self.template.intro else _format(
+            self.template.intro, self.parts[0].env, {**self.template.fixed, **self.params})
+
+
+def parse_variant_id(text: str) -> tuple[str, int | None]:
+    """Split `TEMPLATE_ID#SEED` into its parts (seed None when absent).
+
+    Raises:
+        TemplateError: a seed that is not a whole number >= 0.
+    """
+    tid, sep, seed = text.strip().partition("#")
+    if not sep:
+        return tid, None
+    if not seed.isdigit() or len(seed) > 12:
+        raise TemplateError(f"seed must be a whole number >= 0, not {seed!r}")
+    return tid, int(seed)
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def _draw(spec: ParamSpec, rng: random.Random) -> Scalar:
+    if spec.choices is not None:
+        return rng.choice(spec.choices)
+    assert spec.range is not None
+    lo, hi = spec.range
+    v = math.exp(rng.uniform(math.log(lo), math.log(hi))) if spec.log else rng.uniform(lo, hi)
+    if spec.step:
+        v = min(max(round(v / spec.step) * spec.step, lo), hi)
+        v = round(v, 12)
+    if spec.sig:
+        v = float(f"{v:.{spec.sig}g}")
+    if spec.integer:
+        v = float(round(v))
+    return int(v) if v == int(v) and abs(v) < 2**53 else v
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A template's expressions, checked once."""
+
+    constraints: tuple[Expr, ...]
+    exprs: dict[str, Expr]
+
+
+_COMPILED: dict[tuple[str, int], Compiled] = {}
+
+
+def compiled(t: Template) -> Compiled:
+    """Compile (once) a template's constraints and answer/mistake expressions.
+
+    Raises:
+        TemplateError: an expression that is not allowed or names something unknown.
+    """
+    key = (t.id, id(t))
+    got = _COMPILED.get(key)
+    if got is not None:
+        return got
+    known = NAMES | frozenset(t.params)
+    try:
+        constraints = tuple(compile_expr(c, known) for c in t.constraints)
+        exprs: dict[str, Expr] = {}
+        for part in t.all_parts():
+            texts = [part.answer.expr] + [m.expr for m in part.mistakes]
+            for text in texts:
+                if text:
+                    exprs[text] = compile_expr(text, NAMES)
+    except ExprError as exc:
+        raise TemplateError(f"{t.id}: {exc}") from exc
+    got = _COMPILED[key] = Compiled(constraints, exprs)
+    return got
+
+
+def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[
+        str | None, str | None, dict[str, Scalar]]:
+    merged: dict[str, Scalar] = {}
+    for m in (params, *extra):
+        merged.update(m)
+    model = merged.pop("model", None)
+    gpu = merged.pop("gpu", None)
+    return (None if model is None else str(model), None if gpu is None else str(gpu), merged)
+
+
+def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
+    env = {k: float(v) for k, v in inputs.values.items() if not isinstance(v, bool | str)}
+    wanted = [n for n in names if n in QUANTITIES and n not in env]
+    if wanted:
+        env.update(evaluate(wanted, inputs))
+    return env
+
+
+def make_variant(t: Template, seed: int) -> Variant:
+    """Draw the variant of `t` at `seed`: parameters, prompts, keys and mistakes.
+
+    Raises:
+        TemplateError: the constraints cannot be met in MAX_DRAWS draws, or an answer
+            cannot be derived (named, with the solver's reason).
+    """
+    comp = compiled(t)
+    rng = random.Random(f"{t.id}#{seed}")
+    last = "no draw was tried"
+    for _ in range(MAX_DRAWS):
+        params = {name: _draw(spec, rng) for name, spec in t.params.items()}
+        model, gpu, over = _split(params, t.fixed)
+        try:
+            inputs = resolve_inputs(model, gpu, over)
+            need = set().union(*(c.names for c in comp.constraints)) if comp.constraints \
+                else set()
+            env = _env(inputs, need) | {k: v for k, v in params.items()
+                                        if isinstance(v, int | float)}
+            failed = [c.text for c in comp.constraints if not c.value(env)]
+        except (SolverError, ExprError) as exc:
+            last = str(exc)
+            continue
+        if failed:
+            last = f"constraint {failed[0]!r} failed"
+            continue
+        break
+    else:
+        raise TemplateError(f"{t.id}: no draw in {MAX_DRAWS} satisfies the template "
+                            f"({last})")
+    parts = [_part(t, i, p, params, comp) for i, p in enumerate(t.all_parts(), 1)]
+    return Variant(t, seed, params, inputs, parts)
+
+
+def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar],
+           extra: Mapping[str, Scalar], comp: Compiled, expr: str | None = None,
+           quantity: str | None = None) -> tuple[float, Inputs]:
+    model, gpu, over = _split(params, fixed, part.answer.set, extra)
+    inputs = resolve_inputs(model, gpu, over)
+    if expr is not None:
+        e = comp.exprs[expr]
+        return float(e.value(_env(inputs, e.names))), inputs
+    name = quantity or part.answer.quantity
+    assert name is not None
+    return evaluate([name], inputs)[name], inputs
+
+
+def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
+          comp: Compiled) -> PartVariant:
+    a = part.answer
+    model, gpu, over = _split(params, t.fixed, a.set)
+    try:
+        inputs = resolve_inputs(model, gpu, over)
+        env = _env(inputs, NAMES & _placeholders(part.prompt + t.intro))
+        mistakes: list[KnownMistake] = []
+        accepted: list[AcceptedVariant] = []
+        if part.answer_kind == "number":
+            value, _ = _value(part, params, t.fixed, {}, comp, a.expr, a.quantity)
+            unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
+            if not math.isfinite(value):
+                raise TemplateError(f"{t.id}: the answer is not finite")
+            binary = a.binary and unit in ("B", "B/s")
+            key = Key("number", format_value(value, unit, binary=binary), value, unit,
+                      a.tolerance)
+            for m in part.mistakes:
+                if m.scale is not None:
+                    mv = value * m.scale
+                else:
+                    mv, _ = _value(part, params, t.fixed, m.set, comp,
+                                   m.expr if m.expr else (a.expr if m.set else None),
+                                   None if m.expr else a.quantity)
+                mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
+            for acc in a.accept:
+                av, _ = _value(part, params, t.fixed, acc.set, comp, a.expr, a.quantity)
+                accepted.append(AcceptedVariant(acc.name, acc.note, av))
+        elif part.answer_kind == "formula":
+            key = Key("formula", a.formula or "", formula=a.formula, symbols=dict(a.symbols))
+            mistakes = [KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
+                        for m in part.mistakes]
+        elif part.answer_kind in ("choice", "multi"):
+            key = Key(part.answer_kind, ", ".join(a.correct), correct=tuple(a.correct))
+            mistakes = [KnownMistake(m.name, m.feedback, m.credit,
+                                     choice=tuple(m.choice or ())) for m in part.mistakes]
+        elif part.answer_kind == "table":
+            cells = {r: tuple(c) for r, c in a.cells.items()}
+            key = Key("table", table_display(part.rows, cells), cells=cells)
+            mistakes = [KnownMistake(m.name, m.feedback, m.credit) for m in part.mistakes]
+        else:  # layout: the key is the best layout the solver finds
+            from questions.layout import best_layout
+
+            best = best_layout(inputs)
+            key = Key("layout", best.display, value=best.step_time, unit="s")
+    except SolverError as exc:
+        raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
+    except ExprError as exc:
+        raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
+    prompt = _format(part.prompt, env, {**t.fixed, **params})
+    return PartVariant(index, prompt, part, key, tuple(mistakes), tuple(accepted),
+                       dict(over), model, gpu, env)
+
+
+def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
+    """The canonical typed form of a table answer: `dp: -; tp: w g o a`."""
+    return "; ".join(f"{r}: {' '.join(cells.get(r, ())) or '-'}" for r in rows)
+
+
+# ---------------------------------------------------------------- prompts
+
+
+def _placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+
+
+def describe(name: str, value: Any) -> str:
+    """A parameter's value as a prompt shows it: "Llama 3 70B", "8,192", "80 GB"."""
+    if name == "model" and value in MODELS:
+        return MODELS[str(value)].title
+    if name == "gpu" and value in GPUS:
+        return GPUS[str(value)].title
+    if isinstance(value, bool | str):
+        return str(value)
+    unit = KEYS[name].unit if name in KEYS else (
+        QUANTITIES[name].unit if name in QUANTITIES else "1")
+    v = float(value)
+    if unit in ("1", "param") and name not in ("mfu",):
+        if v == int(v) and abs(v) < 1e6:
+            return f"{int(v):,}"
+        if unit == "param" or abs(v) >= 1e6:
+            return format_value(v, "param")
+    if name == "mfu":
+        return f"{v * 100:.0f}%"
+    return format_value(v, unit)
+
+
+def reflow(text: str) -> str:
+    """Join a TOML block's hard-wrapped lines into paragraphs (blank lines, list items
+    and indented lines are kept), so the UI can wrap prompts to any width."""
+    paragraphs = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines: list[str] = []
+        for line in block.splitlines():
+            keep = re.match(r"^\s*([-*]|\d+[.)]|[a-z]\))\s", line) or line.startswith("  ")
+            if lines and not keep:
+                lines[-1] = f"{lines[-1].rstrip()} {line.strip()}"
+            else:
+                lines.append(line.rstrip())
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
+
+
+def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar]) -> str:
+    text = reflow(text)
+    out = []
+    for literal, name, spec, _ in string.Formatter().parse(text):
+        out.append(literal)
+        if name is None:
+            continue
+        if name in params:
+            value: Any = params[name]
+        elif name in env:
+            value = env[name]
+        else:
+            raise TemplateError(f"the prompt's {{{name}}} names no parameter, key or "
+                                "quantity")
+        if spec == "raw":
+            out.append(str(value))
+        elif spec == "both" and not isinstance(value, str):
+            out.append(format_both(float(value), KEYS[name].unit if name in KEYS
+                                   else QUANTITIES[name].unit))
+        else:
+            out.append(describe(name, value))
+    return "".join(out).strip()
+
+
+# ---------------------------------------------------------------- explanations
+
+
+_SHAPE_STEPS = frozenset({"attention_params_layer", "mlp_params_layer", "norm_params_layer",
+                          "expert_params_layer", "moe_shared_params_layer",
+                          "embedding_params"})
+
+
+def explain(pv: PartVariant) -> str:
+    """The worked derivation of a part, from the same solver objects as its key."""
+    a = pv.spec.answer
+    lines: list[str] = []
+    names: list[str] = []
+    if pv.kind == "number":
+        if a.quantity:
+            names = [a.quantity]
+        elif a.expr:
+            # Keys with a default that are also quantities (mfu) are inputs here.
+            names = sorted(n for n in compile_expr(a.expr, NAMES).names if n in QUANTITIES
+                           and not (n in KEYS and KEYS[n].default is not None))
+    names += [n for n in a.show if n not in names]
+    if a.explanation:
+        lines.append(a.explanation.strip())
+    for name in names:
+        r = solve(name, model=pv.model, gpu=pv.gpu, overrides=pv.overrides)
+        lines.append(f"{name}: {QUANTITIES[name].meaning}")
+        brief = name not in _SHAPE_STEPS | {"params", "active_params"}
+        i = 0
+        for step in r.steps:
+            if brief and step.name in _SHAPE_STEPS:
+                continue
+            i += 1
+            if brief and step.name == "params":
+                lines.append(f"  {i}. params = {step.display}, counted from the model's "
+                             "shape (`quiz solve params` shows the count).")
+                continue
+            lines += [f"  {i}. {step.text}",
+                      f"     {step.formula}",
+                      f"       = {step.substituted}",
+                      f"       = {step.display}"]
+        shown = {k: v for k, v in r.conventions.items() if KEYS[k].group != "model"}
+        if shown:
+            lines.append("  Conventions: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+    if pv.kind == "number" and a.expr:
+        e = compile_expr(a.expr, NAMES)
+        values = ", ".join(f"{n} = {describe(n, pv_env_value(pv, n))}"
+                           for n in sorted(e.names))
+        lines.append(f"{a.expr}  with {values}")
+    if pv.kind == "number" and pv.key.value is not None and pv.key.unit:
+        lines.append(f"Answer: {format_both(pv.key.value, pv.key.unit)}")
+    elif pv.kind == "formula":
+        legend = ", ".join(f"{k} = {v}" for k, v in pv.key.symbols.items())
+        lines.append(f"Answer: {pv.key.formula}   ({legend})")
+    else:
+        lines.append(f"Answer: {pv.key.display}")
+    for acc in pv.accepted:
+        lines.append(f"Also accepted ({acc.name}): "
+                     f"{format_value(acc.value, pv.key.unit or '1')}")
+    return "\n".join(lines)
+
+
+def pv_env_value(pv: PartVariant, name: str) -> float:
+    """The value of a key or quantity within a part's inputs."""
+    if name not in pv.env:
+        model, gpu, over = pv.model, pv.gpu, pv.overrides
+        pv.env.update(_env(resolve_inputs(model, gpu, over), {name}))
+    return pv.env[name]

@@ -1,0 +1,122 @@
+"""`quiz ask` and `quiz check`: one variant, asked or graded, for people and scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from quiz.commands.common import bank
+
+
+def _variant_ref(args: argparse.Namespace, *, need_seed: bool) -> tuple[str, int]:
+    from questions.variants import TemplateError, parse_variant_id
+
+    tid, seed = parse_variant_id(args.template)
+    if args.seed is not None:
+        if seed is not None and seed != args.seed:
+            raise TemplateError(f"two different seeds given ({seed} and {args.seed})")
+        seed = args.seed
+    if seed is None:
+        if need_seed:
+            raise TemplateError("quiz check needs a seed: --seed N or TEMPLATE_ID#SEED")
+        seed = 0
+    if seed < 0:
+        raise TemplateError("seed must be a whole number >= 0")
+    return tid, seed
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `quiz ask` or `quiz check`."""
+    from questions.variants import make_variant
+
+    tid, seed = _variant_ref(args, need_seed=args.command == "check")
+    variant = make_variant(bank(args).get(tid), seed)
+    if args.command == "ask":
+        data = ask_json(variant)
+        if args.json:
+            print(json.dumps(data, indent=2))
+        else:
+            print(render_ask(data))
+        return 0
+    return _check(args, variant)
+
+
+def _part_json(pv: Any) -> dict[str, Any]:
+    key = pv.key
+    expected: dict[str, Any] = {"display": key.display}
+    if key.value is not None:
+        expected |= {"value": key.value, "unit": key.unit}
+    if key.correct:
+        expected["correct"] = list(key.correct)
+    out: dict[str, Any] = {"prompt": pv.prompt, "answer_kind": pv.kind,
+                           "choices": list(pv.spec.choices), "expected": expected,
+                           "explanation": pv.explanation}
+    if pv.kind == "table":
+        out |= {"rows": list(pv.spec.rows), "columns": dict(pv.spec.columns)}
+    if pv.kind == "formula":
+        out["symbols"] = dict(key.symbols)
+    return out
+
+
+def ask_json(variant: Any) -> dict[str, Any]:
+    """The `quiz ask --json` object (a scenario also lists every part)."""
+    t = variant.template
+    first = _part_json(variant.parts[0])
+    data: dict[str, Any] = {"template": t.id, "seed": variant.seed, "variant": variant.id,
+                            "version": t.version, "title": t.title, "topic": t.topic,
+                            "tags": list(t.tags), "difficulty": t.difficulty,
+                            "params": variant.params, **first}
+    if t.intro:
+        data["intro"] = variant.intro
+    if len(variant.parts) > 1:
+        data["parts"] = [_part_json(p) for p in variant.parts]
+    return data
+
+
+def render_ask(data: dict[str, Any]) -> str:
+    """The human form of `quiz ask`."""
+    lines = [f"{data['variant']}  —  {data['title']}  (difficulty {data['difficulty']})", ""]
+    parts = data.get("parts") or [data]
+    if "intro" in data:
+        lines += [data["intro"], ""]
+    for i, part in enumerate(parts, 1):
+        if len(parts) > 1:
+            lines.append(f"Part {i}:")
+        lines.append(part["prompt"])
+        for j, choice in enumerate(part["choices"]):
+            lines.append(f"  {chr(ord('a') + j)}) {choice}")
+        if part["answer_kind"] == "table":
+            cols = ", ".join(f"{k} = {v}" for k, v in part["columns"].items())
+            lines.append(f"  Rows: {', '.join(part['rows'])}. Columns: {cols}.")
+        lines.append("")
+    lines.append(f"Answer with: quiz check {data['variant']} --answer '...'")
+    return "\n".join(lines)
+
+
+def _check(args: argparse.Namespace, variant: Any) -> int:
+    from questions.variants import TemplateError
+    from quiz.core.grading import grade
+
+    if not 1 <= args.part <= len(variant.parts):
+        raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "
+                            f"{args.part}")
+    pv = variant.parts[args.part - 1]
+    g = grade(pv, args.answer)
+    data = {"template": variant.template.id, "seed": variant.seed, "part": args.part,
+            "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
+            "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
+            "explanation": pv.explanation}
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{g.verdict.upper()}  (score {g.score:.2f})")
+    if g.read_as:
+        print(f"Read as:  {g.read_as}")
+    print(f"Expected: {pv.key.display}")
+    if g.mistake:
+        print(f"Mistake:  {g.mistake}")
+    print(g.feedback)
+    print()
+    print(pv.explanation)
+    return 0

@@ -1,0 +1,56 @@
+"""`quiz drill --plain`: the daily drill line by line, for pipes and plain terminals.
+
+Each answer is committed to the history before the next question is printed, so the
+process can be killed at any moment without losing an answered question.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the drill reading answers from stdin; `:hint`, `:skip` and `:quit` work."""
+    from quiz.core.session import DrillSession
+    from quiz.core.state import load_bank_for, open_light
+
+    state = open_light(args.data_dir, args.templates or [])
+    for w in state.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    bank = load_bank_for(state)
+    for p in bank.problems:
+        print(f"warning: skipped {p}", file=sys.stderr)
+    session = DrillSession(bank, state.store, state.settings)
+    answered = 0
+    print("Daily drill. Type an answer and press Enter; :hint for a hint, :quit to stop.")
+    while True:
+        q = session.next()
+        if q is None:
+            print(f"Nothing more is due today. {answered} answered.")
+            return 0
+        print(f"\n[{q.label}] {q.template.title}\n{q.prompt}")
+        for i, choice in enumerate(q.part.spec.choices):
+            print(f"  {chr(ord('a') + i)}) {choice}")
+        while True:
+            print("> ", end="", flush=True)
+            line = sys.stdin.readline()
+            if not line or line.strip() == ":quit":
+                print(f"\nStopped. {answered} answered.")
+                return 0
+            text = line.strip()
+            if text == ":hint":
+                print(session.hint() or "No more hints.")
+                continue
+            out = session.submit(text)
+            g = out.grade
+            if g.verdict == "invalid":
+                print(f"Can't read that (no attempt used): {g.feedback}")
+                continue
+            answered += 1
+            print(f"{g.verdict.upper()} (score {g.score:.2f}); read as {g.read_as}; "
+                  f"key {g.key.display}")
+            if g.mistake:
+                print(f"Mistake: {g.mistake}")
+            print(g.feedback, flush=True)
+            break

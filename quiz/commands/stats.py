@@ -1,0 +1,37 @@
+"""`quiz stats`: attempts, accuracy by topic and rapid-fire item, streak."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the history's statistics (JSON with --json)."""
+    from quiz import locations
+    from quiz.core.store import Store
+
+    folder = locations.data_dir(args.data_dir)
+    path = locations.db_path(folder)
+    with Store.open(path) as store:
+        stats = store.stats()
+    if args.json:
+        print(json.dumps(stats, indent=2, default=str))
+        return 0
+    total = stats["attempts"]
+    if not total:
+        print("No attempts yet. Start with `quiz drill`.")
+        return 0
+    print(f"{total} attempts, {stats['correct']} correct "
+          f"({stats['correct'] / total:.0%}); streak {stats['streak_days']} day(s)")
+    print("By topic:")
+    for topic, g in sorted(stats["by_topic"].items()):
+        print(f"  {topic:<15} {g['attempts']:>4} attempts  {g['accuracy']:>5.0%} correct  "
+              f"mean score {g['mean_score']:.2f}")
+    weakest = stats["weakest_templates"]
+    if weakest:
+        print("Weakest templates:")
+        for w in weakest:
+            print(f"  {w['template_id']:<40} mean score {w['mean_score']:.2f} over "
+                  f"{w['attempts']}")
+    return 0

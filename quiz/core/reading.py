@@ -1,0 +1,1085 @@
+"""Reading answers as people type them: numbers with units, formulas and choices.
+
+Everything here treats the typed text as hostile. Nothing is ever handed to ``eval``,
+``exec``, ``sympify``, ``parse_expr`` or ``sympy.S``: numbers are read by regular
+expressions into :class:`decimal.Decimal`, formulas by a small tokenizer and a
+recursive-descent parser that builds sympy objects itself from the names it is given.
+Every reader caps the length of its input, and the formula reader also caps the token
+count, the nesting depth and the size of exponents, so a reply comes back in
+milliseconds whatever is typed.
+
+An answer that cannot be read raises :class:`Unreadable`, which says what was wrong and
+gives an example that works; the app counts it as *invalid* (no attempt is spent).
+
+Decisions worth knowing (each has a test):
+
+* A bare number is in the expected base unit: ``"363"`` for a time is 363 s.
+* Count suffixes ``K M B T`` (and ``bn``, ``million`` ...) apply when the expected unit is
+  a count (``param``, ``1``) or ``FLOP``; there ``8.8B`` is 8.8 billion. Where bytes are
+  expected ``B`` is a byte and ``b`` a bit (``400 Gb/s`` is 50 GB/s).
+* Units match case-sensitively first; a spelling of two or more letters may then match
+  case-insensitively when that is unambiguous (``gib`` → GiB, but ``gb`` is refused
+  because it could be GB or Gb).
+* A unit of the wrong dimension ("5 GB" where a time is expected) is unreadable rather
+  than wrong, with a message naming both dimensions.
+* A comma followed by exactly three digits groups thousands (``1,130``); any other comma
+  is refused with a hint to use a dot, since ``1,13`` is a decimal comma elsewhere.
+* Only ASCII digits are read; other scripts' digits are refused with a hint, never
+  guessed at. Superscript digits are read in exponents (``6.3×10²⁴``, ``h²``).
+* In formulas a run of letters that is not an allowed name is split into allowed names
+  when exactly one split exists (``6PD`` is ``6*P*D`` when ``P`` and ``D`` are allowed,
+  but not when a name ``PD`` also exists, which then wins). Implicit multiplication is
+  inserted only before a name or an opening parenthesis (``2(N-1)``, ``6 P D``,
+  ``(a)(b)``); two numbers side by side are refused.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+import time
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Context, Decimal, localcontext
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Final
+
+from solver.units import (
+    BASE_UNITS,
+    MULTIPLIERS,
+    UNITS,
+    WORD_MULTIPLIERS,
+    format_both,
+    format_value,
+)
+
+if TYPE_CHECKING:
+    import sympy
+
+__all__ = [
+    "ChoiceReading",
+    "FormulaReading",
+    "Reading",
+    "Unreadable",
+    "formulas_equivalent",
+    "read_choice",
+    "read_formula",
+    "read_number",
+]
+
+MAX_NUMBER_CHARS: Final = 200
+"""Longest number answer read; the longest sensible one ("≈ 1,130,000,000,000 bytes") is
+far shorter."""
+MAX_FORMULA_CHARS: Final = 500
+MAX_CHOICE_CHARS: Final = 500
+MAX_EXPONENT: Final = 400
+"""Largest power of ten a number may carry; floats end near 1e308 anyway."""
+MAX_POWER: Final = 64
+"""Largest numeric exponent in a formula: enough for any formula of the domain, small
+enough that ``10**10**10`` is refused instead of computed."""
+MAX_DEPTH: Final = 50
+"""Deepest nesting of parentheses in a formula."""
+MAX_TOKENS: Final = 200
+MAX_TOWER: Final = 8
+"""Highest stack of powers in a formula (``a^b^c`` is 2 high)."""
+MAX_NUMBER_BITS: Final = 20_000
+"""Largest exact number (numerator or denominator bits) a formula may build by powers."""
+MAX_ROOT_BITS: Final = 256
+"""Largest number (in bits) whose root a formula may take, since sympy factors it."""
+
+
+class Unreadable(ValueError):
+    """An answer that cannot be read; it costs the person no attempt.
+
+    Attributes:
+        message: what was wrong, one sentence for a person (capitalized, with a full stop,
+            so callers can append "For example: ..." to it). It does not repeat `example`.
+        example: an input of the same kind that would be read.
+    """
+
+    def __init__(self, message: str, example: str) -> None:
+        message = message.strip()
+        if message and message[0].islower():
+            message = message[0].upper() + message[1:]
+        if message and message[-1] not in ".!?":
+            message += "."
+        super().__init__(message)
+        self.message = message
+        self.example = example
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A number answer as read.
+
+    Attributes:
+        value: the value in the base unit `unit`.
+        unit: the expected base unit the value was converted to.
+        read_as: how it was read, for showing before grading ("1.13e12 B = 1.13 TB").
+        text: the text as typed.
+    """
+
+    value: float
+    unit: str
+    read_as: str
+    text: str
+
+
+@dataclass(frozen=True)
+class FormulaReading:
+    """A formula answer as read.
+
+    Attributes:
+        expr: the sympy expression, built only from numbers and the allowed symbols.
+        read_as: the expression as sympy prints it ("6*D*P").
+        text: the text as typed.
+    """
+
+    expr: sympy.Expr
+    read_as: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ChoiceReading:
+    """A multiple-choice answer as read.
+
+    Attributes:
+        picked: the chosen choice texts, in the order of the choices.
+        read_as: the picks with their letters ("A: all-reduce; C: ring").
+        text: the text as typed.
+    """
+
+    picked: tuple[str, ...]
+    read_as: str
+    text: str
+
+
+def _sympy() -> Any:
+    """sympy, imported on first use: it costs ~0.3 s, which number answers never pay."""
+    import sympy
+
+    return sympy
+
+
+# ---------------------------------------------------------------- cleaning text
+
+_ASCII_CONTROL: Final = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _clean(text: str, limit: int, example: str) -> str:
+    """Check length and characters; fold tabs, newlines and Unicode spaces to spaces."""
+    if len(text) > limit:
+        raise Unreadable(
+            f"that answer is {len(text):,} characters long; answers here are at most {limit}",
+            example,
+        )
+    if text.isascii():
+        if _ASCII_CONTROL.search(text):
+            raise Unreadable("the answer contains a control character; please retype it", example)
+        return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")
+    out: list[str] = []
+    for ch in text:
+        if ch in "\t\n\r":
+            out.append(" ")
+            continue
+        category = unicodedata.category(ch)
+        # Cc controls, Cf formatting (bidi overrides, zero-width spaces), Cs/Co/Cn:
+        # none can be typed on purpose, and some make the text display differently
+        # from what it is.
+        if category[0] == "C" or category in ("Zl", "Zp"):
+            raise Unreadable(
+                f"the answer contains an invisible or control character (U+{ord(ch):04X}); "
+                "please retype it",
+                example,
+            )
+        if category == "Zs":
+            out.append(" ")
+        elif category == "Nd" and not ch.isascii():
+            raise Unreadable(f"please write digits as 0-9 (found {ch!r}, U+{ord(ch):04X})", example)
+        elif ch == "−":  # U+2212 MINUS SIGN, what typographic keyboards produce
+            out.append("-")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _compact(value: float) -> str:
+    """Up to six significant digits, with a bare exponent: 1.13e12, 1.5e-5, 0.35."""
+    text = f"{value:.6g}"
+    if "e" in text:
+        mantissa, exponent = text.split("e")
+        text = f"{mantissa}e{int(exponent)}"
+    return text
+
+
+# ---------------------------------------------------------------- numbers
+
+_EXAMPLES: Final[dict[str, str]] = {
+    "B": "1.13 TB",
+    "s": "363 days",
+    "FLOP": "6.3e24",
+    "param": "70.5 billion",
+    "B/s": "50 GB/s",
+    "FLOP/s": "396 TFLOP/s",
+    "1": "0.35",
+}
+_DIMENSIONS: Final[dict[str, str]] = {
+    "B": "an amount of data in bytes",
+    "s": "a time",
+    "FLOP": "an amount of compute in FLOP",
+    "param": "a count",
+    "1": "a plain number",
+    "B/s": "a bandwidth in bytes per second",
+    "FLOP/s": "a compute rate in FLOP/s",
+}
+# Counts of parameters and plain counts convert freely ("16 GPUs" is as good as "16").
+_COUNTS: Final = frozenset({"param", "1"})
+# Where "B" is billion rather than bytes: counts, and FLOP totals ("6.3T FLOP").
+_COUNT_CONTEXT: Final = frozenset({"param", "1", "FLOP"})
+
+_APPROX: Final = re.compile(
+    r"(?:(?:~|≈|∼|≃|=|about\b|approx\.?|approximately\b|around\b|roughly\b|circa\b|ca\.)\s*)+",
+    re.IGNORECASE,
+)
+_NON_FINITE: Final = re.compile(r"\b(?:nan|inf|infinity)\b|∞", re.IGNORECASE)
+_MANTISSA: Final = re.compile(
+    r"""
+    (?P<sign>[-+]?)\s*
+    (?:
+        (?P<int>\d{1,3}(?P<sep>[,\ _'])\d{3}(?!\d)(?:(?P=sep)\d{3}(?!\d))*|\d+)
+        (?:\.(?P<frac>\d*))?
+      | \.(?P<frac_only>\d+)
+    )
+    """,
+    re.VERBOSE,
+)
+_E_NOTATION: Final = re.compile(r"[eE](?P<sign>[-+]?)(?P<digits>\d+)")
+_TIMES = r"\s*(?:\*|[x×X·⋅•∙])\s*"
+_EXPONENT = (
+    r"\s*(?:\^|\*\*)\s*(?P<open>[({]?)\s*(?P<sign>[-+]?)\s*(?P<digits>\d+)\s*(?P<close>[)}]?)"
+)
+_SUPERSCRIPT = r"(?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)"
+_TIMES_TEN: Final = re.compile(_TIMES + "10" + _EXPONENT)
+_TIMES_TEN_SUP: Final = re.compile(_TIMES + "10" + _SUPERSCRIPT)
+_POWER: Final = re.compile(_EXPONENT)
+_POWER_SUP: Final = re.compile(_SUPERSCRIPT)
+_SUPERSCRIPT_DIGITS: Final = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
+_PARENTHETICAL: Final = re.compile(r"(?P<outer>.*\S)\s+\((?P<inner>[^()]*)\)\s*")
+_FLOPS_WORD: Final = re.compile(r"(?P<prefix>[kmgtpezy]?)flops")
+_FLOP_PREFIX: Final[dict[str, Decimal]] = {
+    "": Decimal(1),
+    **{p: Decimal(10) ** (3 * (i + 1)) for i, p in enumerate("kmgtpezy")},
+}
+_DECIMAL: Final = Context(prec=50, Emax=100_000, Emin=-100_000)
+
+
+def _by_casefold() -> dict[str, dict[tuple[float, str], str]]:
+    """casefolded spelling → {meaning: a spelling with that meaning}."""
+    index: dict[str, dict[tuple[float, str], str]] = {}
+    for spelling, meaning in UNITS.items():
+        index.setdefault(spelling.casefold(), {}).setdefault(meaning, spelling)
+    return index
+
+
+_UNITS_CASEFOLD: Final = _by_casefold()
+
+
+def _exponent(sign: str, digits: str, example: str) -> int:
+    if len(digits) > 4 or int(digits) > MAX_EXPONENT:
+        raise Unreadable(
+            f"the exponent {sign}{digits} is out of range; exponents up to ±{MAX_EXPONENT} "
+            "are read",
+            example,
+        )
+    return -int(digits) if sign == "-" else int(digits)
+
+
+def _lookup_unit(token: str, example: str) -> tuple[float, str]:
+    """A unit spelling → (factor, base): exact, else unambiguous case-insensitive."""
+    found = UNITS.get(token)
+    if found is not None:
+        return found
+    if len(token) >= 2:  # one letter is too little to guess case from (b/B, m/M)
+        meanings = _UNITS_CASEFOLD.get(token.casefold(), {})
+        if len(meanings) == 1:
+            return next(iter(meanings))
+        if len(meanings) > 1:
+            spellings = " or ".join(sorted(meanings.values()))
+            raise Unreadable(
+                f"{token!r} could be {spellings}: the case of the letters matters here "
+                "(GB is gigabytes, Gb gigabits)",
+                example,
+            )
+    raise Unreadable(f"{token!r} is not a unit this quiz knows", example)
+
+
+def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
+    """Read one unit word → (factor to base as Decimal, base unit)."""
+    if expected in ("FLOP", "FLOP/s"):
+        # "FLOPS" and "FLOPs" are used for both counts and rates in the wild; when the
+        # question says which it wants, read it that way instead of refusing.
+        flops = _FLOPS_WORD.fullmatch(token.casefold())
+        if flops is not None:
+            return _FLOP_PREFIX[flops["prefix"]], expected
+    if "/" in token and token not in UNITS:
+        numerator, _, denominator = token.partition("/")
+        num_factor, num_base = _lookup_unit(numerator, example)
+        den_factor, den_base = _lookup_unit(denominator, example)
+        if num_base not in ("B", "FLOP") or den_base != "s":
+            raise Unreadable(f"{token!r} is not a rate this quiz knows", example)
+        return Decimal(repr(num_factor)) / Decimal(repr(den_factor)), f"{num_base}/s"
+    factor, base = _lookup_unit(token, example)
+    return Decimal(repr(factor)), base
+
+
+def _multiplier(token: str, expected: str) -> Decimal | None:
+    if expected in _COUNT_CONTEXT:
+        factor = MULTIPLIERS.get(token)
+        if factor is None and len(token) >= 2:
+            factor = MULTIPLIERS.get(token.casefold())
+        if factor is not None:
+            return Decimal(repr(factor))
+    if token.casefold() in WORD_MULTIPLIERS:
+        return Decimal(repr(MULTIPLIERS[token.casefold()]))
+    return None
+
+
+def _read_unit(rest: str, expected: str, example: str) -> tuple[Decimal, str]:
+    """Read what follows the number → (factor to the expected unit, normalized text)."""
+    rest = rest.strip().rstrip(".").strip()
+    if not rest:
+        return Decimal(1), ""
+    rest = re.sub(r"\s+per\s+", "/", rest, flags=re.IGNORECASE)
+    rest = re.sub(r"\s*/\s*", "/", rest)
+    tokens = rest.split()
+    if len(tokens) > 2:
+        raise Unreadable(f"could not read {rest!r} as a unit", example)
+    factor = _multiplier(tokens[0], expected)
+    if factor is not None and len(tokens) == 1:
+        return factor, rest
+    if len(tokens) == 2 and factor is None:
+        raise Unreadable(f"could not read {rest!r} as a unit", example)
+    unit_factor, base = _unit_token(tokens[-1], expected, example)
+    if base != expected and not (base in _COUNTS and expected in _COUNTS):
+        raise Unreadable(
+            f"expected {_DIMENSIONS[expected]}, but {tokens[-1]!r} is {_DIMENSIONS[base]}",
+            example,
+        )
+    return (factor or Decimal(1)) * unit_factor, rest
+
+
+def _read_plain(text: str, expected: str, example: str) -> tuple[float, str]:
+    """Read `text` (cleaned) → (value in the expected base unit, how it was typed)."""
+    text = _APPROX.sub("", text, count=1) if text[:1] in "~≈∼≃=aArRcC" else text
+    if _NON_FINITE.search(text):
+        raise Unreadable("the answer must be a finite number, not infinity or NaN", example)
+    match = _MANTISSA.match(text)
+    if match is None:
+        raise Unreadable("expected a number", example)  # the example says what kind
+    pos = match.end()
+    if text[pos : pos + 1] == "," and text[pos + 1 : pos + 2].isdigit():
+        raise Unreadable(
+            "a comma is read only as a thousands separator (1,130); "
+            "write decimals with a dot, as in 1.13",
+            example,
+        )
+    sign = match["sign"]
+    whole = (match["int"] or "0").replace(match["sep"] or ",", "")
+    frac = match["frac"] or match["frac_only"] or ""
+    digits = f"{whole}.{frac}" if frac else whole
+
+    exponent = 0
+    power_base: int | None = None
+    if m := _E_NOTATION.match(text, pos):
+        exponent = _exponent(m["sign"], m["digits"], example)
+    elif m := _TIMES_TEN.match(text, pos):
+        if bool(m["open"]) != bool(m["close"]):
+            raise Unreadable("the brackets around the exponent do not match", example)
+        exponent = _exponent(m["sign"], m["digits"], example)
+    elif m := _TIMES_TEN_SUP.match(text, pos):
+        sup = m["sup"].translate(_SUPERSCRIPT_DIGITS)
+        exponent = _exponent(sup[0] if sup[0] in "+-" else "", sup.lstrip("+-"), example)
+    elif (
+        match["int"]
+        and not match["sep"]
+        and match["frac"] is None
+        and ((m := _POWER.match(text, pos)) or (m := _POWER_SUP.match(text, pos)))
+    ):
+        # "10^24", "2^30 B", "2³⁰": an integer raised to a power.
+        if "sup" in m.groupdict() and m["sup"] is not None:
+            sup = m["sup"].translate(_SUPERSCRIPT_DIGITS)
+            exponent = _exponent(sup[0] if sup[0] in "+-" else "", sup.lstrip("+-"), example)
+        else:
+            if bool(m["open"]) != bool(m["close"]):
+                raise Unreadable("the brackets around the exponent do not match", example)
+            exponent = _exponent(m["sign"], m["digits"], example)
+        power_base = int(whole)
+        if power_base > 1 and abs(exponent) * math.log10(power_base) > MAX_EXPONENT:
+            raise Unreadable(f"{whole}^{exponent} is too large to work with", example)
+        if power_base == 0 and exponent < 0:
+            raise Unreadable("zero cannot be raised to a negative power", example)
+    if m is not None:
+        pos = m.end()
+    factor, unit_text = _read_unit(text[pos:], expected, example)
+
+    with localcontext(_DECIMAL):
+        if power_base is not None:
+            magnitude = Decimal(power_base) ** exponent
+            shown = f"{whole}^{exponent}"
+        else:
+            magnitude = Decimal(digits).scaleb(exponent)
+            shown = digits if exponent == 0 else f"{digits}e{exponent}"
+        exact = magnitude * factor
+        value = float(exact)
+    if not math.isfinite(value):
+        raise Unreadable("that number is too large to work with", example)
+    if value == 0 and exact != 0:
+        raise Unreadable("that number is too small to work with", example)
+    if sign == "-":
+        value, shown = -value, f"-{shown}"
+    if not unit_text:
+        return value, ""  # a bare number: the base value says it all
+    return value, f"{shown}{'' if unit_text == '%' else ' '}{unit_text}"
+
+
+def _describe(value: float, unit: str, typed: str) -> str:
+    """The `read_as` text: what was typed, the base value, and the display, deduplicated.
+
+    The typed part is shown only when it says something the display does not (a unit
+    that was converted, "B" read as billion); the base value only when it differs from
+    the display.
+    """
+    display = format_both(value, unit)
+    if typed in (display, format_value(value, unit), format_value(value, unit, binary=True)):
+        typed = ""
+    base = _compact(value) if unit in _COUNTS else f"{_compact(value)} {unit}"
+    if base == display.replace(",", ""):
+        base = ""
+    return " = ".join(part for part in (typed, base, display) if part)
+
+
+def read_number(text: str, unit: str) -> Reading:
+    """Read a number answer, with or without a unit, into the expected base unit.
+
+    Args:
+        text: the answer as typed, e.g. "1.13 TB", "~363 days", "6.3×10²⁴", "8.8B".
+        unit: the expected base unit (one of `solver.units.BASE_UNITS`); it decides what
+            a bare number means and whether "B" is bytes or billion.
+
+    Returns:
+        The value in `unit`, with `read_as` saying how the text was read.
+
+    Raises:
+        Unreadable: the text is not a number, has a unit of another dimension, or breaks a
+            limit (length, exponent, characters).
+        ValueError: `unit` is not a base unit (a programming error, not a typing one).
+
+    >>> read_number("400 Gb/s", "B/s").value
+    50000000000.0
+    >>> read_number("1,130 GB", "B").read_as
+    '1130 GB = 1.13e12 B = 1.13 TB (1.03 TiB)'
+    """
+    if unit not in BASE_UNITS:
+        raise ValueError(f"unknown base unit {unit!r}; expected one of {', '.join(BASE_UNITS)}")
+    example = _EXAMPLES[unit]
+    cleaned = _clean(text, MAX_NUMBER_CHARS, example).strip()
+    if not cleaned:
+        raise Unreadable("the answer is empty", example)
+    try:
+        value, typed = _read_plain(cleaned, unit, example)
+    except Unreadable as refused:
+        # "1.13 TB (1.03 TiB)" is how the app shows bytes; accept it back when both
+        # halves read and agree, so any displayed answer can be typed in again.
+        both = _PARENTHETICAL.fullmatch(cleaned)
+        if both is None:
+            raise
+        try:
+            value, typed = _read_plain(both["outer"], unit, example)
+            other, _ = _read_plain(both["inner"], unit, example)
+        except Unreadable:
+            raise refused from None  # the whole text's complaint says the most
+        if not math.isclose(value, other, rel_tol=0.01, abs_tol=1e-300):
+            raise Unreadable(
+                "the value in parentheses does not agree with the one before it", example
+            ) from None
+    return Reading(value=value, unit=unit, read_as=_describe(value, unit, typed), text=text)
+
+
+# ---------------------------------------------------------------- formulas
+
+_FLOAT_HUGE: Final = Fraction(10) ** 308
+_FLOAT_TINY: Final = Fraction(1, 10**307)
+_FORMULA_TOKEN: Final = re.compile(
+    r"""
+      (?P<ws>\s+)
+    | (?P<num>(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
+    | (?P<name>[A-Za-z_\u0370-\u03ff][A-Za-z0-9_\u0370-\u03ff]*)
+    | (?P<pow>\*\*|\^)
+    | (?P<op>[-+*/×·⋅∙÷])
+    | (?P<lp>[(\[])
+    | (?P<rp>[)\]])
+    | (?P<sup>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+)
+    """,
+    re.VERBOSE,
+)
+_OPERATOR: Final = {"×": "*", "·": "*", "⋅": "*", "∙": "*", "÷": "/"}
+_Token = tuple[str, str]  # (kind, text)
+
+
+def _formula_example(allowed: Mapping[str, Any]) -> str:
+    names = sorted(name for name in allowed if name.isidentifier())[:2]
+    if len(names) == 2:
+        return f"2*{names[0]}*{names[1]}"
+    if names:
+        return f"2*{names[0]}"
+    return "2*(3 + 4)"
+
+
+def _tokenize(text: str, example: str) -> list[_Token]:
+    tokens: list[_Token] = []
+    pos = 0
+    while pos < len(text):
+        match = _FORMULA_TOKEN.match(text, pos)
+        if match is None:
+            raise Unreadable(
+                f"{text[pos]!r} cannot appear in a formula; use names, numbers, "
+                "+ - * / ^ and parentheses",
+                example,
+            )
+        pos = match.end()
+        kind = match.lastgroup or ""
+        if kind == "ws":
+            continue
+        token = match.group()
+        if kind == "op":
+            token = _OPERATOR.get(token, token)
+        tokens.append((kind, token))
+        if len(tokens) > MAX_TOKENS:
+            raise Unreadable(f"the formula has more than {MAX_TOKENS} parts", example)
+    return tokens
+
+
+def _segment(word: str, names: Mapping[str, str]) -> list[str] | None:
+    """Split `word` into keys of `names` if exactly one split exists, else None."""
+    if not names or len(word) > 64:
+        return None
+    longest = max(len(name) for name in names)
+    n = len(word)
+    ways = [0] * (n + 1)  # ways[i]: splits of word[i:], counted up to 2
+    step = [0] * (n + 1)
+    ways[n] = 1
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, min(n, i + longest) + 1):
+            if ways[j] and word[i:j] in names:
+                if ways[i] == 0:
+                    step[i] = j
+                ways[i] = min(2, ways[i] + ways[j])
+    if ways[0] != 1:
+        return None
+    pieces, i = [], 0
+    while i < n:
+        pieces.append(names[word[i : step[i]]])
+        i = step[i]
+    return pieces
+
+
+class _FormulaParser:
+    """Recursive descent over the tokens, building sympy objects directly.
+
+    Grammar (``^`` binds tightest and to the right; unary minus binds looser than ``^``)::
+
+        expr    := term (("+" | "-") term)*
+        term    := unary (("*" | "/") unary | power)*     # power: implicit "*"
+        unary   := ("+" | "-") unary | power
+        power   := primary [superscript] ["^" unary]
+        primary := number | name | "(" expr ")"
+    """
+
+    def __init__(
+        self, tokens: list[_Token], resolve: Callable[[str], Any], sp: Any, example: str
+    ) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+        self.level = 0
+        self.tower = 0
+        self.resolve = resolve
+        self.sp = sp
+        self.example = example
+
+    def fail(self, message: str) -> Unreadable:
+        return Unreadable(message, self.example)
+
+    def peek(self) -> _Token:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else ("end", "")
+
+    def take(self) -> _Token:
+        token = self.peek()
+        self.pos += 1
+        return token
+
+    def parse(self) -> Any:
+        if not self.tokens:
+            raise self.fail("the formula is empty")
+        result = self.expr()
+        kind, text = self.peek()
+        if kind == "rp":
+            raise self.fail(f"a {text!r} has no matching opening bracket")
+        if kind != "end":
+            raise self.fail(f"unexpected {text!r}")
+        return result
+
+    def expr(self) -> Any:
+        left = self.term()
+        while self.peek() in (("op", "+"), ("op", "-")):
+            _, op = self.take()
+            right = self.term()
+            left = self.sp.Add(left, right if op == "+" else -right)
+        return left
+
+    def term(self) -> Any:
+        left = self.unary()
+        while True:
+            kind, text = self.peek()
+            if kind == "op" and text in "*/":
+                self.take()
+                right = self.unary()
+                left = self.sp.Mul(left, right if text == "*" else self.sp.Pow(right, -1))
+            elif kind in ("name", "lp"):
+                left = self.sp.Mul(left, self.power())
+            elif kind == "num":
+                raise self.fail(f"put an operator such as * before the number {text}")
+            else:
+                return left
+
+    def unary(self) -> Any:
+        # Every descent passes through here, so this one counter bounds the recursion
+        # of long "- - - x" or "2^2^2^..." chains as well as of parentheses.
+        self.level += 1
+        if self.level > 3 * MAX_DEPTH:
+            raise self.fail("the formula is nested too deeply")
+        try:
+            if self.peek() in (("op", "+"), ("op", "-")):
+                _, op = self.take()
+                operand = self.unary()
+                return operand if op == "+" else -operand
+            return self.power()
+        finally:
+            self.level -= 1
+
+    def power(self) -> Any:
+        base = self.primary()
+        kind, text = self.peek()
+        if kind == "sup":
+            self.take()
+            sup = text.translate(_SUPERSCRIPT_DIGITS)
+            base = self.raise_to(base, self.sp.Integer(int(sup)))
+            kind, text = self.peek()
+        if kind == "pow":
+            self.take()
+            # sympy's work on a power grows with what is stacked in its exponent, and
+            # no formula of the domain stacks powers: cap the height of the tower.
+            self.tower += 1
+            if self.tower > MAX_TOWER:
+                raise self.fail(f"powers stacked more than {MAX_TOWER} high are not read")
+            try:
+                exponent = self.unary()
+            finally:
+                self.tower -= 1
+            base = self.raise_to(base, exponent)
+        return base
+
+    def raise_to(self, base: Any, exponent: Any) -> Any:
+        sp = self.sp
+        if exponent.is_Number:
+            if abs(exponent) > MAX_POWER:
+                raise self.fail(f"numeric exponents are limited to ±{MAX_POWER} here")
+            bits = max(
+                (
+                    max(abs(int(r.p)).bit_length(), int(r.q).bit_length())
+                    for r in base.atoms(sp.Rational)
+                ),
+                default=1,
+            )
+            if bits * abs(float(exponent)) > MAX_NUMBER_BITS:
+                raise self.fail("that power makes a number too large to work with")
+            if not exponent.is_Integer and bits > MAX_ROOT_BITS:
+                # sympy factors the base to simplify a root: fast for small numbers, but
+                # a quarter of a second for a 4096-bit one.
+                raise self.fail("roots of numbers this large are not read")
+        return sp.Pow(base, exponent)
+
+    def primary(self) -> Any:
+        kind, text = self.take()
+        if kind == "num":
+            return self.number(text)
+        if kind == "name":
+            factors = self.resolve(text)
+            return self.sp.Mul(*factors) if len(factors) > 1 else factors[0]
+        if kind == "lp":
+            self.depth += 1
+            if self.depth > MAX_DEPTH:
+                raise self.fail(f"parentheses are nested more than {MAX_DEPTH} deep")
+            inner = self.expr()
+            if self.take()[0] != "rp":
+                raise self.fail("a '(' is never closed")
+            self.depth -= 1
+            return inner
+        if kind == "end":
+            raise self.fail("the formula ends where a number or name was expected")
+        raise self.fail(f"{text!r} cannot start a term")
+
+    def number(self, text: str) -> Any:
+        mantissa, _, exp_text = text.lower().partition("e")
+        exponent = 0
+        if exp_text:
+            digits = exp_text.lstrip("+-")
+            if len(digits) > 4 or int(digits) > MAX_EXPONENT:
+                raise self.fail(f"exponents up to ±{MAX_EXPONENT} are read")
+            exponent = -int(digits) if exp_text[0] == "-" else int(digits)
+        whole, _, frac = mantissa.partition(".")
+        value = Fraction(int(whole + frac or "0"), 10 ** len(frac)) * Fraction(10) ** exponent
+        if value and not _FLOAT_TINY <= value <= _FLOAT_HUGE:
+            # Formulas are graded by evaluating them, and the answer keys are floats.
+            raise self.fail(f"{text} is outside the range of numbers this quiz works with")
+        return self.sp.Rational(value.numerator, value.denominator)
+
+
+def _name_resolver(allowed: Mapping[str, Any], example: str) -> Callable[[str], list[Any]]:
+    folded: dict[str, list[str]] = {}
+    for name in allowed:
+        folded.setdefault(name.casefold(), []).append(name)
+    unique_folded = {key: names[0] for key, names in folded.items() if len(names) == 1}
+    exact = {name: name for name in allowed}
+
+    def resolve(word: str) -> list[Any]:
+        if word in allowed:
+            return [allowed[word]]
+        matches = folded.get(word.casefold(), [])
+        if len(matches) == 1:
+            return [allowed[matches[0]]]
+        if len(matches) > 1:
+            raise Unreadable(
+                f"{word!r} could be any of {', '.join(sorted(matches))}; mind the case",
+                example,
+            )
+        pieces = _segment(word, exact) or _segment(word.casefold(), unique_folded)
+        if pieces is not None:
+            return [allowed[piece] for piece in pieces]
+        known = sorted(allowed)
+        listed = ", ".join(known[:20]) + (", ..." if len(known) > 20 else "")
+        raise Unreadable(
+            f"unknown name {word!r}; the names you can use are: {listed or '(none)'}", example
+        )
+
+    return resolve
+
+
+def read_formula(text: str, allowed: Mapping[str, sympy.Symbol]) -> FormulaReading:
+    """Read a formula over the allowed names, building the sympy expression directly.
+
+    Args:
+        text: the formula as typed, e.g. "6*P*D", "6 P D", "2(N-1)/N * B", "h²".
+        allowed: the names a person may use → the sympy symbols they stand for. Only
+            these names are recognized; sympy's own names (N, S, E, I, Q, O) mean nothing.
+
+    Returns:
+        The expression and how sympy prints it.
+
+    Raises:
+        Unreadable: unknown names, bad syntax, division by zero, or a broken limit
+            (length, tokens, nesting, exponent size).
+    """
+    example = _formula_example(allowed)
+    cleaned = _clean(text, MAX_FORMULA_CHARS, example).strip()
+    if not cleaned:
+        raise Unreadable("the formula is empty", example)
+    tokens = _tokenize(cleaned, example)
+    sp = _sympy()
+    parser = _FormulaParser(tokens, _name_resolver(allowed, example), sp, example)
+    try:
+        expr = parser.parse()
+    except Unreadable:
+        raise
+    except (ArithmeticError, RecursionError, ValueError):
+        # sympy's own evaluation can fail on odd numbers (sympy 1.14 raises ValueError
+        # from its factor cache for some roots); to the person it is just unreadable.
+        raise Unreadable("that formula is too large or too odd to work with", example) from None
+    if expr.has(sp.zoo, sp.nan, sp.oo, sp.S.NegativeInfinity):
+        raise Unreadable("the formula divides by zero or is otherwise undefined", example)
+    return FormulaReading(expr=expr, read_as=str(expr), text=text)
+
+
+class _OutOfTime(Exception):
+    """The evaluation budget of `formulas_equivalent` ran out."""
+
+
+_MAX_LOG2: Final = 65_536
+"""Largest binary order of magnitude a value may reach while formulas are compared."""
+_FRACTION_BITS: Final = 4_096
+"""Past this size exact fractions give way to 50-digit floats, to bound the time spent."""
+
+
+def _evaluator(ctx: Any, sp: Any, point: dict[Any, Fraction], deadline: float) -> Any:
+    """Evaluate a sympy tree at `point`: exactly where possible, else with mpmath."""
+
+    def as_mp(x: Any) -> Any:
+        return ctx.mpf(x.numerator) / x.denominator if isinstance(x, Fraction) else x
+
+    def fallback(node: Any) -> Any:
+        # Anything but + * ^ (Max, ceiling, pi, ...) is rare here: let sympy evaluate it.
+        subs = {symbol: sp.Rational(v.numerator, v.denominator) for symbol, v in point.items()}
+        number = node.xreplace(subs).evalf(ctx.dps)
+        real, imag = number.as_real_imag()
+        if not (real.is_Number and imag.is_Number):
+            raise ValueError("not a number")
+        return ctx.mpc(ctx.mpf(str(real)), ctx.mpf(str(imag))) if imag else ctx.mpf(str(real))
+
+    def ev(node: Any) -> Any:
+        if time.perf_counter() > deadline:
+            raise _OutOfTime
+        if node.is_Symbol:
+            return point[node]
+        if node.is_Rational:
+            return Fraction(int(node.p), int(node.q))
+        if node.is_Float:
+            return ctx.make_mpf(node._mpf_)
+        if node.is_Add or node.is_Mul:
+            values = [ev(arg) for arg in node.args]
+            if all(isinstance(v, Fraction) for v in values):
+                total = values[0]
+                for v in values[1:]:
+                    total = total + v if node.is_Add else total * v
+                return total
+            mp_values = [as_mp(v) for v in values]
+            return ctx.fsum(mp_values) if node.is_Add else ctx.fprod(mp_values)
+        if node.is_Pow:
+            base, exponent = ev(node.base), ev(node.exp)
+            if (
+                isinstance(base, Fraction)
+                and isinstance(exponent, Fraction)
+                and exponent.denominator == 1
+            ):
+                bits = max(base.numerator.bit_length(), base.denominator.bit_length())
+                if bits * abs(exponent.numerator) <= _FRACTION_BITS:
+                    return base ** int(exponent)  # ZeroDivisionError for 0**-1: caught
+            base, exponent = as_mp(base), as_mp(exponent)
+            if base != 0 and exponent != 0:
+                # mpmath works with any exponent size, but a tower such as P^P^P^P
+                # makes it grind for minutes: refuse results beyond 2^±65536.
+                size = abs(exponent) * (abs(ctx.log(abs(base), 2)) + 5)
+                if size > _MAX_LOG2:
+                    raise OverflowError("too large to evaluate")
+            return ctx.power(base, exponent)
+        return fallback(node)
+
+    return ev
+
+
+def _as_sympy(sp: Any, x: Any) -> Any:
+    """Plain Python numbers become sympy numbers; anything else is passed through."""
+    if isinstance(x, bool):
+        return x  # not a formula: rejected by the caller
+    if isinstance(x, int):
+        return sp.Integer(x)
+    if isinstance(x, float):
+        return sp.Float(x)
+    return x
+
+
+def _agree(ctx: Any, a: Any, b: Any) -> bool | None:
+    """True/False for equal/unequal values; None when either is not a finite number."""
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return a == b
+    a = ctx.mpf(a.numerator) / a.denominator if isinstance(a, Fraction) else a
+    b = ctx.mpf(b.numerator) / b.denominator if isinstance(b, Fraction) else b
+    if not (ctx.isfinite(a) and ctx.isfinite(b)):
+        return None
+    scale = max(abs(a), abs(b))
+    return bool(abs(a - b) <= scale * ctx.mpf("1e-9"))
+
+
+def formulas_equivalent(
+    a: sympy.Expr,
+    b: sympy.Expr,
+    symbols: Sequence[sympy.Symbol],
+    *,
+    positive: bool = True,
+    timeout_s: float = 0.2,
+) -> bool:
+    """Whether two formulas are the same function of their symbols.
+
+    ``sympy.simplify`` is not used: it cannot be interrupted, and on some inputs it runs
+    for seconds. Instead both formulas are evaluated at five pseudo-random points —
+    exactly, with fractions, wherever only + * / and integer powers occur, otherwise with
+    50-digit mpmath floats and a relative tolerance of 1e-9. Two different rational
+    functions agree on random points only by a vanishing chance (the Schwartz-Zippel
+    lemma), and the points are drawn from a fixed seed, so a given pair always gets the
+    same verdict.
+
+    Args:
+        a: a formula (sympy expression, or a plain int or float).
+        b: the formula to compare with.
+        symbols: the symbols the formulas are functions of; any other free symbol of `a`
+            or `b` is also given values.
+        positive: draw only positive values (the quantities of this domain are).
+        timeout_s: time budget; when it runs out the answer is False.
+
+    Returns:
+        True when the formulas agree at every point; False when they differ anywhere,
+        cannot be evaluated, or the budget runs out. Never raises.
+    """
+    deadline = time.perf_counter() + timeout_s
+    try:
+        sp = _sympy()
+        import mpmath  # type: ignore[import-untyped, unused-ignore]  # ships no types
+
+        a, b = (_as_sympy(sp, a), _as_sympy(sp, b))
+        if not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
+            return False
+        if a == b:
+            return True
+        free = sorted(set(symbols) | a.free_symbols | b.free_symbols, key=str)
+        ctx = mpmath.MPContext()
+        ctx.dps = 50
+        rng = random.Random(20240611)
+        agreed = 0
+        for _attempt in range(12):
+            point = {}
+            for symbol in free:
+                value = Fraction(rng.randint(2, 97), rng.randint(1, 13))
+                point[symbol] = -value if not positive and rng.random() < 0.5 else value
+            evaluate = _evaluator(ctx, sp, point, deadline)
+            try:
+                verdict = _agree(ctx, evaluate(a), evaluate(b))
+            except (ArithmeticError, ValueError):
+                verdict = None  # a pole or an undefined value at this point: try another
+            if verdict is False:
+                return False
+            if verdict:
+                agreed += 1
+                if agreed == 5:
+                    return True
+        return False
+    except Exception:
+        # _OutOfTime, and anything odd a caller's expression may raise: "not shown equal".
+        return False
+
+
+# ---------------------------------------------------------------- choices
+
+_CHOICE_SPLIT: Final = re.compile(r"\s*(?:[,;/&+]|\band\b)\s*|\s+", re.IGNORECASE)
+_LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
+
+
+def read_choice(text: str, choices: Sequence[str], multi: bool) -> ChoiceReading:
+    """Read a multiple-choice answer.
+
+    Accepts letters ("a", "A, C", "a c", "AC" when several may be picked), numbers
+    ("1,3"), or the text of a choice, case-insensitive, where a unique prefix is enough.
+
+    Args:
+        text: the answer as typed.
+        choices: the choice texts, in the order shown (A, B, C, ...).
+        multi: whether more than one choice may be picked.
+
+    Returns:
+        The picked choice texts in the order of `choices`.
+
+    Raises:
+        Unreadable: nothing matches, a letter or number is out of range, a prefix matches
+            several choices, or several are picked where one is asked for.
+        ValueError: `choices` is empty.
+    """
+    if not choices:
+        raise ValueError("read_choice needs at least one choice")
+    labels = _LETTERS[: len(choices)] if len(choices) <= len(_LETTERS) else ""
+    example = "A, C" if multi and len(choices) > 2 else "A"
+    if not labels:
+        example = "1, 3" if multi else "1"
+    cleaned = unicodedata.normalize("NFKC", _clean(text, MAX_CHOICE_CHARS, example)).strip()
+    if not cleaned:
+        raise Unreadable("no choice given", example)
+    folded = cleaned.casefold()
+    # Letters and numbers first; a letter out of range may still begin a choice's text
+    # ("e" for "expert parallel"), so that complaint waits until the texts are tried.
+    labelled = _choice_labels(folded, labels, len(choices))
+    picks = labelled if isinstance(labelled, list) else None
+    if picks is None:
+        picks = _choice_texts(folded, choices, multi, example)
+    if (
+        picks is None
+        and multi
+        and folded.isalpha()
+        and len(folded) <= len(labels)
+        and all(letter in labels for letter in folded)
+    ):
+        picks = [labels.index(letter) for letter in folded]  # "AC": letters run together
+    if picks is None:
+        if isinstance(labelled, str):
+            raise Unreadable(labelled, example)
+        shown = "/".join(label.upper() for label in labels) if labels else f"1-{len(choices)}"
+        raise Unreadable(f"could not match that to a choice; answer with {shown}", example)
+    ordered = sorted(set(picks))
+    if not multi and len(ordered) > 1:
+        raise Unreadable("pick only one choice", example)
+    names = [labels[i].upper() if labels else str(i + 1) for i in ordered]
+    read_as = "; ".join(f"{name}: {choices[i]}" for name, i in zip(names, ordered, strict=True))
+    return ChoiceReading(picked=tuple(choices[i] for i in ordered), read_as=read_as, text=text)
+
+
+def _choice_labels(folded: str, labels: str, count: int) -> list[int] | str | None:
+    """Letters or numbers → indices; a complaint if one is out of range; None otherwise."""
+    parts = [part.strip("().") for part in _CHOICE_SPLIT.split(folded)]
+    parts = [part for part in parts if part]
+    if not parts:
+        return None
+    picks: list[int] = []
+    for part in parts:
+        if part.isdigit() and part.isascii():
+            number = int(part) if len(part) < 6 else 0
+            if not 1 <= number <= count:
+                return f"there is no choice {part}; pick from 1 to {count}"
+            picks.append(number - 1)
+        elif len(part) == 1 and part in _LETTERS:
+            if part not in labels:
+                last = labels[-1].upper() if labels else "A"
+                return f"there is no choice {part.upper()}; pick from A to {last}"
+            picks.append(labels.index(part))
+        else:
+            return None
+    return picks
+
+
+def _choice_texts(
+    folded: str, choices: Sequence[str], multi: bool, example: str
+) -> list[int] | None:
+    """Choice texts (or unique prefixes of them) → indices; None when nothing matches."""
+    texts = [choice.casefold().strip() for choice in choices]
+
+    def match(part: str) -> int | None:
+        if part in texts:
+            return texts.index(part)
+        hits = [i for i, t in enumerate(texts) if t.startswith(part)]
+        if len(hits) > 1:
+            listed = "; ".join(choices[i] for i in hits)
+            raise Unreadable(f"{part!r} matches more than one choice: {listed}", example)
+        return hits[0] if hits else None
+
+    whole = match(folded)
+    if whole is not None:
+        return [whole]
+    if not multi:
+        return None
+    picks: list[int] = []
+    for part in re.split(r"\s*[,;]\s*", folded):
+        if not part:
+            continue
+        index = match(part)
+        if index is None:
+            return None
+        picks.append(index)
+    return picks or None

@@ -1,0 +1,128 @@
+"""Self-test of templates: the properties every template must hold over many seeds.
+
+Used by ``quiz templates test``, ``quiz templates validate`` and the test suite. For each
+seed: the variant is deterministic; numeric keys are finite and positive; the key's
+display grades correct; every known mistake stays outside the tolerance of the key and
+grades as itself; every example grades as declared.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from questions.schema import Template
+from questions.variants import PartVariant, TemplateError, make_variant
+from quiz.core.grading import grade
+from solver.units import format_value
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One property that did not hold."""
+
+    template: str
+    seed: int
+    check: str
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.template}#{self.seed}: {self.check}: {self.detail}"
+
+
+def _rel(a: float, b: float) -> float:
+    return abs(a - b) / abs(b) if b else abs(a)
+
+
+def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
+    """The per-part properties."""
+    out: list[Failure] = []
+    where = f"part {pv.index}: " if len(t.all_parts()) > 1 else ""
+
+    def fail(check: str, detail: str) -> None:
+        out.append(Failure(t.id, seed, check, where + detail))
+
+    key = pv.key
+    if key.kind == "number":
+        assert key.value is not None and key.unit is not None
+        if not math.isfinite(key.value) or key.value <= 0:
+            fail("key", f"not a finite positive number: {key.value}")
+            return out
+    try:
+        text = pv.explanation
+        if not text.strip():
+            fail("explanation", "empty")
+    except Exception as exc:  # any failure here is a template bug to report, not crash on
+        fail("explanation", f"cannot be derived: {exc}")
+    values = [(m.name, m.value) for m in pv.mistakes if m.value is not None]
+    for i, (n1, v1) in enumerate(values):
+        for n2, v2 in values[i + 1:]:
+            if _rel(v1, v2) <= key.tolerance:
+                fail("mistake", f"{n1!r} and {n2!r} give the same answer ({v1:.4g}); "
+                     "the grader could only ever name the first")
+    g = grade(pv, key.display)
+    if g.verdict != "correct":
+        fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
+    for m in pv.mistakes:
+        if m.value is not None and key.value is not None:
+            if _rel(m.value, key.value) <= key.tolerance:
+                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+                     f"the key {key.value:.4g}")
+                continue
+            typed = format_value(m.value, key.unit or "1", digits=4)
+        elif m.formula:
+            typed = m.formula
+        elif m.choice:
+            typed = ", ".join(m.choice)
+        else:
+            continue
+        g = grade(pv, typed)
+        want = "partial" if m.credit > 0 else "incorrect"
+        if g.mistake != m.name or g.verdict != want:
+            fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
+                 f"({g.mistake})")
+    return out
+
+
+def check_template(t: Template, seeds: int = 20) -> list[Failure]:
+    """Every property of `t` over seeds 0..seeds-1, plus its examples."""
+    out: list[Failure] = []
+    for seed in range(seeds):
+        try:
+            v1 = make_variant(t, seed)
+            v2 = make_variant(t, seed)
+        except TemplateError as exc:
+            out.append(Failure(t.id, seed, "variant", str(exc)))
+            return out
+        if v1.params != v2.params or [p.prompt for p in v1.parts] != [p.prompt for p in
+                                                                       v2.parts]:
+            out.append(Failure(t.id, seed, "deterministic", "two draws differ"))
+        if [p.key.display for p in v1.parts] != [p.key.display for p in v2.parts]:
+            out.append(Failure(t.id, seed, "deterministic", "two keys differ"))
+        for pv in v1.parts:
+            out += check_part(t, seed, pv)
+    out += check_examples(t)
+    return out
+
+
+def check_examples(t: Template) -> list[Failure]:
+    """Each example grades with its declared verdict (and mistake)."""
+    out: list[Failure] = []
+    for i, ex in enumerate(t.examples):
+        try:
+            v = make_variant(t, ex.seed)
+        except TemplateError as exc:
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", str(exc)))
+            continue
+        if not 1 <= ex.part <= len(v.parts):
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", f"no part {ex.part}"))
+            continue
+        pv = v.parts[ex.part - 1]
+        typed = ex.answer.replace("{key}", pv.key.display)
+        g = grade(pv, typed)
+        if g.verdict != ex.verdict or (ex.mistake and g.mistake != ex.mistake):
+            want = ex.verdict + (f" as {ex.mistake!r}" if ex.mistake else "")
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]",
+                               f"{typed!r} should grade {want}, got {g.verdict}"
+                               + (f" ({g.mistake})" if g.mistake else "")))
+    return out

@@ -1,0 +1,459 @@
+"""Sessions: the daily drill, practice and the mock interview, without any UI.
+
+The TUI and the plain-terminal drill are thin shells over these classes: they show
+:class:`Question` objects, pass typed text to :meth:`Session.preview` and
+:meth:`Session.submit`, and show the :class:`Outcome`. Every graded answer is committed
+to the store inside :meth:`Session.submit`, before the caller can show the next
+question, so a killed process loses nothing already answered.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from questions.loader import Bank
+from questions.schema import Template
+from questions.variants import PartVariant, Variant, describe, make_variant
+from quiz.core.grading import Grade, grade
+from quiz.core.schedule import Drill, rating_for
+from quiz.core.settings import Settings
+from quiz.core.store import Attempt, Store, utc_now
+
+MAX_SEED = 1_000_000
+
+
+@dataclass
+class Question:
+    """One part of one variant, as shown to the user."""
+
+    variant: Variant
+    part: PartVariant
+    started: float
+    hints_shown: int = 0
+    answer_text: str = ""
+
+    @property
+    def id(self) -> str:
+        """`TEMPLATE_ID#SEED`."""
+        return self.variant.id
+
+    @property
+    def template(self) -> Template:
+        """The template behind the question."""
+        return self.variant.template
+
+    @property
+    def label(self) -> str:
+        """`TEMPLATE_ID#SEED`, plus `part k/n` for scenarios."""
+        n = len(self.variant.parts)
+        return self.id if n == 1 else f"{self.id} (part {self.part.index}/{n})"
+
+    @property
+    def prompt(self) -> str:
+        """The prompt (a scenario's intro comes first)."""
+        intro = self.template.intro
+        if intro and len(self.variant.parts) > 1:
+            return f"{self.variant.intro}\n\n{self.part.prompt}"
+        return self.part.prompt
+
+    @property
+    def params_table(self) -> list[tuple[str, str]]:
+        """The drawn parameters as (name, value shown) rows."""
+        return [(k, describe(k, v)) for k, v in self.variant.params.items()]
+
+    @property
+    def hints_left(self) -> int:
+        """Hints not yet shown."""
+        return len(self.part.spec.hints) - self.hints_shown
+
+    @property
+    def hint_cost(self) -> float:
+        """What the shown hints cost (capped at 1)."""
+        return min(1.0, sum(h.cost for h in self.part.spec.hints[: self.hints_shown]))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened when an answer was submitted.
+
+    Attributes:
+        grade: verdict, score, how the answer was read, feedback.
+        question: the question answered.
+        attempt_id: the stored attempt (None for invalid input).
+        seconds: time taken.
+        more_parts: the scenario continues with another part.
+    """
+
+    grade: Grade
+    question: Question
+    attempt_id: int | None
+    seconds: float
+    more_parts: bool
+
+    @property
+    def explanation(self) -> str:
+        """The worked derivation."""
+        return self.question.part.explanation
+
+
+class NoQuestions(LookupError):
+    """Nothing matches the filter (practice) or nothing is due (drill)."""
+
+
+def preview(part: PartVariant, text: str) -> str:
+    """How typed text reads, for the live preview (never grades, never records)."""
+    if not text.strip():
+        return ""
+    g = grade(part, text)
+    if g.verdict == "invalid":
+        return f"can't read: {g.feedback}"
+    return f"read as {g.read_as}"
+
+
+class Session:
+    """A run of questions in one mode; subclasses choose which templates come next.
+
+    Args:
+        bank: the loaded templates.
+        store: the history (attempts are committed here).
+        settings: user settings (tolerance, caps, expected time).
+        clock: monotonic seconds, injectable for tests.
+        now: aware UTC datetimes, injectable for tests.
+        rng: source of seeds and picks.
+    """
+
+    mode = "practice"
+
+    def __init__(self, bank: Bank, store: Store, settings: Settings, *,
+                 clock: Callable[[], float] = time.monotonic,
+                 now: Callable[[], datetime] = utc_now,
+                 rng: random.Random | None = None) -> None:
+        self.bank = bank
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.now = now
+        self.rng = rng or random.Random()
+        self.current: Question | None = None
+        self.answered: list[Outcome] = []
+        self._part_scores: list[float] = []
+        self._seconds = 0.0
+
+    # --- choosing
+
+    def pick(self) -> str | None:
+        """The next template id, or None when the session is over."""
+        raise NotImplementedError
+
+    def review(self) -> bool:
+        """Whether answers in this session move FSRS cards."""
+        return False
+
+    def next(self) -> Question | None:
+        """The next question (the next part of a scenario first), or None when done."""
+        q = self.current
+        if q is not None and q.part.index < len(q.variant.parts) and self._part_scores:
+            part = q.variant.parts[q.part.index]
+            self.current = Question(q.variant, part, self.clock())
+            return self.current
+        tid = self.pick()
+        if tid is None:
+            self.current = None
+            return None
+        variant = make_variant(self.bank.get(tid), self.rng.randrange(MAX_SEED))
+        self._part_scores, self._seconds = [], 0.0
+        self.current = Question(variant, variant.parts[0], self.clock())
+        return self.current
+
+    def ask(self, template_id: str, seed: int) -> Question:
+        """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED)."""
+        variant = make_variant(self.bank.get(template_id), seed)
+        self._part_scores, self._seconds = [], 0.0
+        self.current = Question(variant, variant.parts[0], self.clock())
+        return self.current
+
+    # --- answering
+
+    def hint(self) -> str | None:
+        """Reveal the next hint of the current question (its cost is recorded)."""
+        q = self.current
+        if q is None or q.hints_left <= 0:
+            return None
+        q.hints_shown += 1
+        h = q.part.spec.hints[q.hints_shown - 1]
+        return f"{h.text} (costs {h.cost:.0%} of the score)"
+
+    def submit(self, text: str) -> Outcome:
+        """Grade and record an answer to the current question.
+
+        Invalid input is graded but not recorded and does not end the question.
+
+        Raises:
+            RuntimeError: no question is showing.
+        """
+        q = self.current
+        if q is None:
+            raise RuntimeError("no question is showing")
+        g = grade(q.part, text, hint_cost=q.hint_cost,
+                  tolerance_scale=self.settings.tolerance_scale)
+        seconds = max(0.0, self.clock() - q.started)
+        if g.verdict == "invalid":
+            return Outcome(g, q, None, seconds, False)
+        q.answer_text = text
+        more = q.part.index < len(q.variant.parts)
+        attempt_id = self._record(q, g, text, seconds, last=not more)
+        out = Outcome(g, q, attempt_id, seconds, more)
+        self.answered.append(out)
+        return out
+
+    def _attempt(self, q: Question, g: Grade, text: str, seconds: float) -> Attempt:
+        t = q.template
+        return Attempt(template_id=t.id, template_version=t.version, seed=q.variant.seed,
+                       mode=self.mode,  # type: ignore[arg-type]
+                       answer_text=text[:2000], verdict=g.verdict,  # type: ignore[arg-type]
+                       score=g.score, topic=t.topic, answered_at=self.now(),
+                       seconds=seconds, mistake=g.mistake, hints_used=q.hints_shown,
+                       hint_cost=q.hint_cost, tags=tuple(t.tags),
+                       session_id=self.session_id())
+
+    def session_id(self) -> int | None:
+        """The mock session id attempts belong to (None outside a mock)."""
+        return None
+
+    def _record(self, q: Question, g: Grade, text: str, seconds: float, *,
+                last: bool) -> int:
+        attempt = self._attempt(q, g, text, seconds)
+        self._part_scores.append(g.score)
+        self._seconds += seconds
+        attempt_id = self.store.record_attempt(attempt)  # committed before returning
+        if last and self.review():
+            mean = sum(self._part_scores) / len(self._part_scores)
+            verdict = "correct" if mean >= 0.999 else "partial" if mean > 0 else "incorrect"
+            hints = q.hints_shown
+            rating = rating_for(verdict, self._seconds, hints, q.template.expected_seconds)
+            if rating is not None:
+                Drill(self.store, self.settings, now=self.now).review(
+                    q.template.id, rating, self.now(), attempt_id=attempt_id)
+        return attempt_id
+
+
+class DrillSession(Session):
+    """The daily drill: FSRS decides which templates are due (learning, due, new)."""
+
+    mode = "drill"
+
+    def __init__(self, bank: Bank, store: Store, settings: Settings, **kw: Any) -> None:
+        super().__init__(bank, store, settings, **kw)
+        self.drill = Drill(store, settings, now=self.now)
+        self._last: str | None = None
+
+    def review(self) -> bool:
+        return True
+
+    def queue(self) -> list[str]:
+        """What is left to do today, in order."""
+        return self.drill.queue(sorted(self.bank.templates))
+
+    def pick(self) -> str | None:
+        queue = self.queue()
+        if len(queue) > 1 and queue[0] == self._last:
+            queue = queue[1:] + queue[:1]
+        self._last = queue[0] if queue else None
+        return self._last
+
+
+class PracticeSession(Session):
+    """Endless practice on a topic, a rapid-fire item, a tag or a difficulty.
+
+    Args:
+        topic: a topic name, a tag (e.g. `rapid-fire-3`), or None for everything.
+        difficulty: only this difficulty, or None.
+        schedule: whether answers move FSRS cards (off unless asked).
+
+    Raises:
+        NoQuestions: nothing matches.
+    """
+
+    mode = "practice"
+
+    def __init__(self, bank: Bank, store: Store, settings: Settings, *,
+                 topic: str | None = None, difficulty: int | None = None,
+                 schedule: bool = False, **kw: Any) -> None:
+        super().__init__(bank, store, settings, **kw)
+        self.ids = matching(bank, topic, difficulty)
+        if not self.ids:
+            raise NoQuestions(f"no template matches {topic or 'any topic'}"
+                              + (f" at difficulty {difficulty}" if difficulty else ""))
+        self.schedule = schedule
+        self._last: str | None = None
+
+    def review(self) -> bool:
+        return self.schedule
+
+    def pick(self) -> str | None:
+        pool = [i for i in self.ids if i != self._last] or self.ids
+        self._last = self.rng.choice(pool)
+        return self._last
+
+
+def matching(bank: Bank, topic: str | None, difficulty: int | None = None) -> list[str]:
+    """Template ids whose topic, tag or id prefix is `topic`, at `difficulty`."""
+    out = []
+    for tid, t in sorted(bank.templates.items()):
+        if topic and topic not in (t.topic, *t.tags) and not tid.startswith(f"{topic}/"):
+            continue
+        if difficulty and t.difficulty != difficulty:
+            continue
+        out.append(tid)
+    return out
+
+
+# ---------------------------------------------------------------- mock interview
+
+
+@dataclass
+class MockReport:
+    """The end of a mock interview.
+
+    Attributes:
+        score: mean score over all questions (unanswered count as 0).
+        by_topic: topic -> (mean score, questions).
+        rows: per question: label, topic, verdict, score, seconds, answer, key.
+        solutions: per question: label and worked derivation.
+        previous: scores of earlier finished mocks, oldest first.
+    """
+
+    score: float
+    by_topic: dict[str, tuple[float, int]]
+    rows: list[dict[str, Any]]
+    solutions: list[tuple[str, str]]
+    previous: list[float] = field(default_factory=list)
+
+
+class MockSession(Session):
+    """A timed mock interview: N mixed questions, no feedback until the end.
+
+    Args:
+        questions: how many (default: settings.mock_questions).
+        minutes: time limit (default: settings.mock_minutes).
+    """
+
+    mode = "mock"
+    WARNINGS = (300.0, 60.0)
+
+    def __init__(self, bank: Bank, store: Store, settings: Settings, *,
+                 questions: int | None = None, minutes: float | None = None,
+                 **kw: Any) -> None:
+        super().__init__(bank, store, settings, **kw)
+        self.n = questions or settings.mock_questions
+        self.minutes = minutes or settings.mock_minutes
+        self.plan = mock_plan(bank, self.n, self.rng)
+        self.started = self.clock()
+        self.deadline = self.started + self.minutes * 60
+        self._warned: set[float] = set()
+        self._index = 0
+        self.finished = False
+        self._mock_id = store.start_mock(minutes=int(self.minutes), n_questions=self.n)
+
+    def session_id(self) -> int | None:
+        return self._mock_id
+
+    def remaining(self) -> float:
+        """Seconds left (never negative)."""
+        return max(0.0, self.deadline - self.clock())
+
+    def due_warning(self) -> str | None:
+        """A warning when 5 or 1 minutes remain (each given once)."""
+        left = self.remaining()
+        for mark in self.WARNINGS:
+            if left <= mark and mark not in self._warned and left > 0:
+                self._warned.add(mark)
+                return f"{int(mark // 60)} minute{'s' if mark > 60 else ''} left"
+        return None
+
+    def time_up(self) -> bool:
+        """Whether the time limit has passed."""
+        return self.remaining() <= 0
+
+    def pick(self) -> str | None:
+        if self.time_up() or self._index >= len(self.plan):
+            return None
+        tid = self.plan[self._index]
+        self._index += 1
+        return tid
+
+    def submit(self, text: str) -> Outcome:
+        """Grade and record silently (the UI shows feedback only in the report)."""
+        return super().submit(text)
+
+    def expire(self, typed: str = "") -> None:
+        """Time ran out: submit what is typed (a blank counts as unanswered)."""
+        q = self.current
+        if q is None:
+            return
+        if typed.strip():
+            out = super().submit(typed)
+            if out.grade.verdict != "invalid":
+                return
+        blank = Grade("incorrect", 0.0, "", "unanswered", "Time ran out before an answer.",
+                      q.part.key)
+        more = q.part.index < len(q.variant.parts)
+        attempt_id = self._record(q, blank, typed, self.clock() - q.started, last=not more)
+        self.answered.append(Outcome(blank, q, attempt_id, self.clock() - q.started, more))
+        self.current = None
+
+    def finish(self) -> MockReport:
+        """End the interview, store the report, and compare with earlier mocks."""
+        self.finished = True
+        rows, solutions = [], []
+        topics: dict[str, list[float]] = defaultdict(list)
+        for out in self.answered:
+            q = out.question
+            rows.append({"question": q.label, "topic": q.template.topic,
+                         "verdict": out.grade.verdict, "score": out.grade.score,
+                         "seconds": round(out.seconds, 1), "answer": q.answer_text,
+                         "read_as": out.grade.read_as, "key": out.grade.key.display,
+                         "mistake": out.grade.mistake, "feedback": out.grade.feedback})
+            topics[q.template.topic].append(out.grade.score)
+            solutions.append((q.label, q.part.explanation))
+        unanswered = max(0, self.n - len({o.question.id for o in self.answered}))
+        scores = [o.grade.score for o in self.answered] + [0.0] * unanswered
+        score = sum(scores) / len(scores) if scores else 0.0
+        by_topic = {t: (sum(v) / len(v), len(v)) for t, v in sorted(topics.items())}
+        previous = [m.score for m in self.store.mock_history()
+                    if m.score is not None and m.id != self._mock_id]
+        report = MockReport(score, by_topic, rows, solutions, previous)
+        self.store.finish_mock(self._mock_id, score=score,
+                               report={"score": score, "rows": rows,
+                                       "by_topic": {k: v[0] for k, v in by_topic.items()}})
+        return report
+
+
+def mock_plan(bank: Bank, n: int, rng: random.Random) -> list[str]:
+    """N templates mixed across topics and difficulties (round-robin over topics)."""
+    by_topic: dict[str, list[str]] = defaultdict(list)
+    for tid, t in sorted(bank.templates.items()):
+        by_topic[t.topic].append(tid)
+    for ids in by_topic.values():
+        rng.shuffle(ids)
+    topics = sorted(by_topic)
+    rng.shuffle(topics)
+    plan: list[str] = []
+    while len(plan) < n and any(by_topic.values()):
+        for topic in topics:
+            if by_topic[topic] and len(plan) < n:
+                plan.append(by_topic[topic].pop())
+    # Easy first, hard last, as interviews usually go.
+    plan.sort(key=lambda tid: bank.templates[tid].difficulty)
+    return plan
+
+
+def topics_of(templates: Sequence[Template]) -> list[str]:
+    """The topics present, sorted."""
+    return sorted({t.topic for t in templates})

@@ -1,0 +1,182 @@
+"""User settings: a pydantic model read from and written to a small TOML file.
+
+The file lives in the data folder (``quiz.locations.config_path``) and holds flat
+``key = value`` lines. Reading it never crashes the app: a missing file gives the
+defaults, and every problem (bad TOML, a value of the wrong type or out of range, an
+unknown key) becomes a warning line ``FILE[:LINE]: FIELD: reason`` while the offending
+field falls back to its default. The other, valid fields are kept, so one typo does
+not silently reset everything else.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["Settings", "load_settings", "save_settings"]
+
+
+class Settings(BaseModel):
+    """Everything the user can tune. Unknown keys are rejected (``extra="forbid"``)."""
+
+    # strict: TOML values are already typed, so "10" for an int is a mistake worth a
+    # warning rather than a silent coercion. use_attribute_docstrings turns the
+    # docstring under each field into its description, which save_settings writes as
+    # a comment above the key.
+    model_config = ConfigDict(
+        extra="forbid", strict=True, validate_assignment=True, use_attribute_docstrings=True
+    )
+
+    new_per_day: int = Field(default=10, ge=0, le=10_000)
+    """How many never-seen templates the daily drill may introduce per local day."""
+
+    reviews_per_day: int = Field(default=100, ge=0, le=100_000)
+    """How many due review cards the daily drill may show per local day."""
+
+    mock_minutes: int = Field(default=30, ge=1, le=240)
+    """Length of a mock interview, in minutes."""
+
+    mock_questions: int = Field(default=8, ge=1, le=50)
+    """Number of questions in a mock interview."""
+
+    theme: str = Field(default="textual-dark", min_length=1, max_length=100)
+    """Name of the Textual theme the app uses."""
+
+    tolerance_scale: float = Field(default=1.0, gt=0, le=100, allow_inf_nan=False)
+    """Multiplies every template's relative tolerance (2.0 grades twice as leniently)."""
+
+    expected_seconds: float = Field(default=90.0, gt=0, le=86_400, allow_inf_nan=False)
+    """Time a question is expected to take; fast or slow answers adjust the FSRS rating."""
+
+
+def _line_of(text: str, key: str) -> int | None:
+    # Only for pointing the user at the right line: a flat file has one `key =` line
+    # per key, so a regex is enough (tomllib does not report positions of values).
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(key)}[\"']?\s*=", re.MULTILINE)
+    match = pattern.search(text)
+    if match is None:
+        return None
+    return text.count("\n", 0, match.start()) + 1
+
+
+def _where(path: Path, text: str, key: str) -> str:
+    line = _line_of(text, key)
+    return f"{path}:{line}" if line is not None else str(path)
+
+
+def load_settings(path: Path) -> tuple[Settings, list[str]]:
+    """Read the settings file, falling back to defaults field by field.
+
+    Args:
+        path: The TOML file; it need not exist.
+
+    Returns:
+        The settings and a list of human-readable warnings, one per problem found,
+        each naming the file (with the line where it can be found), the field and the
+        reason. The list is empty when the file is missing or fully valid.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(), [f"{path}: cannot read settings ({exc}); using defaults"]
+    try:
+        data: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Settings(), [f"{path}: not valid TOML ({exc}); using defaults"]
+
+    warnings: list[str] = []
+    # Each round drops the top-level keys pydantic complained about; it ends because
+    # every round removes at least one key, and an empty dict is always valid.
+    while True:
+        try:
+            return Settings.model_validate(data), warnings
+        except ValidationError as exc:
+            bad: set[str] = set()
+            for error in exc.errors():
+                key = str(error["loc"][0]) if error["loc"] else ""
+                if key in bad:
+                    continue
+                bad.add(key)
+                where = _where(path, text, key)
+                if error["type"] == "extra_forbidden":
+                    warnings.append(f"{where}: {key}: unknown setting; ignored")
+                else:
+                    default = Settings.model_fields[key].default
+                    warnings.append(
+                        f"{where}: {key}: {error['msg']} (got {error['input']!r}); "
+                        f"using the default {default!r}"
+                    )
+            if not bad & data.keys():
+                # Cannot happen with a flat model; stop rather than loop forever.
+                return Settings(), warnings
+            data = {k: v for k, v in data.items() if k not in bad}
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"cannot write non-finite float {value!r}")
+        return repr(value)
+    if isinstance(value, str):
+        return _toml_string(value)
+    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+
+
+def _toml_string(value: str) -> str:
+    # A TOML basic string; control characters (and DEL) must be escaped, everything
+    # else, non-ASCII included, may stand as is.
+    escapes = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n"}
+    escapes |= {"\f": "\\f", "\r": "\\r"}
+    out = []
+    for char in value:
+        if char in escapes:
+            out.append(escapes[char])
+        elif ord(char) < 0x20 or ord(char) == 0x7F:
+            out.append(f"\\u{ord(char):04X}")
+        else:
+            out.append(char)
+    return '"' + "".join(out) + '"'
+
+
+def save_settings(settings: Settings, path: Path) -> None:
+    """Write the settings as flat ``key = value`` TOML, atomically.
+
+    The file is written to a temporary file beside ``path`` and renamed over it, so
+    a crash never leaves a half-written settings file. Parent folders are created.
+
+    Args:
+        settings: The settings to write; every field is written, defaults included,
+            so the file documents what can be changed.
+        path: The TOML file to (over)write.
+    """
+    lines = ["# quiz settings. Unknown keys are rejected; bad values fall back to defaults.", ""]
+    for name in Settings.model_fields:
+        doc = Settings.model_fields[name].description
+        if doc:
+            lines.append(f"# {doc}")
+        lines.append(f"{name} = {_toml_value(getattr(settings, name))}")
+    text = "\n".join(lines) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,63 @@
+"""Opening what a running app needs: data folder, settings, history and the bank.
+
+Split in two so the TUI can paint before the slow part: :func:`open_light` (settings
+and the store: milliseconds) and :func:`load_bank_for` (templates and the solver:
+imports sympy, so the TUI runs it in a worker).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quiz import locations
+from quiz.core.settings import Settings, load_settings
+from quiz.core.store import Store
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+
+
+@dataclass
+class AppState:
+    """The open data folder.
+
+    Attributes:
+        data_dir: the folder.
+        settings: loaded settings (defaults where the file was bad).
+        store: the open history.
+        template_dirs: user template folders (default folder first, then extras).
+        warnings: messages for the user (bad settings, a recovered history file).
+    """
+
+    data_dir: Path
+    settings: Settings
+    store: Store
+    template_dirs: list[Path]
+    warnings: list[str] = field(default_factory=list)
+
+
+def open_light(data_dir: str | Path | None = None,
+               template_dirs: Sequence[str] = ()) -> AppState:
+    """Open settings and the history (creating the data folder on first use)."""
+    folder = locations.data_dir(data_dir, ensure=True)
+    settings, warnings = load_settings(locations.config_path(folder))
+    store = Store.open(locations.db_path(folder))
+    if store.recovery_message:
+        warnings.append(store.recovery_message)
+    try:
+        store.backup_if_due(locations.backups_dir(folder))
+    except OSError as exc:  # a backup must never stop the app
+        warnings.append(f"could not write today's backup: {exc}")
+    dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
+        template_dirs)]
+    return AppState(folder, settings, store, dirs, warnings)
+
+
+def load_bank_for(state: AppState) -> Bank:
+    """The bundled bank plus the user's folders (slow: imports the solver)."""
+    from questions.loader import load_bank
+
+    return load_bank(state.template_dirs)

@@ -1,0 +1,133 @@
+"""Where quiz keeps its files: one place, and only functions.
+
+Every path is computed when asked for, never at import time, so that importing
+``quiz`` (or running ``quiz --help``) creates no folder and reads no environment
+that a test or the CLI has not set yet.
+
+Layout of the data folder::
+
+    <data dir>/
+        history.db      the SQLite history (attempts, FSRS cards, mock sessions)
+        config.toml     the settings
+        templates/      the user's own question templates
+        backups/        one copy of history.db per local day, the newest few kept
+
+The data folder is chosen by, in order: the ``--data-dir`` flag, the environment
+variable ``QUIZ_DATA_DIR``, the platform's user data folder
+(``platformdirs.user_data_dir("quiz")``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+__all__ = [
+    "APP_NAME",
+    "DATA_DIR_ENV",
+    "TEMPLATES_ENV",
+    "backups_dir",
+    "config_path",
+    "data_dir",
+    "db_path",
+    "extra_template_dirs",
+    "user_templates_dir",
+]
+
+APP_NAME = "quiz"
+DATA_DIR_ENV = "QUIZ_DATA_DIR"
+TEMPLATES_ENV = "QUIZ_TEMPLATES"
+
+
+def _expand(path: str | Path) -> Path:
+    # "~" is expanded here because a value from a TOML file or an env var set in a
+    # launcher never went through a shell that would have expanded it.
+    return Path(path).expanduser().absolute()
+
+
+def data_dir(
+    override: str | Path | None = None,
+    *,
+    ensure: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> Path:
+    """Return the folder that holds the history, settings, user templates and backups.
+
+    Args:
+        override: The ``--data-dir`` flag; wins over everything else when given.
+        ensure: Create the folder (and its parents) if it does not exist. Off by
+            default so that merely asking where data lives changes nothing on disk.
+        env: The environment to read ``QUIZ_DATA_DIR`` from; ``os.environ`` if None.
+
+    Returns:
+        An absolute path, ``~`` expanded.
+    """
+    environ = os.environ if env is None else env
+    if override is not None and str(override) != "":
+        path = _expand(override)
+    elif environ.get(DATA_DIR_ENV):
+        path = _expand(environ[DATA_DIR_ENV])
+    else:
+        # Imported here: platformdirs is cheap, but nothing in this module should
+        # cost anything until a path is actually needed.
+        import platformdirs
+
+        path = _expand(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+    if ensure:
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def db_path(data_dir: Path) -> Path:
+    """Return the SQLite history file inside ``data_dir``."""
+    return data_dir / "history.db"
+
+
+def config_path(data_dir: Path) -> Path:
+    """Return the settings file (TOML) inside ``data_dir``."""
+    return data_dir / "config.toml"
+
+
+def user_templates_dir(data_dir: Path) -> Path:
+    """Return the folder for the user's own question templates inside ``data_dir``."""
+    return data_dir / "templates"
+
+
+def backups_dir(data_dir: Path) -> Path:
+    """Return the folder for the daily history backups inside ``data_dir``."""
+    return data_dir / "backups"
+
+
+def extra_template_dirs(
+    cli: Sequence[str | Path] = (),
+    *,
+    env: Mapping[str, str] | None = None,
+) -> list[Path]:
+    """Return the extra template folders named by ``--templates`` and ``QUIZ_TEMPLATES``.
+
+    Folders from the command line come first, then those from the environment
+    variable (separated by ``os.pathsep``). Empty entries are skipped and duplicates
+    are kept only once, in first-seen order. Folders are not checked for existence:
+    the template loader reports a missing folder with its own error.
+
+    Args:
+        cli: The values of the repeatable ``--templates DIR`` flag.
+        env: The environment to read ``QUIZ_TEMPLATES`` from; ``os.environ`` if None.
+
+    Returns:
+        Absolute paths, ``~`` expanded.
+    """
+    environ = os.environ if env is None else env
+    raw: list[str | Path] = list(cli)
+    raw.extend(environ.get(TEMPLATES_ENV, "").split(os.pathsep))
+    seen: set[Path] = set()
+    result: list[Path] = []
+    for entry in raw:
+        if str(entry).strip() == "":
+            continue
+        path = _expand(entry)
+        if path not in seen:
+            seen.add(path)
+            result.append(path)
+    return result

@@ -1,0 +1,73 @@
+"""`quiz ask` and `quiz check` as scripts call them (DESIGN.md's JSON contract)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from quiz.cli import main
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_ask_json_follows_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "ask", "memory/model-state", "--seed", "0", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"template", "seed", "prompt", "params", "answer_kind", "choices", "expected",
+            "explanation"} <= set(data)
+    assert data["template"] == "memory/model-state" and data["seed"] == 0
+    assert {"value", "unit", "display"} <= set(data["expected"])
+
+
+def test_template_hash_seed_form_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    _, a, _ = run(capsys, "ask", "memory/model-state#4", "--json")
+    _, b, _ = run(capsys, "ask", "memory/model-state", "--seed", "4", "--json")
+    assert json.loads(a) == json.loads(b)
+
+
+def test_checking_the_expected_display_grades_correct(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, out, _ = run(capsys, "ask", "memory/model-state#2", "--json")
+    display = json.loads(out)["expected"]["display"]
+    code, out, _ = run(capsys, "check", "memory/model-state", "--seed", "2", "--answer",
+                       display, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "correct" and data["score"] == 1.0
+    assert {"template", "seed", "verdict", "score", "read_as", "expected", "mistake",
+            "feedback", "explanation"} <= set(data)
+
+
+def test_check_names_the_known_mistake(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "check", "compute/flops-formula#0", "--answer", "2*P*D",
+                       "--json")
+    data = json.loads(out)
+    assert data["verdict"] == "incorrect" and data["mistake"] == "forward pass only"
+
+
+def test_unreadable_answer_is_invalid_not_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "check", "memory/model-state#0", "--answer",
+                       "__import__('os').system('echo pwned')", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["verdict"] == "invalid" and data["score"] == 0
+    assert "pwned" not in out.replace(data["feedback"], "")
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["ask", "memory/model-stat"], "did you mean memory/model-state"),
+    (["ask", "memory/model-state#x"], "seed must be a whole number"),
+    (["check", "memory/model-state", "--answer", "1 TB"], "needs a seed"),
+    (["check", "memory/model-state#1", "--seed", "2", "--answer", "1"], "two different"),
+    (["check", "memory/model-state#1", "--part", "3", "--answer", "1"], "no part 3"),
+])
+def test_bad_references_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,61 @@
+"""The bundled bank: every template holds its properties over many seeds, and the bank
+covers the interview."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from questions.loader import load_bank
+from quiz.core.selftest import check_template
+
+BANK = load_bank(bundled=True)
+SEEDS = 12
+
+
+def test_bundled_bank_loads_without_problems() -> None:
+    assert [str(p) for p in BANK.problems] == []
+
+
+@pytest.mark.parametrize("template_id", sorted(BANK.templates))
+def test_template_holds_its_properties_over_many_seeds(template_id: str) -> None:
+    failures = check_template(BANK.templates[template_id], seeds=SEEDS)
+    assert [str(f) for f in failures] == []
+
+
+def test_bank_has_at_least_forty_templates() -> None:
+    assert len(BANK.templates) >= 40
+
+
+@pytest.mark.parametrize("item", range(1, 8))
+def test_every_rapid_fire_item_has_three_templates_at_different_difficulties(
+    item: int,
+) -> None:
+    tagged = [t for t in BANK.templates.values() if f"rapid-fire-{item}" in t.tags]
+    assert len(tagged) >= 3
+    assert len({t.difficulty for t in tagged}) >= 2
+
+
+def test_at_least_three_multi_part_scenarios() -> None:
+    assert sum(1 for t in BANK.templates.values() if len(t.parts) > 1) >= 3
+
+
+def test_numeric_parts_name_at_least_two_known_mistakes() -> None:
+    thin = [f"{t.id} part {i}" for t in BANK.templates.values()
+            for i, p in enumerate(t.all_parts(), 1)
+            if p.answer_kind == "number" and len(p.mistakes) < 2]
+    assert thin == []
+
+
+def test_every_answer_kind_is_used() -> None:
+    kinds = {p.answer_kind for t in BANK.templates.values() for p in t.all_parts()}
+    assert kinds == {"number", "formula", "choice", "multi", "table", "layout"}
+
+
+def test_ids_are_unique_and_topics_are_covered() -> None:
+    topics: dict[str, int] = defaultdict(int)
+    for t in BANK.templates.values():
+        topics[t.topic] += 1
+    assert {"memory", "compute", "parallelism", "communication", "pipeline",
+            "inference", "conventions", "layout", "scenario"} <= set(topics)

@@ -1,0 +1,215 @@
+"""Behaviour of the settings file (quiz.core.settings) and of quiz.locations."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+
+from quiz import locations
+from quiz.core.settings import Settings, load_settings, save_settings
+
+# ----------------------------------------------------------------------- settings
+
+
+def test_defaults() -> None:
+    s = Settings()
+    assert s.new_per_day == 10
+    assert s.reviews_per_day == 100
+    assert s.mock_minutes == 30
+    assert s.mock_questions == 8
+    assert s.theme == "textual-dark"
+    assert s.tolerance_scale == 1.0
+    assert s.expected_seconds == 90
+
+
+def test_every_field_is_documented() -> None:
+    for name, field in Settings.model_fields.items():
+        assert field.description, name
+
+
+def test_missing_file_gives_defaults_without_warnings(tmp_path: Path) -> None:
+    assert load_settings(tmp_path / "nope.toml") == (Settings(), [])
+
+
+def test_valid_file_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('new_per_day = 3\ntheme = "nord"\ntolerance_scale = 2\n')
+    loaded, warnings = load_settings(path)
+    assert warnings == []
+    assert (loaded.new_per_day, loaded.theme, loaded.tolerance_scale) == (3, "nord", 2.0)
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("new_per_day = -1", "new_per_day"),
+        ('new_per_day = "10"', "new_per_day"),  # a string is not an int in TOML
+        ("mock_minutes = 0", "mock_minutes"),
+        ("mock_minutes = 241", "mock_minutes"),
+        ("mock_questions = 51", "mock_questions"),
+        ("theme = 5", "theme"),
+        ('theme = ""', "theme"),
+        ("tolerance_scale = 0.0", "tolerance_scale"),
+        ("expected_seconds = nan", "expected_seconds"),
+        ("reviews_per_day = [1, 2]", "reviews_per_day"),
+    ],
+)
+def test_bad_field_falls_back_to_its_default_with_a_message(
+    tmp_path: Path, line: str, field: str
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(f'theme = "kept"\n{line}\n' if field != "theme" else f"{line}\n")
+    loaded, warnings = load_settings(path)
+    assert getattr(loaded, field) == Settings.model_fields[field].default
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"{path}:")
+    assert f": {field}: " in warnings[0]
+    if field != "theme":
+        assert loaded.theme == "kept"  # the good fields survive
+        assert warnings[0].startswith(f"{path}:2: {field}: ")
+
+
+def test_unknown_field_is_rejected(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError):
+        Settings.model_validate({"new_per_dya": 5})
+    path = tmp_path / "config.toml"
+    path.write_text("new_per_dya = 5\nmock_minutes = 45\n")
+    loaded, warnings = load_settings(path)
+    assert loaded.mock_minutes == 45
+    assert loaded.new_per_day == 10
+    assert warnings == [f"{path}:1: new_per_dya: unknown setting; ignored"]
+
+
+def test_invalid_toml_gives_defaults_and_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("new_per_day = = 3\n")
+    loaded, warnings = load_settings(path)
+    assert loaded == Settings()
+    assert len(warnings) == 1
+    assert str(path) in warnings[0]
+    assert "TOML" in warnings[0]
+
+
+def test_unreadable_file_gives_defaults_and_a_warning(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b'theme = "\xff\xfe"\n')  # not UTF-8
+    loaded, warnings = load_settings(path)
+    assert loaded == Settings()
+    assert len(warnings) == 1
+    assert str(path) in warnings[0]
+
+
+def test_several_problems_are_all_reported(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("new_per_day = -3\nbogus = 1\nmock_questions = 0\nmock_minutes = 20\n")
+    loaded, warnings = load_settings(path)
+    assert loaded.mock_minutes == 20
+    assert sorted(w.split(": ")[1] for w in warnings) == ["bogus", "mock_questions", "new_per_day"]
+
+
+def test_round_trip_save_load(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "config.toml"
+    original = Settings(
+        new_per_day=0,
+        reviews_per_day=250,
+        mock_minutes=45,
+        mock_questions=12,
+        theme="gruvbox",
+        tolerance_scale=1.5,
+        expected_seconds=120.25,
+    )
+    save_settings(original, path)
+    assert load_settings(path) == (original, [])
+    text = path.read_text()
+    assert "# How many never-seen templates" in text  # field docs become comments
+    assert list(tmp_path.glob("deep/.*tmp")) == []  # no temporary file left behind
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    theme=st.text(min_size=1, max_size=100),
+    scale=st.floats(min_value=1e-6, max_value=100),
+    seconds=st.floats(min_value=1e-3, max_value=86_400),
+)
+def test_any_valid_settings_round_trip(
+    tmp_path: Path, theme: str, scale: float, seconds: float
+) -> None:
+    original = Settings(theme=theme, tolerance_scale=scale, expected_seconds=seconds)
+    path = tmp_path / "config.toml"
+    save_settings(original, path)
+    tomllib.loads(path.read_text(encoding="utf-8"))  # always valid TOML
+    assert load_settings(path) == (original, [])
+
+
+def test_assignment_is_validated() -> None:
+    s = Settings()
+    with pytest.raises(ValidationError):
+        s.mock_minutes = 0
+
+
+# ----------------------------------------------------------------------- locations
+
+
+def test_data_dir_precedence_flag_then_env_then_platform(tmp_path: Path) -> None:
+    env = {"QUIZ_DATA_DIR": str(tmp_path / "from-env")}
+    assert locations.data_dir(tmp_path / "flag", env=env) == tmp_path / "flag"
+    assert locations.data_dir(None, env=env) == tmp_path / "from-env"
+    platform_dir = locations.data_dir(None, env={})
+    assert platform_dir.is_absolute()
+    assert "quiz" in platform_dir.parts[-1].lower()
+
+
+def test_data_dir_is_created_only_when_asked(tmp_path: Path) -> None:
+    target = tmp_path / "a" / "b"
+    assert locations.data_dir(target) == target
+    assert not target.exists()
+    assert locations.data_dir(target, ensure=True) == target
+    assert target.is_dir()
+
+
+def test_data_dir_expands_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert locations.data_dir("~/quizdata", env={}) == tmp_path / "quizdata"
+
+
+def test_files_live_in_the_data_dir(tmp_path: Path) -> None:
+    assert locations.db_path(tmp_path) == tmp_path / "history.db"
+    assert locations.config_path(tmp_path) == tmp_path / "config.toml"
+    assert locations.user_templates_dir(tmp_path) == tmp_path / "templates"
+    assert locations.backups_dir(tmp_path) == tmp_path / "backups"
+
+
+def test_extra_template_dirs_from_flag_then_env(tmp_path: Path) -> None:
+    a, b, c = (str(tmp_path / name) for name in "abc")
+    env = {"QUIZ_TEMPLATES": os.pathsep.join([b, "", c, a])}
+    assert locations.extra_template_dirs([a, b], env=env) == [
+        Path(a),
+        Path(b),
+        Path(c),
+    ]
+    assert locations.extra_template_dirs(env={}) == []
+
+
+def test_importing_core_modules_does_no_work(tmp_path: Path) -> None:
+    """No folder created, no database opened, no Textual imported at import time."""
+    code = (
+        "import sys\n"
+        "import quiz.locations, quiz.core.store, quiz.core.schedule, quiz.core.settings\n"
+        "assert 'textual' not in sys.modules, 'quiz.core imported textual'\n"
+    )
+    env = {
+        **os.environ,
+        "HOME": str(tmp_path / "home"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "QUIZ_DATA_DIR": str(tmp_path / "data"),
+    }
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
