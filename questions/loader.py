@@ -284,6 +284,12 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             for c in m.choice:
                 if c not in labels:
                     out.append((base + ["mistakes", mi, "choice"], f"no choice {c!r}"))
+        for row, cols in (m.cells or {}).items():
+            if row not in part.rows:
+                out.append((base + ["mistakes", mi, "cells"], f"no row {row!r}"))
+            for col in cols:
+                if col not in part.columns:
+                    out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
         if part.answer_kind == "number" and m.formula:
             out.append((base + ["mistakes", mi, "formula"], "a number answer's mistake "
                         "uses set, expr or scale"))

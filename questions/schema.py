@@ -117,13 +117,15 @@ class Mistake(_Model):
     """For formula answers: the wrong formula, in the prompt's letters."""
     choice: list[str] | None = None
     """For choice answers: the labels that are this mistake."""
+    cells: dict[str, list[str]] | None = None
+    """For table answers: rows answered this (wrong) way are this mistake."""
 
     @model_validator(mode="after")
     def _one_recognizer(self) -> Mistake:
         given = [x for x in (self.set or None, self.expr, self.scale, self.formula,
-                             self.choice) if x is not None]
+                             self.choice, self.cells) if x is not None]
         if len(given) != 1:
-            raise ValueError("give exactly one of set, expr, scale, formula, choice")
+            raise ValueError("give exactly one of set, expr, scale, formula, choice, cells")
         return self
 
 
@@ -258,7 +260,11 @@ class Template(_Model):
     @classmethod
     def _topic(cls, v: str) -> str:
         if v not in TOPICS:
-            raise ValueError(f"unknown topic {v!r}; use one of {', '.join(TOPICS)}")
+            import difflib
+
+            close = difflib.get_close_matches(v, TOPICS, n=1, cutoff=0.6)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise ValueError(f"unknown topic {v!r}{hint}; use one of {', '.join(TOPICS)}")
         return v
 
     @field_validator("tags")

@@ -72,6 +72,7 @@ class KnownMistake:
     value: float | None = None
     formula: str | None = None
     choice: tuple[str, ...] = ()
+    cells: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,9 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
         elif part.answer_kind == "table":
             cells = {r: tuple(c) for r, c in a.cells.items()}
             key = Key("table", table_display(part.rows, cells), cells=cells)
-            mistakes = [KnownMistake(m.name, m.feedback, m.credit) for m in part.mistakes]
+            mistakes = [KnownMistake(m.name, m.feedback, m.credit,
+                                     cells={r: tuple(c) for r, c in (m.cells or {}).items()})
+                         for m in part.mistakes]
         else:  # layout: the key is the best layout the solver finds
             from questions.layout import best_layout
 

@@ -278,6 +278,8 @@ def ctx_of(values: Mapping[str, Value]) -> Ctx:
             kw["moe"] = float(cast(float, values.get("experts", 0) or 0)) > 0
         elif f.name == "interleaved":
             kw["interleaved"] = float(cast(float, values.get("interleave", 1) or 1)) > 1
+        elif f.name == "pipelined":
+            kw[f.name] = float(cast(float, values.get("pp", 1))) > 1
         elif f.name == "tp_cross_node":
             kw[f.name] = float(cast(float, values.get("tp", 1))) > float(
                 cast(float, values.get("gpus_per_node", 8)))

@@ -36,7 +36,8 @@ class Ctx:
     """The conventions and structural choices a formula depends on.
 
     Attributes mirror the choice keys of :mod:`solver.keys`, plus `moe` (experts > 0)
-    `interleaved` (interleave > 1) and `tp_cross_node` (tp > gpus_per_node).
+    `interleaved` (interleave > 1), `pipelined` (pp > 1) and `tp_cross_node`
+    (tp > gpus_per_node).
     """
 
     mlp: str = "swiglu"
@@ -47,6 +48,7 @@ class Ctx:
     attention: str = "gqa"
     moe: bool = False
     interleaved: bool = False
+    pipelined: bool = False
     tp_cross_node: bool = False
     zero: int = 0
     sequence_parallel: bool = True
@@ -315,11 +317,14 @@ def _act_model(c: Ctx) -> tuple[sp.Expr, str]:
 
 @quantity("activation_bytes", "B", "saved activations of all layers held by one GPU")
 def _act(c: Ctx) -> tuple[sp.Expr, str]:
+    if not c.pipelined:
+        return (sym("activation_bytes_layer") * L_,
+                "Without pipeline parallelism one GPU holds every layer: per-layer "
+                "activations x layers.")
     inflight = sp.Min(p_, sym("microbatches"))
     expr = sym("activation_bytes_layer") * L_ / p_ * inflight
-    text = ("All layers held by this GPU. With pipeline parallelism (1F1B schedule) the "
-            "first stage holds its layers/pp layers for up to pp micro-batches in flight, "
-            "so it saves about all layers' worth.")
+    text = ("Under the 1F1B schedule the first pipeline stage holds its layers/pp layers "
+            "for up to pp micro-batches in flight, so it saves about all layers' worth.")
     if c.interleaved:
         expr *= 1 + (p_ - 1) / (p_ * sym("interleave"))
         text += " Interleaving (v virtual stages) adds a factor 1 + (pp-1)/(pp*v)."
@@ -474,10 +479,13 @@ def _mb_time(c: Ctx) -> tuple[sp.Expr, str]:
     tp_link = sym("inter_bw") if c.tp_cross_node else sym("intra_bw")
     expr = (sym("compute_time_microbatch") / sym("mfu") + sym("tp_bytes") / tp_link
             + sym("cp_bytes") / sym("intra_bw") + sym("ep_alltoall_bytes") / sym("inter_bw"))
+    if c.pipelined:  # stage boundaries sit between nodes: activations cross the network
+        expr += sym("pp_p2p_bytes") / sym("inter_bw")
     where = "the network (TP crosses nodes!)" if c.tp_cross_node else "NVLink"
     return expr, ("Arithmetic at peak divided by MFU, plus tensor-parallel traffic on "
-                  f"{where}, context-parallel traffic on NVLink and expert all-to-alls on "
-                  "the network, none of it overlapped (a conservative estimate).")
+                  f"{where}, context-parallel traffic on NVLink, expert all-to-alls and "
+                  "pipeline sends on the network, none of it overlapped (a conservative "
+                  "estimate).")
 
 
 @quantity("step_time", "s", "one optimizer step: micro-batches x their time x "

@@ -419,8 +419,8 @@ def _read_plain(text: str, expected: str, example: str) -> tuple[float, str]:
         power_base = int(whole)
         if power_base > 1 and abs(exponent) * math.log10(power_base) > MAX_EXPONENT:
             raise Unreadable(f"{whole}^{exponent} is too large to work with", example)
-        if power_base == 0 and exponent < 0:
-            raise Unreadable("zero cannot be raised to a negative power", example)
+        if power_base == 0 and exponent <= 0:
+            raise Unreadable("zero to the power of zero or less has no value", example)
     if m is not None:
         pos = m.end()
     factor, unit_text = _read_unit(text[pos:], expected, example)

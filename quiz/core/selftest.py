@@ -74,6 +74,17 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             typed = m.formula
         elif m.choice:
             typed = ", ".join(m.choice)
+        elif m.cells:
+            from questions.variants import table_display
+
+            rows = pv.spec.rows
+            cells = {r: m.cells.get(r, key.cells.get(r, ())) for r in rows}
+            typed = table_display(rows, cells)
+            g = grade(pv, typed)
+            if g.mistake != m.name:
+                fail("mistake", f"{typed!r} should be recognized as {m.name!r}, got "
+                     f"{g.mistake}")
+            continue
         else:
             continue
         g = grade(pv, typed)
@@ -121,8 +132,9 @@ def check_examples(t: Template) -> list[Failure]:
         typed = ex.answer.replace("{key}", pv.key.display)
         g = grade(pv, typed)
         if g.verdict != ex.verdict or (ex.mistake and g.mistake != ex.mistake):
-            want = ex.verdict + (f" as {ex.mistake!r}" if ex.mistake else "")
+            want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
+            got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else
+                               " with no known mistake")
             out.append(Failure(t.id, ex.seed, f"examples[{i}]",
-                               f"{typed!r} should grade {want}, got {g.verdict}"
-                               + (f" ({g.mistake})" if g.mistake else "")))
+                               f"{typed!r} should grade {want}; it grades {got}"))
     return out

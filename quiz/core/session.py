@@ -303,10 +303,11 @@ class PracticeSession(Session):
 
 
 def matching(bank: Bank, topic: str | None, difficulty: int | None = None) -> list[str]:
-    """Template ids whose topic, tag or id prefix is `topic`, at `difficulty`."""
+    """Template ids whose topic, tag, id or id prefix is `topic`, at `difficulty`."""
     out = []
     for tid, t in sorted(bank.templates.items()):
-        if topic and topic not in (t.topic, *t.tags) and not tid.startswith(f"{topic}/"):
+        if topic and topic not in (t.topic, *t.tags, tid) and not tid.startswith(
+                f"{topic.rstrip('/')}/"):
             continue
         if difficulty and t.difficulty != difficulty:
             continue

@@ -141,6 +141,13 @@ def test_a_decimal_comma_is_refused_with_a_hint() -> None:
         read_number("1.130,5 GB", "B")
 
 
+@pytest.mark.parametrize("text", ["0^0", "0^-1", "0⁰"])
+def test_zero_to_a_power_without_value_is_unreadable_not_a_decimal_error(text: str) -> None:
+    # Regression: "0^0" reached Decimal's 0 ** 0, which raises InvalidOperation.
+    with pytest.raises(Unreadable, match="no value"):
+        read_number(text, "B")
+
+
 def test_a_displayed_answer_with_both_prefixes_reads_back() -> None:
     assert read_number("1.13 TB (1.03 TiB)", "B").value == 1.13e12
     with pytest.raises(Unreadable, match="does not agree"):

@@ -216,7 +216,7 @@ def test_test_without_paths_checks_the_bank_and_user_folders(
     code, out, _ = run(capsys, "test", "--seeds", "2")
     assert code == 1
     assert re.search(r"^memory/model-state\s+2\s+(\d+)/\1\s+0$", out, re.M)
-    assert "examples[1]: '" in out and "should grade incorrect, got correct" in out
+    assert "examples[1]: '" in out and "should grade incorrect; it grades correct" in out
 
 
 def test_seeds_must_be_positive(capsys: pytest.CaptureFixture[str], data: Path) -> None:
