@@ -173,7 +173,7 @@ class Compiled:
     exprs: dict[str, Expr]
 
 
-_COMPILED: dict[tuple[str, int], Compiled] = {}
+_COMPILED: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], Compiled] = {}
 
 
 def compiled(t: Template) -> Compiled:
@@ -182,7 +182,12 @@ def compiled(t: Template) -> Compiled:
     Raises:
         TemplateError: an expression that is not allowed or names something unknown.
     """
-    key = (t.id, id(t))
+    # Keyed by content, not by object identity: a freed template's id() can be reused by
+    # another template (regression: a broken test template once got a valid one's
+    # compiled constraints).
+    texts = tuple(x for p in t.all_parts() for x in [p.answer.expr]
+                  + [m.expr for m in p.mistakes] if x)
+    key = (tuple(t.constraints), tuple(sorted(t.params)), texts)
     got = _COMPILED.get(key)
     if got is not None:
         return got
@@ -191,8 +196,7 @@ def compiled(t: Template) -> Compiled:
         constraints = tuple(compile_expr(c, known) for c in t.constraints)
         exprs: dict[str, Expr] = {}
         for part in t.all_parts():
-            texts = [part.answer.expr] + [m.expr for m in part.mistakes]
-            for text in texts:
+            for text in [part.answer.expr] + [m.expr for m in part.mistakes]:
                 if text:
                     exprs[text] = compile_expr(text, NAMES)
     except ExprError as exc:

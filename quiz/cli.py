@@ -69,6 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quiz` command; returns the process exit code."""
+    if not (sys.argv[1:] if argv is None else argv):
+        # `quiz` alone: open the app without building the whole parser (start-up time).
+        from quiz.commands import app
+
+        return app.run(argparse.Namespace(command=None, data_dir=None, templates=[]))
     args = build_parser().parse_args(argv)
     try:
         if args.command == "solve":

@@ -58,7 +58,9 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / abs(b)
 
 
-def _invalid(pv: PartVariant, message: str) -> Grade:
+def _invalid(pv: PartVariant, message: str, example: str = "") -> Grade:
+    if example and example not in message:
+        message = f"{message.rstrip()} For example: {example}"
     return Grade("invalid", 0.0, "", None, message, pv.key)
 
 
@@ -116,7 +118,7 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
     try:
         r = read_number(text, key.unit)
     except Unreadable as exc:
-        return _invalid(pv, f"{exc.message} For example: {exc.example}")
+        return _invalid(pv, exc.message, exc.example)
     tol = key.tolerance * scale
     if _rel(r.value, key.value) <= tol:
         return Grade("correct", 1.0, r.read_as, None,
@@ -164,7 +166,7 @@ def _formula(pv: PartVariant, text: str, scale: float) -> Grade:
     except ValueError as exc:
         message = getattr(exc, "message", str(exc))
         example = getattr(exc, "example", key_example(key))
-        return _invalid(pv, f"{message} For example: {example}")
+        return _invalid(pv, message, example)
     symbols = list(letters.values())
     expected = read_formula(key.formula or "", letters).expr
     if formulas_equivalent(got.expr, expected, symbols):
@@ -219,7 +221,7 @@ def _choice(pv: PartVariant, text: str, scale: float) -> Grade:
     try:
         r = read_choice(text, choices, pv.kind == "multi")
     except Unreadable as exc:
-        return _invalid(pv, f"{exc.message} For example: {exc.example}")
+        return _invalid(pv, exc.message, exc.example)
     labels = {text: chr(ord("a") + i) for i, text in enumerate(choices)}
     picked, right = {labels[t] for t in r.picked}, set(key.correct)
     if picked == right:
@@ -288,7 +290,7 @@ def _table(pv: PartVariant, text: str, scale: float) -> Grade:
     try:
         got = read_table(text, rows, columns)
     except Unreadable as exc:
-        return _invalid(pv, f"{exc.message} For example: {exc.example}")
+        return _invalid(pv, exc.message, exc.example)
     read_as = table_display(rows, {r: tuple(c for c in columns if c in cells)
                                    for r, cells in got.items()})
     wrong = [r for r in rows if got.get(r, set()) != set(key.cells[r])]

@@ -370,13 +370,18 @@ class MockSession(Session):
         return max(0.0, self.deadline - self.clock())
 
     def due_warning(self) -> str | None:
-        """A warning when 5 or 1 minutes remain (each given once)."""
+        """A warning when 5 or 1 minutes remain: the most urgent mark passed and not yet
+        given (marks at or beyond the mock's whole length are never given)."""
         left = self.remaining()
-        for mark in self.WARNINGS:
-            if left <= mark and mark not in self._warned and left > 0:
-                self._warned.add(mark)
-                return f"{int(mark // 60)} minute{'s' if mark > 60 else ''} left"
-        return None
+        if left <= 0:
+            return None
+        passed = [m for m in self.WARNINGS if left <= m < self.minutes * 60
+                  and m not in self._warned]
+        if not passed:
+            return None
+        mark = min(passed)
+        self._warned.update(m for m in self.WARNINGS if m >= mark)
+        return f"{int(mark // 60)} minute{'s' if mark > 60 else ''} left"
 
     def time_up(self) -> bool:
         """Whether the time limit has passed."""
@@ -398,6 +403,7 @@ class MockSession(Session):
         q = self.current
         if q is None:
             return
+        q.answer_text = typed
         if typed.strip():
             out = super().submit(typed)
             if out.grade.verdict != "invalid":
@@ -422,7 +428,7 @@ class MockSession(Session):
                          "read_as": out.grade.read_as, "key": out.grade.key.display,
                          "mistake": out.grade.mistake, "feedback": out.grade.feedback})
             topics[q.template.topic].append(out.grade.score)
-            solutions.append((q.label, q.part.explanation))
+            solutions.append((q.label, safe_explanation(q.part)))
         unanswered = max(0, self.n - len({o.question.id for o in self.answered}))
         scores = [o.grade.score for o in self.answered] + [0.0] * unanswered
         score = sum(scores) / len(scores) if scores else 0.0
@@ -434,6 +440,15 @@ class MockSession(Session):
                                report={"score": score, "rows": rows,
                                        "by_topic": {k: v[0] for k, v in by_topic.items()}})
         return report
+
+
+def safe_explanation(part: PartVariant) -> str:
+    """The worked derivation, or a one-line reason when the solver cannot give one (a
+    report must never be lost to one bad template)."""
+    try:
+        return part.explanation
+    except (ValueError, LookupError) as exc:
+        return f"(no worked derivation for this variant: {exc})"
 
 
 def mock_plan(bank: Bank, n: int, rng: random.Random) -> list[str]:

@@ -1,1 +1,20 @@
-"""The Textual app: screens, widgets and styles over quiz.core."""
+"""The Textual app: screens, widgets and styles over quiz.core.
+
+Layout (after tconbeer/harlequin):
+
+- ``app.py``: the thin :class:`~quiz.tui.app.QuizApp`: start-up, routing between
+  modes, the command palette. Importing it loads neither sympy nor the core.
+- ``messages.py``: dataclass messages, named in the past tense; workers report only
+  through them.
+- ``data.py``: what the screens show, computed without Textual (home figures, stats,
+  template previews, the derivation's layout); run by the screens in worker threads.
+- ``screens/``: one module per screen, imported when the screen is first shown.
+- ``widgets/``: one module per reusable widget.
+- ``app.tcss``: every screen's styles, theme variables only.
+
+Start-up: the home screen is the default screen and paints first; after the first
+frame (Textual's ``Ready``) a thread worker opens settings and history
+(``open_light``), posts ``StateOpened``, loads the bank (sympy), posts
+``BankLoaded``. Drawing, grading and finishing a mock also run in threads, since they
+may call sympy.
+"""

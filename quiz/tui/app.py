@@ -1,20 +1,418 @@
-"""The Textual application (being built: see issue 4)."""
+"""The Textual application: a thin shell that opens the data, loads the bank, and routes.
+
+Start-up is split so that the home screen paints first: importing this module loads
+neither sympy nor the core. The home screen is the default screen; a thread worker
+then opens settings and history (:func:`quiz.core.state.open_light`) and loads the
+question bank (:func:`quiz.core.state.load_bank_for`, which imports sympy), reporting
+each step with a message. Modes that need the bank stay disabled until it is loaded.
+
+Screens are imported when first shown, for the same reason.
+"""
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.widgets import Footer, Header, Static
+import random
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from quiz.tui.messages import (
+    BankLoaded,
+    MockChosen,
+    ModeChosen,
+    PracticeChosen,
+    SessionEnded,
+    StateOpened,
+    SummaryComputed,
+    SummaryRequested,
+    TaskFailed,
+)
+from quiz.tui.screens.home import HomeScreen
+
+if TYPE_CHECKING:
+    from textual.theme import Theme
+
+    from questions.loader import Bank
+    from quiz.core.session import Session
+    from quiz.core.state import AppState
+
+MODES = ("drill", "practice", "mock", "stats", "browser", "help", "home")
+"""What :meth:`QuizApp.open_mode` accepts."""
+
+_NEEDS_BANK = frozenset({"drill", "practice", "mock", "browser"})
+_DEFAULT_THEME = "textual-dark"
+_THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
 
 
 class QuizApp(App[int]):
-    """The quiz terminal app."""
+    """The quiz terminal app.
 
-    def __init__(self, data_dir: str | None = None, template_dirs: list[str] | None = None):
+    Args:
+        data_dir: history and settings folder (None: ``QUIZ_DATA_DIR`` or the
+            platform's user data folder).
+        template_dirs: extra template folders.
+        mode: start in ``drill``, ``mock`` or ``practice`` instead of the home screen.
+        mock_minutes: time limit of a mock started with ``mode="mock"``.
+        mock_questions: questions in a mock started with ``mode="mock"``.
+        practice_topic: topic, tag or id prefix of a practice started with
+            ``mode="practice"`` (None: show the picker).
+        practice_difficulty: only this difficulty (1-3) in that practice.
+        clock: monotonic seconds for sessions (question times, the mock's clock).
+        now: aware UTC datetimes for sessions, scheduling and the store.
+        seed: seed of the sessions' random picks (None: unpredictable).
+        bank_loader: loads the bank from the open state (default:
+            :func:`quiz.core.state.load_bank_for`); tests pass a fixed bank.
+    """
+
+    TITLE = "quiz"
+    SUB_TITLE = "the arithmetic of distributed training"
+    CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("question_mark,f1", "open_mode('help')", "Help", key_display="?",
+                priority=True),
+    ]
+
+    def __init__(self, data_dir: str | Path | None = None,
+                 template_dirs: Sequence[str] = (), *, mode: str | None = None,
+                 mock_minutes: int | None = None, mock_questions: int | None = None,
+                 practice_topic: str | None = None,
+                 practice_difficulty: int | None = None,
+                 clock: Callable[[], float] | None = None,
+                 now: Callable[[], datetime] | None = None,
+                 seed: int | None = None,
+                 bank_loader: Callable[[AppState], Bank] | None = None) -> None:
         super().__init__()
+        if mode not in (None, "drill", "mock", "practice"):
+            raise ValueError(f"unknown start mode {mode!r}")
         self.data_dir = data_dir
-        self.template_dirs = template_dirs or []
+        self.template_dirs = list(template_dirs)
+        self.start_mode = mode
+        self.mock_minutes = mock_minutes
+        self.mock_questions = mock_questions
+        self.practice_topic = practice_topic
+        self.practice_difficulty = practice_difficulty
+        self.clock = clock or time.monotonic
+        self.now = now
+        self.seed = seed
+        self.bank_loader = bank_loader
+        self.state: AppState | None = None
+        """Settings and history, once open."""
+        self.bank: Bank | None = None
+        """The question templates, once loaded."""
+        self.failure: str | None = None
+        """Why the data could not be opened, if it could not."""
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("quiz — try `quiz solve --list` on the command line.")
-        yield Footer()
+    # ------------------------------------------------------------ start-up
+
+    def get_default_screen(self) -> Screen[Any]:
+        return HomeScreen()
+
+    @property
+    def home(self) -> HomeScreen:
+        """The home screen (always at the bottom of the stack)."""
+        screen = self.screen_stack[0]
+        assert isinstance(screen, HomeScreen)
+        return screen
+
+    def on_mount(self) -> None:
+        self.theme = self._early_theme()
+
+    def on_ready(self) -> None:
+        # Ready comes after the first frame: the worker's imports (pydantic, sympy) hold
+        # the GIL for a while, and the home screen must not wait for them.
+        self._open()
+
+    def _early_theme(self) -> str:
+        """The theme named in the settings file, read cheaply before the first paint.
+
+        The full settings (pydantic) load in the worker; reading this one line here
+        spares light-theme users a flash of the dark theme. The settings file is flat
+        ``key = value`` TOML, so a regular expression finds the line without paying for
+        tomllib's import; anything unusual falls back to the default, and the worker's
+        real reading wins a moment later.
+        """
+        try:
+            from quiz import locations
+
+            folder = locations.data_dir(self.data_dir)
+            text = locations.config_path(folder).read_text(encoding="utf-8")
+        except (OSError, ValueError):
+            return _DEFAULT_THEME
+        found = _THEME_LINE.search(text)
+        theme = found.group(1) if found else _DEFAULT_THEME
+        return theme if theme in self.available_themes else _DEFAULT_THEME
+
+    @work(thread=True, exit_on_error=False, group="load")
+    def _open(self) -> None:
+        from quiz.core.state import load_bank_for, open_light
+
+        try:
+            state = open_light(self.data_dir, self.template_dirs)
+        except Exception as exc:  # StoreError, permissions: say so, keep the app up
+            self.post_message(TaskFailed("opening your history", str(exc)))
+            return
+        if self.now is not None:
+            state.store.now = self.now
+        first_run = state.store.stats(recent=0, weakest=0)["attempts"] == 0
+        self.post_message(StateOpened(state, first_run))
+        try:
+            bank = (self.bank_loader or load_bank_for)(state)
+        except Exception as exc:  # a broken bundled bank: report, keep stats usable
+            self.post_message(TaskFailed("loading the questions", str(exc)))
+            return
+        self.post_message(BankLoaded(bank))
+
+    @on(StateOpened)
+    def _state_opened(self, event: StateOpened) -> None:
+        self.state = event.state
+        theme = event.state.settings.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.notify(f"Unknown theme {theme!r} in the settings; using {self.theme}.",
+                        severity="warning")
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        for warning in event.state.warnings:
+            self.notify(warning, title="Settings and history", severity="warning",
+                        timeout=10)
+        self.home.state_opened(event.state.warnings)
+        self.refresh_summary()
+        if event.first_run and self.start_mode is None:
+            from quiz.tui.screens.welcome import WelcomeScreen
+
+            self.push_screen(WelcomeScreen())
+
+    def _theme_changed(self, theme: Theme) -> None:
+        """Keep a theme picked in the command palette for the next start."""
+        if self.state is not None and theme.name != self.state.settings.theme:
+            self._save_theme(theme.name)
+
+    @work(thread=True, exclusive=True, group="settings", exit_on_error=False)
+    def _save_theme(self, name: str) -> None:
+        from quiz import locations
+        from quiz.core.settings import save_settings
+
+        assert self.state is not None
+        try:
+            self.state.settings.theme = name
+            save_settings(self.state.settings, locations.config_path(self.state.data_dir))
+        except (OSError, ValueError) as exc:
+            self.post_message(TaskFailed("saving the theme", str(exc)))
+
+    @on(BankLoaded)
+    def _bank_loaded(self, event: BankLoaded) -> None:
+        self.bank = event.bank
+        problems = [str(p) for p in event.bank.problems]
+        if problems:
+            self.notify(f"{len(problems)} problem(s) in template files; those files were "
+                        "skipped (details on the home screen).", severity="warning",
+                        timeout=10)
+        self.home.bank_loaded(len(event.bank.templates), problems)
+        self.refresh_summary()
+        mode, self.start_mode = self.start_mode, None
+        if mode == "drill":
+            self.start_drill()
+        elif mode == "mock":
+            self.start_mock(self.mock_questions, self.mock_minutes)
+        elif mode == "practice":
+            if self.practice_topic or self.practice_difficulty:
+                self.start_practice(self.practice_topic, self.practice_difficulty, False)
+            else:
+                self.open_mode("practice")
+
+    @on(TaskFailed)
+    def _task_failed(self, event: TaskFailed) -> None:
+        message = f"Something went wrong {event.what}: {event.message}"
+        if self.state is None or self.bank is None:
+            self.failure = message
+            self.home.failed(message)
+        self.notify(message, severity="error", timeout=15)
+
+    # ------------------------------------------------------------ home figures
+
+    @on(SummaryRequested)
+    def _summary_requested(self) -> None:
+        self.refresh_summary()
+
+    @work(thread=True, exclusive=True, group="summary", exit_on_error=False)
+    def refresh_summary(self) -> None:
+        """Recompute the home screen's figures in a thread."""
+        from quiz.tui.data import home_summary
+
+        if self.state is None:
+            return
+        try:
+            summary = home_summary(self.state, self.bank, self.now)
+        except Exception as exc:  # the home screen keeps its last figures
+            self.post_message(TaskFailed("reading today's figures", str(exc)))
+            return
+        self.post_message(SummaryComputed(summary))
+
+    @on(SummaryComputed)
+    def _summary_computed(self, event: SummaryComputed) -> None:
+        self.home.show_summary(event.summary)
+
+    # ------------------------------------------------------------ routing
+
+    @on(ModeChosen)
+    def _mode_chosen(self, event: ModeChosen) -> None:
+        self.open_mode(event.mode)
+
+    def action_open_mode(self, mode: str) -> None:
+        """Open a mode (bound to keys and used by the command palette)."""
+        self.open_mode(mode)
+
+    def open_mode(self, mode: str) -> None:
+        """Open ``mode`` (one of :data:`MODES`) from wherever the user is."""
+        if mode == "help":
+            from quiz.tui.screens.help import HelpScreen
+
+            if not isinstance(self.screen, HelpScreen):
+                self.push_screen(HelpScreen())
+            return
+        if mode == "home":
+            self.go_home()
+            return
+        if self.state is None:
+            self.notify(self.failure or "Still opening your history…",
+                        severity="error" if self.failure else "information")
+            return
+        if mode in _NEEDS_BANK and self.bank is None:
+            self.notify(self.failure or "Still loading the questions… one moment.",
+                        severity="error" if self.failure else "information")
+            return
+        if mode == "drill":
+            self.start_drill()
+        elif mode == "practice":
+            from quiz.tui.screens.practice import PracticeScreen
+
+            assert self.bank is not None
+            self.go_home()
+            self.push_screen(PracticeScreen(self.bank))
+        elif mode == "mock":
+            from quiz.tui.screens.mock_setup import MockSetupScreen
+
+            settings = self.state.settings
+            self.go_home()
+            self.push_screen(MockSetupScreen(settings.mock_questions, settings.mock_minutes))
+        elif mode == "stats":
+            from quiz.tui.screens.stats import StatsScreen
+
+            self.go_home()
+            self.push_screen(StatsScreen(self.state, self.bank, self.now))
+        elif mode == "browser":
+            from quiz.tui.screens.browser import BrowserScreen
+
+            assert self.bank is not None
+            self.go_home()
+            self.push_screen(BrowserScreen(self.bank))
+        else:
+            raise ValueError(f"unknown mode {mode!r}")
+
+    def go_home(self) -> None:
+        """Close every screen above the home screen."""
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    # ------------------------------------------------------------ sessions
+
+    def _session_kw(self) -> dict[str, Any]:
+        kw: dict[str, Any] = {"clock": self.clock,
+                              "rng": random.Random(self.seed) if self.seed is not None
+                              else random.Random()}
+        if self.now is not None:
+            kw["now"] = self.now
+        return kw
+
+    def start_drill(self) -> None:
+        """Start today's drill, or say it is done for today."""
+        from quiz.core.session import DrillSession
+        from quiz.tui.screens.done import DoneScreen
+
+        assert self.state is not None and self.bank is not None
+        state = self.state
+        session = DrillSession(self.bank, state.store, state.settings, **self._session_kw())
+        self.go_home()
+        if not session.queue():
+            self.push_screen(DoneScreen(state, self.bank, self.now))
+        else:
+            self._ask(session, "drill")
+
+    def start_practice(self, topic: str | None, difficulty: int | None,
+                       schedule: bool) -> None:
+        """Start endless practice on a topic, tag or id prefix (None: everything)."""
+        from quiz.core.session import NoQuestions, PracticeSession
+
+        assert self.state is not None and self.bank is not None
+        try:
+            session = PracticeSession(self.bank, self.state.store, self.state.settings,
+                                      topic=topic, difficulty=difficulty, schedule=schedule,
+                                      **self._session_kw())
+        except NoQuestions as exc:
+            from quiz.tui.screens.practice import PracticeScreen
+
+            self.notify(f"Nothing to practise: {exc}.", severity="warning")
+            if not isinstance(self.screen, PracticeScreen):
+                self.open_mode("practice")
+            return
+        self._ask(session, "practice")
+
+    def start_mock(self, questions: int | None, minutes: int | None) -> None:
+        """Start a timed mock interview (defaults from the settings)."""
+        from quiz.core.session import MockSession
+
+        assert self.state is not None and self.bank is not None
+        session = MockSession(self.bank, self.state.store, self.state.settings,
+                              questions=questions, minutes=minutes, **self._session_kw())
+        self.go_home()
+        self._ask(session, "mock")
+
+    def _ask(self, session: Session, mode: str) -> None:
+        from quiz.tui.screens.question import QuestionScreen
+
+        self.push_screen(QuestionScreen(session, mode))
+
+    @on(PracticeChosen)
+    def _practice_chosen(self, event: PracticeChosen) -> None:
+        self.start_practice(event.topic, event.difficulty, event.schedule)
+
+    @on(MockChosen)
+    def _mock_chosen(self, event: MockChosen) -> None:
+        self.start_mock(event.questions, event.minutes)
+
+    @on(SessionEnded)
+    def _session_ended(self, event: SessionEnded) -> None:
+        from quiz.tui.screens.done import DoneScreen
+
+        if event.mode == "drill" and self.state is not None:
+            self.go_home()
+            self.push_screen(DoneScreen(self.state, self.bank, self.now, finished=True))
+        else:
+            self.go_home()
+
+    # ------------------------------------------------------------ command palette
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield SystemCommand("Home", "Back to the home screen",
+                            lambda: self.open_mode("home"))
+        yield SystemCommand("Daily drill", "Today's due reviews and new questions",
+                            lambda: self.open_mode("drill"))
+        yield SystemCommand("Practice", "Endless questions on a topic of your choice",
+                            lambda: self.open_mode("practice"))
+        yield SystemCommand("Mock interview", "Timed questions, scored at the end",
+                            lambda: self.open_mode("mock"))
+        yield SystemCommand("Stats", "Accuracy, retention and what is due",
+                            lambda: self.open_mode("stats"))
+        yield SystemCommand("Template browser", "Search the questions and preview them",
+                            lambda: self.open_mode("browser"))
+        yield SystemCommand("Help", "Every key, on one screen",
+                            lambda: self.open_mode("help"))
+        yield from super().get_system_commands(screen)

@@ -9,13 +9,13 @@ import pytest
 import sympy
 
 from quiz.core.reading import (
-    MAX_DEPTH,
     Unreadable,
     formulas_equivalent,
     read_choice,
     read_formula,
     read_number,
 )
+from solver.formula import MAX_DEPTH
 from solver.units import BASE_UNITS, DAY, MONTH, YEAR
 
 # ---------------------------------------------------------------- numbers

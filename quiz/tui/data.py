@@ -1,0 +1,336 @@
+"""What the screens show, computed without Textual (and run by the screens in workers).
+
+Every function here may import sympy through the core, so none of them is called at
+import time and the modules that import this one stay light: core modules are imported
+inside the functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from questions.variants import PartVariant
+    from quiz.core.state import AppState
+    from quiz.core.store import Stats
+
+Now = Callable[[], datetime]
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def percent(value: float | None) -> str:
+    """A share as a whole percentage, or an em dash when there is none.
+
+    >>> percent(0.456), percent(None)
+    ('46%', '—')
+    """
+    return "—" if value is None else f"{value:.0%}"
+
+
+def clock_text(seconds: float) -> str:
+    """Seconds as a countdown: ``m:ss`` (whole seconds, rounded up).
+
+    >>> clock_text(61.2), clock_text(0)
+    ('1:02', '0:00')
+    """
+    whole = max(0, int(-(-seconds // 1)))
+    return f"{whole // 60}:{whole % 60:02d}"
+
+
+def seconds_text(seconds: float) -> str:
+    """A duration for tables: ``42s`` or ``3m 05s``.
+
+    >>> seconds_text(42.4), seconds_text(185)
+    ('42s', '3m 05s')
+    """
+    whole = round(seconds)
+    return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
+
+
+def safe_explanation(part: PartVariant) -> str:
+    """The worked derivation, or a sentence saying why it cannot be shown.
+
+    A derivation that fails must not take the answer's feedback down with it.
+    """
+    try:
+        return part.explanation
+    except Exception as exc:  # any solver failure: show it, keep the app running
+        return f"The worked derivation could not be produced: {exc}"
+
+
+# ---------------------------------------------------------------- home
+
+
+@dataclass(frozen=True)
+class HomeSummary:
+    """The home screen's figures.
+
+    Attributes:
+        attempts: answers graded so far.
+        streak: days in a row with at least one answer.
+        recent_accuracy: share correct among the latest answers.
+        due: questions left in today's drill (None until the bank is loaded).
+        new_available: new templates today's drill may still introduce.
+        reviews_done: review cards done today.
+        new_done: templates introduced today.
+    """
+
+    attempts: int
+    streak: int
+    recent_accuracy: float | None
+    due: int | None = None
+    new_available: int | None = None
+    reviews_done: int = 0
+    new_done: int = 0
+
+
+def home_summary(state: AppState, bank: Bank | None, now: Now | None) -> HomeSummary:
+    """Compute the home screen's figures (the drill's queue needs the bank)."""
+    from quiz.core.schedule import Drill
+
+    stats = state.store.stats()
+    if bank is None:
+        return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"])
+    from quiz.core.session import DrillSession
+
+    ids = sorted(bank.templates)
+    counts = Drill(state.store, state.settings, now=now).counts_today(ids)
+    kw = {"now": now} if now is not None else {}
+    due = len(DrillSession(bank, state.store, state.settings, **kw).queue())
+    return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"],
+                       due, counts["new_available"], counts["reviews_done"],
+                       counts["new_done"])
+
+
+def forecast(state: AppState, bank: Bank | None, now: Now | None,
+             days: int = 14) -> list[tuple[date, int]]:
+    """Cards falling due on each of the next ``days`` days."""
+    from quiz.core.schedule import Drill
+
+    ids = sorted(bank.templates) if bank is not None else None
+    return Drill(state.store, state.settings, now=now).due_forecast(days, ids)
+
+
+# ---------------------------------------------------------------- stats
+
+
+@dataclass(frozen=True)
+class StatsData:
+    """The stats screen's figures.
+
+    Attributes:
+        stats: the store's summary (by topic, by tag, by day, weakest templates).
+        retention: share of review cards recalled over the last 30 days.
+        forecast: cards due on each of the next 14 days.
+        titles: template id -> title, for the weakest templates.
+    """
+
+    stats: Stats
+    retention: float | None
+    forecast: list[tuple[date, int]]
+    titles: dict[str, str] = field(default_factory=dict)
+
+
+def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData:
+    """Compute the stats screen's figures."""
+    from quiz.core.schedule import Drill
+
+    drill = Drill(state.store, state.settings, now=now)
+    ids = sorted(bank.templates) if bank is not None else None
+    titles = {tid: t.title for tid, t in bank.templates.items()} if bank is not None else {}
+    return StatsData(state.store.stats(weakest=8), drill.retention(),
+                     drill.due_forecast(14, ids), titles)
+
+
+# ---------------------------------------------------------------- template preview
+
+
+@dataclass(frozen=True)
+class PartPreview:
+    """One part of a template drawn at a seed, as the browser shows it."""
+
+    index: int
+    kind: str
+    prompt: str
+    choices: list[str]
+    key: str
+    mistakes: list[tuple[str, float, str]]
+    explanation: str
+
+
+@dataclass(frozen=True)
+class TemplatePreview:
+    """A template drawn at one seed (or the reason it could not be).
+
+    Attributes:
+        template_id: the template.
+        seed: the seed drawn.
+        title: the template's title.
+        params: the drawn parameters as (name, shown value).
+        parts: each part's prompt, key, known mistakes and derivation.
+        error: why no variant could be drawn, or None.
+    """
+
+    template_id: str
+    seed: int
+    title: str
+    params: list[tuple[str, str]] = field(default_factory=list)
+    parts: list[PartPreview] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def label(self) -> str:
+        """``TEMPLATE_ID#SEED``."""
+        return f"{self.template_id}#{self.seed}"
+
+
+def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview:
+    """Draw a template at a seed for the browser; failures become ``error``."""
+    from questions.variants import describe, make_variant
+
+    template = bank.get(template_id)
+    try:
+        variant = make_variant(template, seed)
+    except Exception as exc:  # a broken template must not crash the browser
+        return TemplatePreview(template_id, seed, template.title, error=str(exc))
+    parts = [
+        PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), pv.key.display,
+                    [(m.name, m.credit, m.feedback) for m in pv.mistakes],
+                    safe_explanation(pv))
+        for pv in variant.parts
+    ]
+    params = [(k, describe(k, v)) for k, v in variant.params.items()]
+    intro = variant.intro if template.intro else ""
+    if intro and parts:
+        first = parts[0]
+        parts[0] = PartPreview(first.index, first.kind, f"{intro}\n\n{first.prompt}",
+                               first.choices, first.key, first.mistakes, first.explanation)
+    return TemplatePreview(template_id, seed, template.title, params, parts)
+
+
+# ---------------------------------------------------------------- derivations
+
+
+@dataclass(frozen=True)
+class Block:
+    """One piece of a worked derivation, classified for display.
+
+    ``kind`` is one of: ``text`` (prose), ``quantity`` (what is being derived),
+    ``step`` (a numbered step's sentence), ``math`` (a formula or a ``= value`` line),
+    ``note`` (conventions, other accepted answers), ``answer`` (the final line).
+    """
+
+    kind: str
+    text: str
+
+
+_QUANTITY = re.compile(r"^[a-z_][a-z0-9_]*: \S")
+_STEP = re.compile(r"^\s+\d+\.\s")
+
+
+def derivation_blocks(text: str) -> list[Block]:
+    """Split the core's plain-text derivation into blocks a screen can style.
+
+    The core writes prose, then per quantity a ``name: meaning`` line and numbered
+    steps whose formula and values are indented below them, then ``Answer: ...``.
+    Lines that fit no pattern stay prose, so an unexpected format still reads.
+
+    >>> [b.kind for b in derivation_blocks("Why.\\nx: a thing\\n  1. Add.\\n"
+    ...  "     x = a + b\\n       = 3\\nAnswer: 3")]
+    ['text', 'quantity', 'step', 'math', 'answer']
+    """
+    blocks: list[Block] = []
+    prose: list[str] = []
+    math: list[str] = []
+
+    def flush() -> None:
+        if prose:
+            blocks.append(Block("text", " ".join(prose)))
+            prose.clear()
+        if math:
+            blocks.append(Block("math", "\n".join(math)))
+            math.clear()
+
+    in_step = False
+    for raw in text.splitlines():
+        line = raw.rstrip()
+        stripped = line.strip()
+        if not stripped:
+            flush()
+            in_step = False
+            continue
+        if _STEP.match(line):
+            flush()
+            blocks.append(Block("step", stripped))
+            in_step = True
+        elif in_step and line.startswith("     "):
+            math.append(stripped)
+        elif stripped.startswith(("Answer:", "Answer ")):
+            flush()
+            blocks.append(Block("answer", stripped))
+            in_step = False
+        elif stripped.startswith(("Conventions:", "Also accepted")):
+            flush()
+            blocks.append(Block("note", stripped))
+            in_step = False
+        elif not line.startswith(" ") and "  with " in line:
+            flush()  # "expr  with name = value, ...": the final combination
+            blocks.append(Block("math", stripped))
+            in_step = False
+        elif not line.startswith(" ") and _QUANTITY.match(line):
+            flush()
+            blocks.append(Block("quantity", stripped))
+            in_step = False
+        elif line.startswith("  ") and not in_step:
+            flush()
+            math.append(stripped)
+        else:
+            if math:
+                flush()
+            prose.append(stripped)
+            in_step = False
+    flush()
+    return blocks
+
+
+# ---------------------------------------------------------------- labels
+
+RAPID_FIRE: dict[str, str] = {
+    "rapid-fire-1": "model-state and activation bytes",
+    "rapid-fire-2": "FLOPs of a training run",
+    "rapid-fire-3": "the five axes and what each divides",
+    "rapid-fire-4": "axes that leave activations alone",
+    "rapid-fire-5": "why TP stays inside a node",
+    "rapid-fire-6": "gradient all-reduce volume",
+    "rapid-fire-7": "the cheapest axis on the wire",
+}
+"""Short names of the interview's rapid-fire items (tags ``rapid-fire-N``)."""
+
+
+def tag_label(tag: str) -> str:
+    """A tag as lists show it: rapid-fire items get their short name.
+
+    >>> tag_label("rapid-fire-2"), tag_label("kv-cache")
+    ('#2 FLOPs of a training run', 'kv-cache')
+    """
+    name = RAPID_FIRE.get(tag)
+    return f"#{tag.rsplit('-', 1)[1]} {name}" if name else tag
+
+
+def ensure_explanations(parts: list[PartVariant]) -> None:
+    """Make every part's ``explanation`` safe to read.
+
+    ``PartVariant.explanation`` is a cached property that raises when the solver
+    cannot derive a step; code that reads it directly (the mock report) would fail
+    with it. A failure is replaced by a sentence saying so.
+    """
+    for part in parts:
+        text = safe_explanation(part)
+        part.__dict__["explanation"] = text  # the cached_property's own slot

@@ -1,0 +1,158 @@
+"""Messages the app's screens and workers send each other, named in the past tense.
+
+Workers run in threads and report back only through these messages (``post_message``
+is thread-safe), so no widget is ever touched off the event loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import TYPE_CHECKING
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from quiz.core.session import MockReport, Outcome, Question
+    from quiz.core.state import AppState
+    from quiz.tui.data import HomeSummary, StatsData, TemplatePreview
+
+
+# ---------------------------------------------------------------- start-up
+
+
+@dataclass
+class StateOpened(Message):
+    """Settings and history are open (the bank may still be loading)."""
+
+    state: AppState
+    first_run: bool
+
+
+@dataclass
+class BankLoaded(Message):
+    """The question templates are loaded (and sympy with them)."""
+
+    bank: Bank
+
+
+@dataclass
+class TaskFailed(Message):
+    """Work in a thread failed (opening the history, loading the bank, drawing...).
+
+    ``what`` says what was being done, in words for the user.
+    """
+
+    what: str
+    message: str
+
+
+@dataclass
+class SummaryRequested(Message):
+    """The home screen wants fresh figures (it was shown again)."""
+
+
+@dataclass
+class SummaryComputed(Message):
+    """What the home screen shows was recomputed."""
+
+    summary: HomeSummary
+
+
+# ---------------------------------------------------------------- navigation
+
+
+@dataclass
+class ModeChosen(Message):
+    """The user picked a mode: drill, practice, mock, stats, browser, help or home."""
+
+    mode: str
+
+
+@dataclass
+class PracticeChosen(Message):
+    """The practice picker was confirmed."""
+
+    topic: str | None
+    difficulty: int | None
+    schedule: bool
+
+
+@dataclass
+class SessionEnded(Message):
+    """A drill ran out of questions (practice never does; a mock ends in a report)."""
+
+    mode: str
+
+
+@dataclass
+class MockChosen(Message):
+    """The mock interview setup was confirmed."""
+
+    questions: int
+    minutes: int
+
+
+# ---------------------------------------------------------------- questions
+
+
+@dataclass
+class AnswerSubmitted(Message):
+    """Enter was pressed in the answer box."""
+
+    text: str
+
+
+@dataclass
+class PreviewRead(Message):
+    """The live "read as" preview of some typed text is ready."""
+
+    text: str
+    preview: str
+
+
+@dataclass
+class QuestionReady(Message):
+    """The session drew its next question (None: the session is over)."""
+
+    question: Question | None
+    left: int | None
+
+
+@dataclass
+class AnswerGraded(Message):
+    """The session graded (and, unless invalid, recorded) an answer."""
+
+    outcome: Outcome
+
+
+@dataclass
+class MockFinished(Message):
+    """A mock interview ended and its report is ready."""
+
+    report: MockReport
+
+
+# ---------------------------------------------------------------- other screens
+
+
+@dataclass
+class StatsComputed(Message):
+    """The stats screen's figures are ready."""
+
+    data: StatsData
+
+
+@dataclass
+class TemplatePreviewed(Message):
+    """A template was drawn at a seed for the browser."""
+
+    preview: TemplatePreview
+
+
+@dataclass
+class ForecastComputed(Message):
+    """The due forecast (cards due per day) is ready."""
+
+    days: list[tuple[date, int]]

@@ -1,0 +1,1 @@
+"""The quiz app's screens, one per module (imported lazily by the app)."""

@@ -1,0 +1,102 @@
+"""The template browser: a searchable list of every loaded template."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Input, Static
+
+from quiz.tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from questions.schema import Template
+
+_DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
+
+
+def matches(template: Template, query: str) -> bool:
+    """Whether every word of the query is in the id, title, topic, kind or tags."""
+    haystack = " ".join([template.id, template.title, template.topic, template.kind,
+                         *template.tags]).lower()
+    return all(word in haystack for word in query.lower().split())
+
+
+class BrowserScreen(Screen[None]):
+    """Type to filter; Enter opens a template's preview."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.open_mode('home')", "Back"),
+        Binding("slash", "search", "Search", show=False),
+        # Only reached from the filter: the table handles its own arrow keys.
+        Binding("down", "to_table", "List", show=False),
+    ]
+
+    def __init__(self, bank: Bank) -> None:
+        super().__init__()
+        self.bank = bank
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Template browser")
+        yield Input(placeholder="Filter by id, title, topic, kind or tag",
+                    id="browser-search")
+        yield DataTable(id="browser-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="browser-count", classes="muted")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#browser-table", DataTable)
+        # The title goes before the topic: the topic is the id's first part anyway.
+        table.add_column("id", key="id")
+        table.add_column("level", key="level")
+        table.add_column("kind", key="kind")
+        table.add_column("title", key="title")
+        table.add_column("topic", key="topic")
+        self._fill("")
+        self.query_one("#browser-search", Input).focus()
+
+    def _fill(self, query: str) -> None:
+        table = self.query_one("#browser-table", DataTable)
+        table.clear()
+        shown = [t for _, t in sorted(self.bank.templates.items()) if matches(t, query)]
+        for t in shown:
+            table.add_row(t.id, _DIFFICULTY.get(t.difficulty, str(t.difficulty)), t.kind,
+                          t.title, t.topic, key=t.id)
+        total = len(self.bank.templates)
+        self.query_one("#browser-count", Static).update(
+            f"{len(shown)} of {total} templates · ↓ to the list, Enter to preview")
+
+    def action_search(self) -> None:
+        """Focus the filter."""
+        self.query_one("#browser-search", Input).focus()
+
+    @on(Input.Changed, "#browser-search")
+    def _filter(self, event: Input.Changed) -> None:
+        self._fill(event.value)
+
+    @on(Input.Submitted, "#browser-search")
+    def _to_table(self) -> None:
+        table = self.query_one("#browser-table", DataTable)
+        if table.row_count == 1:
+            self._open(str(table.coordinate_to_cell_key(table.cursor_coordinate)
+                           .row_key.value))
+        else:
+            table.focus()
+
+    def action_to_table(self) -> None:
+        """Move from the filter to the list."""
+        self.query_one("#browser-table", DataTable).focus()
+
+    @on(DataTable.RowSelected, "#browser-table")
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self._open(str(event.row_key.value))
+
+    def _open(self, template_id: str) -> None:
+        from quiz.tui.screens.template_preview import TemplatePreviewScreen
+
+        self.app.push_screen(TemplatePreviewScreen(self.bank, template_id))

@@ -1,0 +1,79 @@
+"""Help: every key of every screen."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+KEYS: list[tuple[str, list[tuple[str, str]]]] = [
+    ("Everywhere", [
+        ("?  F1", "this help"),
+        ("Escape", "go back (close this help)"),
+        ("ctrl+p", "command palette: any mode by name, or the theme"),
+        ("ctrl+q", "quit; every answer is saved the moment it is graded"),
+        ("Tab", "move between fields"),
+    ]),
+    ("Home", [
+        ("d", "daily drill"),
+        ("p", "practice a topic"),
+        ("m", "mock interview"),
+        ("s", "stats"),
+        ("t", "template browser"),
+        ("↑ ↓  Enter", "pick from the menu"),
+    ]),
+    ("Question", [
+        ("Enter", "submit (unreadable input costs no attempt)"),
+        ("ctrl+g", "reveal the next hint (it costs part of the score)"),
+        ("Escape", "stop and go back (a mock asks first)"),
+    ]),
+    ("Feedback", [
+        ("Enter", "next question, or the next part of a scenario"),
+        ("↑ ↓  PgUp PgDn", "scroll the worked solution"),
+        ("Escape", "stop here"),
+    ]),
+    ("Practice picker", [
+        ("↑ ↓  Enter", "choose a topic or rapid-fire item and start"),
+        ("Tab", "reach the difficulty and the scheduling switch"),
+    ]),
+    ("Template browser", [
+        ("type", "filter by id, title, topic or tag"),
+        ("↓  Enter", "open the highlighted template"),
+        ("[  ]", "previous / next seed in the preview"),
+    ]),
+]
+
+
+def help_text() -> str:
+    """The key table as content markup."""
+    lines: list[str] = []
+    for section, rows in KEYS:
+        if lines:
+            lines.append("")
+        lines.append(f"[b $text-primary]{escape(section)}[/]")
+        for keys, what in rows:
+            lines.append(f"  [b $text-accent]{escape(keys):<15}[/] {escape(what)}")
+    return "\n".join(lines)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Every key, grouped by screen."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "close", "Close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box", classes="dialog"):
+            yield Static("Keys", classes="dialog-title")
+            with VerticalScroll(id="help-scroll"):
+                yield Static(help_text(), id="help-text")
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)

@@ -1,0 +1,166 @@
+"""The home screen: what is due today, how it has been going, and the modes.
+
+It paints before anything slow has happened: the figures arrive later, from the app's
+workers, through :meth:`HomeScreen.state_opened`, :meth:`HomeScreen.bank_loaded` and
+:meth:`HomeScreen.show_summary`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from quiz.tui.messages import ModeChosen, SummaryRequested
+from quiz.tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from quiz.tui.data import HomeSummary
+
+TITLE_TEXT = "Drill the arithmetic of distributed LLM training"
+"""The home screen's headline (the start-up benchmark waits for it)."""
+
+_MENU = (
+    ("drill", "d", "Daily drill", "what is due today"),
+    ("practice", "p", "Practice", "one topic, endless variants"),
+    ("mock", "m", "Mock interview", "timed, scored at the end"),
+    ("stats", "s", "Stats", "accuracy, retention, forecast"),
+    ("browser", "t", "Template browser", "search and preview"),
+    ("help", "?", "Help", "every key on one screen"),
+)
+KEYS_LINE = ("[b $text-accent]↑ ↓[/] [b $text-accent]Enter[/] choose   "
+             "[b $text-accent]ctrl+p[/] command palette   [b $text-accent]ctrl+q[/] quit")
+
+_NEEDS_STATE = ("drill", "practice", "mock", "stats", "browser")
+_NEEDS_BANK = ("drill", "practice", "mock", "browser")
+
+
+def _prompt(key: str, name: str, blurb: str, note: str = "") -> str:
+    tail = f"[$text-muted]{escape(note or blurb)}[/]"
+    return f"[b $text-accent]{escape(key)}[/]  [b]{escape(name)}[/]\n   {tail}"
+
+
+class HomeScreen(Screen[None]):
+    """Today's drill, streak and accuracy, the modes, and any warnings."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("d", "app.open_mode('drill')", "Drill"),
+        Binding("p", "app.open_mode('practice')", "Practice"),
+        Binding("m", "app.open_mode('mock')", "Mock"),
+        Binding("s", "app.open_mode('stats')", "Stats"),
+        Binding("t", "app.open_mode('browser')", "Templates"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._warnings: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar()
+        yield Static(TITLE_TEXT, id="home-title")
+        with Horizontal(id="home-main"):
+            yield OptionList(*self._options(state=False, bank=False), id="home-menu")
+            with Vertical(id="home-today"):
+                yield Static("Today", classes="panel-title")
+                yield Static("Opening your history…", id="home-due")
+                yield Static("", id="home-progress")
+                yield Static("", id="home-streak")
+                yield Static("", id="home-accuracy")
+                yield Static("", id="home-bank", classes="muted")
+        with VerticalScroll(id="home-warnings"):
+            yield Static("", id="home-warnings-text", markup=False)
+        # No Footer here: the menu shows every key of this screen, and a Footer costs
+        # the first paint a noticeable share of its time.
+        yield Static(KEYS_LINE, id="home-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#home-warnings").display = False
+        self.query_one("#home-menu", OptionList).focus()
+
+    def _options(self, *, state: bool, bank: bool) -> list[Option]:
+        options = []
+        for mode, key, name, blurb in _MENU:
+            ready = (mode not in _NEEDS_STATE or state) and (mode not in _NEEDS_BANK or bank)
+            note = "" if ready else "loading…"
+            options.append(Option(_prompt(key, name, blurb, note), id=mode, disabled=not ready))
+        return options
+
+    def _enable(self, *, state: bool, bank: bool) -> None:
+        menu = self.query_one("#home-menu", OptionList)
+        for mode, key, name, blurb in _MENU:
+            ready = (mode not in _NEEDS_STATE or state) and (mode not in _NEEDS_BANK or bank)
+            menu.replace_option_prompt(mode, _prompt(key, name, blurb, "" if ready
+                                                     else "loading…"))
+            if ready:
+                menu.enable_option(mode)
+            else:
+                menu.disable_option(mode)
+
+    # ------------------------------------------------------------ fed by the app
+
+    def state_opened(self, warnings: list[str]) -> None:
+        """Settings and history are open: stats can be shown."""
+        self._enable(state=True, bank=False)
+        self.query_one("#home-due", Static).update("Loading questions…")
+        self._warnings = list(warnings)
+        self._show_warnings()
+
+    def bank_loaded(self, templates: int, problems: list[str]) -> None:
+        """The bank is loaded: every mode is available."""
+        self._enable(state=True, bank=True)
+        self.query_one("#home-bank", Static).update(f"{templates} question templates")
+        if problems:
+            self._warnings += ["These template files were skipped:", *problems]
+        self._show_warnings()
+
+    def failed(self, message: str) -> None:
+        """Opening the data or loading the bank failed."""
+        self.query_one("#home-due", Static).update(
+            f"[$text-error]{escape(message)}[/]")
+
+    def show_summary(self, summary: HomeSummary) -> None:
+        """Show today's figures."""
+        from quiz.tui.data import percent
+
+        due = self.query_one("#home-due", Static)
+        progress = self.query_one("#home-progress", Static)
+        if summary.due is None:
+            due.update("Loading questions…")
+            progress.update("")
+        elif summary.due == 0:
+            due.update("[b $text-success]Done for today.[/] Nothing is due.")
+            progress.update("Practice or a mock interview still count towards your stats.")
+        else:
+            noun = "question" if summary.due == 1 else "questions"
+            new = min(summary.new_available or 0, summary.due)
+            due.update(f"[b]{summary.due}[/] {noun} in today's drill: "
+                       f"{new} new, {summary.due - new} to review")
+            done = summary.new_done + summary.reviews_done
+            progress.update(f"{done} done today" if done else "Press d to start.")
+        days = "day" if summary.streak == 1 else "days"
+        self.query_one("#home-streak", Static).update(f"Streak: [b]{summary.streak}[/] {days}")
+        accuracy = (f"Recent accuracy: [b]{percent(summary.recent_accuracy)}[/] "
+                    f"({summary.attempts} answers in all)" if summary.attempts
+                    else "No answers yet.")
+        self.query_one("#home-accuracy", Static).update(accuracy)
+
+    def _show_warnings(self) -> None:
+        self.query_one("#home-warnings").display = bool(self._warnings)
+        self.query_one("#home-warnings-text", Static).update("\n".join(self._warnings))
+
+    # ------------------------------------------------------------ events
+
+    def on_screen_resume(self) -> None:
+        self.post_message(SummaryRequested())
+
+    @on(OptionList.OptionSelected, "#home-menu")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        if event.option_id:
+            self.post_message(ModeChosen(event.option_id))

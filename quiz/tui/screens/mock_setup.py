@@ -1,0 +1,71 @@
+"""Setting up a mock interview: how many questions, how many minutes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Grid
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Input, Static
+
+from quiz.tui.messages import MockChosen
+from quiz.tui.widgets.title_bar import TitleBar
+
+ABOUT = (
+    "A mixed set of questions across topics, easiest first, against the clock. "
+    "No feedback until the end: Enter submits and the next question follows. "
+    "Warnings come at 5 and 1 minutes left; at zero, whatever is typed is submitted. "
+    "The report scores every question, shows every worked solution and compares "
+    "you with your earlier mocks."
+)
+
+
+class MockSetupScreen(Screen[None]):
+    """Two numbers and a start button.
+
+    Args:
+        questions: the default number of questions.
+        minutes: the default time limit.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.open_mode('home')", "Back"),
+    ]
+
+    def __init__(self, questions: int, minutes: int) -> None:
+        super().__init__()
+        self.questions = questions
+        self.minutes = minutes
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Mock interview")
+        yield Static("Mock interview", id="mock-title")
+        yield Static(ABOUT, id="mock-about")
+        with Grid(id="mock-form"):
+            yield Static("Questions (1-50)", classes="field-name")
+            yield Input(str(self.questions), type="integer", id="mock-questions")
+            yield Static("Minutes (1-240)", classes="field-name")
+            yield Input(str(self.minutes), type="integer", id="mock-minutes")
+        yield Button("Start the interview", id="mock-start", variant="primary")
+        yield Static("", id="mock-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#mock-start", Button).focus()
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#mock-start")
+    def _start(self) -> None:
+        try:
+            questions = int(self.query_one("#mock-questions", Input).value)
+            minutes = int(self.query_one("#mock-minutes", Input).value)
+        except ValueError:
+            questions = minutes = 0
+        if not (1 <= questions <= 50 and 1 <= minutes <= 240):
+            self.query_one("#mock-error", Static).update(
+                "Give 1 to 50 questions and 1 to 240 minutes.")
+            return
+        self.post_message(MockChosen(questions, minutes))

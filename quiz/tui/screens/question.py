@@ -1,0 +1,282 @@
+"""The question screen: one run of a session (drill, practice or mock interview).
+
+The screen stays up for the whole run and swaps the question in place. Drawing a
+variant, grading and finishing a mock run in worker threads (they may call sympy);
+their results come back as messages. In drill and practice every graded answer opens
+the feedback screen; in a mock interview the next question follows at once, a
+countdown runs, and the report comes at the end.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from quiz.tui.data import ensure_explanations, percent, safe_explanation
+from quiz.tui.messages import (
+    AnswerGraded,
+    AnswerSubmitted,
+    MockFinished,
+    QuestionReady,
+    SessionEnded,
+    TaskFailed,
+)
+from quiz.tui.widgets.answer_box import AnswerBox
+from quiz.tui.widgets.countdown import Countdown
+from quiz.tui.widgets.question_card import QuestionCard, placeholder_for
+from quiz.tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from quiz.core.session import MockSession, Question, Session
+
+MODE_TITLES = {"drill": "Daily drill", "practice": "Practice", "mock": "Mock interview"}
+
+
+def mock_warning(mock: MockSession, left: float) -> str | None:
+    """The time warning to show now, if any.
+
+    ``MockSession.due_warning`` gives each mark once, largest first, and would say
+    "5 minutes left" at the start of a 1-minute mock. Take every pending warning, keep
+    the most urgent, and drop it when its mark is not inside the interview's length.
+    """
+    pending = []
+    while (text := mock.due_warning()) is not None:
+        pending.append(text)
+    crossed = [mark for mark in mock.WARNINGS if mark >= left]
+    if pending and crossed and min(crossed) < mock.minutes * 60:
+        return pending[-1]
+    return None
+
+
+class QuestionScreen(Screen[None]):
+    """Asks the questions of one session.
+
+    Args:
+        session: the session (its ``mode`` decides the flow).
+        mode: ``drill``, ``practice`` or ``mock``.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # ctrl+g works everywhere (most terminals send ctrl+h as backspace); a plain h
+        # works when the focus is not in the answer box, which keeps its letters.
+        Binding("ctrl+g,ctrl+h,h", "hint", "Hint", key_display="^g"),
+        Binding("escape", "leave", "Stop"),
+    ]
+
+    def __init__(self, session: Session, mode: str) -> None:
+        super().__init__()
+        self.session = session
+        self.mode = mode
+        self.question: Question | None = None
+        """The question showing (None while one is being drawn)."""
+        self.busy = False
+        """A worker is drawing or grading: Enter and the clock wait."""
+        self.finishing = False
+        self.asked = 0
+
+    @property
+    def mock(self) -> MockSession | None:
+        """The session, when it is a mock interview."""
+        return cast("MockSession", self.session) if self.mode == "mock" else None
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar(MODE_TITLES.get(self.mode, self.mode))
+        with Horizontal(id="question-bar"):
+            yield Static("", id="question-label", markup=False)
+            yield Static("", id="question-progress", markup=False)
+            if self.mock is not None:
+                yield Countdown(self.mock.remaining(), id="countdown")
+        with VerticalScroll(id="question-scroll"):
+            yield QuestionCard(id="question-card")
+        yield AnswerBox(id="answer-box")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(AnswerBox).input.focus()
+        self._draw()
+        if self.mock is not None:
+            self.set_interval(1.0, self.tick)
+
+    # ------------------------------------------------------------ drawing
+
+    def _draw(self) -> None:
+        self.busy = True
+        self.question = None
+        self._draw_next()
+
+    @work(thread=True, exclusive=True, group="question", exit_on_error=False)
+    def _draw_next(self) -> None:
+        try:
+            question = self.session.next()
+            queue = getattr(self.session, "queue", None)
+            left = len(queue()) if callable(queue) and question is not None else None
+        except Exception as exc:  # a template that cannot draw: report, don't crash
+            self.post_message(TaskFailed("drawing a question", str(exc)))
+            return
+        self.post_message(QuestionReady(question, left))
+
+    @on(QuestionReady)
+    def _question_ready(self, event: QuestionReady) -> None:
+        question = event.question
+        if question is None:
+            if self.mock is not None:
+                self.finish()
+            else:
+                self.post_message(SessionEnded(self.mode))
+            return
+        self.question = question
+        if question.part.index == 1:
+            self.asked += 1
+        self.busy = False
+        self.query_one("#question-label", Static).update(question.label)
+        self.query_one("#question-progress", Static).update(self._progress(event.left))
+        self.query_one(QuestionCard).show(question)
+        self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
+        from quiz.core.session import preview
+
+        part = question.part
+        self.query_one(AnswerBox).reset(placeholder_for(part),
+                                        lambda text: preview(part, text))
+
+    def _progress(self, left: int | None) -> str:
+        if self.mock is not None:
+            return f"question {min(self.asked, self.mock.n)} of {self.mock.n}"
+        if self.mode == "drill" and left is not None:
+            return f"{left} left today"
+        answered = self.session.answered
+        if not answered:
+            return ""
+        mean = sum(o.grade.score for o in answered) / len(answered)
+        return f"{len(answered)} answered · mean {percent(mean)}"
+
+    @on(TaskFailed)
+    def _failed(self, event: TaskFailed) -> None:
+        event.stop()
+        self.notify(f"Something went wrong {event.what}: {event.message}",
+                    severity="error", timeout=15)
+        self.busy = False
+        if self.question is None and not self.finishing:
+            self.dismiss(None)
+
+    # ------------------------------------------------------------ answering
+
+    def action_hint(self) -> None:
+        """Reveal the next hint; the session records its cost."""
+        question = self.question
+        if question is None or self.busy:
+            return
+        text = self.session.hint()
+        if text is None:
+            self.notify("No more hints for this question.")
+            return
+        self.query_one(QuestionCard).add_hint(question.hints_shown, text)
+
+    @on(AnswerSubmitted)
+    def _submitted(self, event: AnswerSubmitted) -> None:
+        event.stop()
+        if self.question is None or self.busy or self.finishing:
+            return
+        self.busy = True
+        self._grade(event.text)
+
+    @work(thread=True, exclusive=True, group="grade", exit_on_error=False)
+    def _grade(self, text: str) -> None:
+        try:
+            outcome = self.session.submit(text)
+            if outcome.grade.verdict != "invalid" and self.mock is None:
+                safe_explanation(outcome.question.part)  # warm the cache off the loop
+        except Exception as exc:
+            self.post_message(TaskFailed("grading the answer", str(exc)))
+            return
+        self.post_message(AnswerGraded(outcome))
+
+    @on(AnswerGraded)
+    def _graded(self, event: AnswerGraded) -> None:
+        outcome = event.outcome
+        if outcome.grade.verdict == "invalid":
+            self.busy = False
+            self.query_one(AnswerBox).show_error(outcome.grade.feedback)
+            return
+        if self.mock is not None:
+            self._draw()
+            return
+        from quiz.tui.screens.feedback import FeedbackScreen
+
+        self.app.push_screen(FeedbackScreen(outcome), self._after_feedback)
+
+    def _after_feedback(self, go_on: bool | None) -> None:
+        if go_on:
+            self._draw()
+        else:
+            self.dismiss(None)
+
+    # ------------------------------------------------------------ the mock's clock
+
+    def tick(self) -> None:
+        """Once a second in a mock: update the countdown, warn, and stop at zero."""
+        mock = self.mock
+        if mock is None or self.finishing:
+            return
+        left = mock.remaining()
+        self.query_one(Countdown).seconds_left = left
+        warning = mock_warning(mock, left)
+        if warning:
+            self.notify(warning, title="Mock interview", severity="warning")
+        if mock.time_up() and not self.busy:
+            self.finish(expire_with=self.query_one(AnswerBox).value)
+
+    def finish(self, expire_with: str | None = None) -> None:
+        """End the mock (submitting what is typed if time ran out) and show the report."""
+        if self.finishing:
+            return
+        self.finishing = True
+        self.busy = True
+        if expire_with is not None:
+            self.notify("Time is up: your answers are in.", title="Mock interview")
+        self._finish(expire_with)
+
+    @work(thread=True, exclusive=True, group="finish", exit_on_error=False)
+    def _finish(self, expire_with: str | None) -> None:
+        mock = self.mock
+        assert mock is not None
+        try:
+            if expire_with is not None and mock.current is not None:
+                mock.expire(expire_with)
+            ensure_explanations([o.question.part for o in mock.answered])
+            report = mock.finish()
+        except Exception as exc:
+            self.post_message(TaskFailed("scoring the mock interview", str(exc)))
+            return
+        self.post_message(MockFinished(report))
+
+    @on(MockFinished)
+    def _mock_finished(self, event: MockFinished) -> None:
+        from quiz.tui.screens.report import ReportScreen
+
+        while self.app.screen is not self:  # a dialog or the help may be open on top
+            self.app.pop_screen()
+        planned = self.mock.n if self.mock is not None else None
+        self.app.switch_screen(ReportScreen(event.report, planned))
+
+    # ------------------------------------------------------------ leaving
+
+    def action_leave(self) -> None:
+        """Stop the session (a mock asks first: leaving leaves it unscored)."""
+        if self.mock is None:
+            self.dismiss(None)
+            return
+        from quiz.tui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.dismiss(None)
+
+        self.app.push_screen(ConfirmScreen(
+            "Leave the mock interview? The answers you gave are saved, but the "
+            "interview will not be scored."), answered)

@@ -1,0 +1,125 @@
+"""Stats: accuracy by topic, by rapid-fire item and over time; retention; what is due."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, ClassVar
+
+from rich import box
+from rich.table import Table
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from quiz.tui.data import StatsData, percent, tag_label
+from quiz.tui.messages import StatsComputed, TaskFailed
+from quiz.tui.widgets.accuracy_plot import AccuracyPlot
+from quiz.tui.widgets.forecast import ForecastChart
+from quiz.tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from quiz.core.state import AppState
+    from quiz.core.store import GroupStats
+
+
+def groups_table(name: str, groups: dict[str, GroupStats],
+                 label: Callable[[str], str] = str) -> Table:
+    """Attempts, accuracy and mean score per group (topic or tag)."""
+    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
+    table.add_column(name)
+    table.add_column("answers", justify="right")
+    table.add_column("correct", justify="right")
+    table.add_column("mean score", justify="right")
+    for key, g in groups.items():
+        table.add_row(label(key), str(g["attempts"]), percent(g["accuracy"]),
+                      percent(g["mean_score"]))
+    return table
+
+
+def summary_text(data: StatsData) -> str:
+    """The headline figures as content markup."""
+    s = data.stats
+    if not s["attempts"]:
+        return ("No answers yet. Run a drill or some practice, and your accuracy, "
+                "streak and retention will show here.")
+    days = "day" if s["streak_days"] == 1 else "days"
+    return (f"[b]{s['attempts']}[/] answers · [b]{percent(s['correct'] / s['attempts'])}[/] "
+            f"correct · mean score [b]{percent(s['mean_score'])}[/] · streak "
+            f"[b]{s['streak_days']}[/] {days}\n"
+            f"Retention (review cards recalled, last 30 days): "
+            f"[b]{percent(data.retention)}[/]")
+
+
+class StatsScreen(Screen[None]):
+    """Figures from the history, computed in a worker when the screen opens."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.open_mode('home')", "Back"),
+    ]
+
+    def __init__(self, state: AppState, bank: Bank | None,
+                 now: Callable[[], datetime] | None) -> None:
+        super().__init__()
+        self.state, self.bank, self.now = state, bank, now
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Stats")
+        with VerticalScroll(id="stats-scroll"):
+            yield Static("Reading your history…", id="stats-summary")
+            yield AccuracyPlot(id="stats-plot")
+            yield Static("By topic", classes="section-title")
+            yield Static("", id="stats-topics", classes="table")
+            yield Static("By rapid-fire item", classes="section-title")
+            yield Static("", id="stats-tags", classes="table")
+            yield Static("Due in the next 14 days", classes="section-title")
+            yield ForecastChart("", id="stats-forecast")
+            yield Static("Weakest templates (at least 2 answers)", classes="section-title")
+            yield Static("", id="stats-weakest", classes="table")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#stats-scroll").focus()
+        self._compute()
+
+    @work(thread=True, exclusive=True, exit_on_error=False)
+    def _compute(self) -> None:
+        from quiz.tui.data import stats_data
+
+        try:
+            data = stats_data(self.state, self.bank, self.now)
+        except Exception as exc:  # a history we cannot summarize: say so, stay up
+            self.post_message(TaskFailed("reading your stats", str(exc)))
+            return
+        self.post_message(StatsComputed(data))
+
+    @on(StatsComputed)
+    def _show(self, event: StatsComputed) -> None:
+        data = event.data
+        s = data.stats
+        self.query_one("#stats-summary", Static).update(summary_text(data))
+        self.query_one(AccuracyPlot).show(s["accuracy_by_day"])
+        none = "[$text-muted]nothing yet[/]"
+        self.query_one("#stats-topics", Static).update(
+            groups_table("topic", s["by_topic"]) if s["by_topic"] else none)
+        tags = {k: v for k, v in s["by_tag"].items() if k.startswith("rapid-fire-")}
+        self.query_one("#stats-tags", Static).update(
+            groups_table("item", tags, tag_label) if tags else none)
+        self.query_one(ForecastChart).show(data.forecast)
+        weakest = self.query_one("#stats-weakest", Static)
+        if not s["weakest_templates"]:
+            weakest.update(none)
+            return
+        table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
+        table.add_column("template")
+        table.add_column("answers", justify="right")
+        table.add_column("mean score", justify="right")
+        table.add_column("title")
+        for t in s["weakest_templates"]:
+            table.add_row(t["template_id"], str(t["attempts"]), percent(t["mean_score"]),
+                          data.titles.get(t["template_id"], ""))
+        weakest.update(table)

@@ -1,0 +1,41 @@
+"""The first-run welcome: what the app does and the few keys that matter."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+WELCOME = """\
+Every question draws fresh numbers from a template, so you practise the method, \
+not the answer. Type a number with its unit (1.13 TB, 42 days), a formula (6*P*D) \
+or letters (a, c); the line under the box shows how your text was read before you \
+commit. Unreadable input costs nothing.
+
+[b $text-accent]Enter[/]    submit an answer, then move on
+[b $text-accent]ctrl+g[/]   reveal a hint (it costs part of the score)
+[b $text-accent]Escape[/]   go back
+[b $text-accent]?[/]        every key, on one screen
+[b $text-accent]ctrl+p[/]   command palette: jump to any mode
+[b $text-accent]ctrl+q[/]   quit (every answer is already saved)
+
+On the home screen: [b]d[/] daily drill, [b]p[/] practice, [b]m[/] mock interview, \
+[b]s[/] stats, [b]t[/] template browser."""
+
+
+class WelcomeScreen(ModalScreen[None]):
+    """Shown over the home screen while the history is still empty."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter,escape,space", "dismiss", "Start", key_display="Enter"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="welcome-box", classes="dialog"):
+            yield Static("Welcome to quiz", classes="dialog-title")
+            yield Static(WELCOME, id="welcome-text")
+            yield Static("Press Enter to start.", classes="dialog-footer")

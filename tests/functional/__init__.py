@@ -1,0 +1,1 @@
+"""Functional tests of the terminal app (Pilot and SVG snapshots)."""

@@ -1,0 +1,185 @@
+"""Shared set-up for the Pilot and snapshot tests.
+
+Every test gets its own data folder, a fixed bank (the templates under
+``tests/functional/templates``, so that the snapshots do not move when the bundled bank
+grows), a fixed random seed, a fixed "now" and a hand-driven monotonic clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from quiz.tui.app import QuizApp
+
+if TYPE_CHECKING:
+    from textual.pilot import Pilot
+    from textual.widget import Widget
+
+    from questions.loader import Bank
+    from quiz.core.state import AppState
+    from quiz.tui.screens.question import QuestionScreen
+
+TEMPLATES = Path(__file__).parent / "templates"
+NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)
+"""The fixed "now" of every test (noon UTC: the same local day in most time zones)."""
+
+
+class FakeClock:
+    """A monotonic clock that moves only when told to."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.t = start
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock forward."""
+        self.t += seconds
+
+
+def fixture_bank(state: AppState) -> Bank:
+    """The test templates plus the user's folders (never the bundled bank)."""
+    from questions.loader import load_bank
+
+    return load_bank([TEMPLATES, *state.template_dirs], bundled=False)
+
+
+def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizApp:
+    """A deterministic app over a fresh data folder."""
+    kw.setdefault("bank_loader", fixture_bank)
+    return QuizApp(data_dir=data_dir, seed=0, now=lambda: NOW, clock=clock or FakeClock(),
+                   **kw)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run ``async def`` tests on a fresh event loop (no asyncio plugin needed)."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
+    return True
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A fresh data folder."""
+    return tmp_path / "data"
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], object],
+                   timeout: float = 15.0) -> None:
+    """Let the app run until ``condition()`` holds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting; screen is {pilot.app.screen!r}")
+        await pilot.pause(0.02)
+
+
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait for every worker (a cancelled one is fine), then for what they posted."""
+    from textual.worker import WorkerCancelled, WorkerFailed
+
+    for _ in range(3):
+        for worker in list(pilot.app.workers):
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+        await pilot.pause()
+
+
+async def started(pilot: Pilot[Any], *, welcome: bool = False) -> None:
+    """Wait until the bank is loaded and the home figures shown; close the welcome."""
+    app = pilot.app
+    assert isinstance(app, QuizApp)
+    await wait_for(pilot, lambda: app.bank is not None or app.failure is not None)
+    await settle(pilot)
+    from quiz.tui.screens.welcome import WelcomeScreen
+
+    if not welcome and isinstance(app.screen, WelcomeScreen):
+        await pilot.press("enter")
+        await settle(pilot)
+
+
+async def question_shown(pilot: Pilot[Any]) -> QuestionScreen:
+    """Wait until a question screen shows a question, and return the screen."""
+    from quiz.tui.screens.question import QuestionScreen
+
+    def ready() -> bool:
+        screen = pilot.app.screen
+        return isinstance(screen, QuestionScreen) and screen.question is not None \
+            and not screen.busy
+
+    await wait_for(pilot, ready)
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, QuestionScreen)
+    return screen
+
+
+async def answer(pilot: Pilot[Any], text: str) -> None:
+    """Type an answer into the answer box (fast path: set the text) and submit it."""
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+    box = pilot.app.screen.query_one(AnswerBox)
+    box.input.value = text
+    await settle(pilot)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+def seed_cards(data_dir: Path, template_ids: list[str]) -> None:
+    """Give templates review cards falling due on the following days (one a day)."""
+    from fsrs import Card, State
+
+    from quiz import locations
+    from quiz.core.store import Store
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with Store.open(locations.db_path(data_dir), now=lambda: NOW) as store:
+        for i, tid in enumerate(template_ids, 1):
+            card = Card(card_id=i, state=State.Review, stability=5.0, difficulty=5.0,
+                        due=NOW + timedelta(days=i), last_review=NOW - timedelta(days=3))
+            store.put_card(tid, card.to_json())
+
+
+def screen_text(widget: Widget) -> str:
+    """The text a widget shows on screen, line by line (styles dropped)."""
+    from textual.geometry import Region
+
+    width, height = widget.size
+    lines = widget.render_lines(Region(0, 0, width, height))
+    return "\n".join(line.text.rstrip() for line in lines)
+
+
+def seed_history(data_dir: Path, days: int = 3) -> None:
+    """Write a small, fixed history: a few answers on each of the last ``days`` days."""
+    from quiz import locations
+    from quiz.core.store import Attempt, Store
+
+    rows = [("memory/model-state", "memory", ("rapid-fire-1",)),
+            ("compute/flops-formula", "compute", ("rapid-fire-2",)),
+            ("parallelism/activations-untouched", "parallelism", ("rapid-fire-4",))]
+    verdicts = [("correct", 1.0), ("incorrect", 0.0), ("partial", 0.5), ("correct", 1.0)]
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with Store.open(locations.db_path(data_dir), now=lambda: NOW) as store:
+        n = 0
+        for day in range(days, 0, -1):
+            for tid, topic, tags in rows:
+                verdict, score = verdicts[n % len(verdicts)]
+                n += 1
+                store.record_attempt(Attempt(
+                    template_id=tid, template_version=1, seed=n, mode="drill",
+                    answer_text="x", verdict=verdict, score=score,  # type: ignore[arg-type]
+                    topic=topic, tags=tags, seconds=30.0 + n,
+                    answered_at=NOW - timedelta(days=day - 1, hours=1)))

@@ -1,0 +1,250 @@
+"""SVG snapshots of every screen at 80x24 and 120x40.
+
+Deterministic by construction: a fresh data folder, the fixed test bank, seed 0, a
+fixed "now" and a clock that does not move. Before each screenshot the inputs stop
+blinking and the toasts are cleared. Update with ``pytest --snapshot-update`` and look
+at every changed SVG before committing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from quiz import locations
+from quiz.tui.app import QuizApp
+
+from .conftest import (
+    FakeClock,
+    answer,
+    make_app,
+    question_shown,
+    seed_cards,
+    seed_history,
+    settle,
+    started,
+    wait_for,
+)
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+Snap = Callable[..., bool]
+Step = Callable[[Pilot[Any]], Awaitable[None]]
+
+
+def steps(*actions: Step, welcome: bool = False) -> Step:
+    """A run_before: start the app, run the actions, then freeze what moves."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await started(pilot, welcome=welcome)
+        for action in actions:
+            await action(pilot)
+        await settle(pilot)
+        for field in pilot.app.screen.query(Input):
+            field.cursor_blink = False
+        pilot.app.clear_notifications()
+        await pilot.pause()
+
+    return run
+
+
+def press(*keys: str) -> Step:
+    async def run(pilot: Pilot[Any]) -> None:
+        await pilot.press(*keys)
+        await settle(pilot)
+
+    return run
+
+
+def until_screen(name: str) -> Step:
+    async def run(pilot: Pilot[Any]) -> None:
+        await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == name)
+        await settle(pilot)
+
+    return run
+
+
+async def a_question(pilot: Pilot[Any]) -> None:
+    await question_shown(pilot)
+
+
+def typed(text: str) -> Step:
+    async def run(pilot: Pilot[Any]) -> None:
+        await question_shown(pilot)
+        await answer(pilot, text)
+
+    return run
+
+
+def snap(snap_compare: Snap, app: QuizApp, size: tuple[int, int], before: Step) -> None:
+    assert snap_compare(app, terminal_size=size, run_before=before)
+
+
+# ---------------------------------------------------------------- home and friends
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_welcome(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size, steps(welcome=True))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_home(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    seed_history(data_dir)
+    snap(snap_compare, make_app(data_dir), size, steps())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size, steps(press("question_mark")))
+
+
+# ---------------------------------------------------------------- questions
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_question_formula(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size, steps(press("d"), a_question))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_question_choices(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="rapid-fire-4")
+    snap(snap_compare, app, size, steps(a_question))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_question_table(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="rapid-fire-3")
+    snap(snap_compare, app, size, steps(a_question))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_question_hint_and_preview(snap_compare: Snap, data_dir: Path,
+                                   size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="memory")
+    snap(snap_compare, app, size, steps(a_question, press("ctrl+g", *"1.2 TB")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_question_invalid(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size, steps(press("d"), typed("import os")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_feedback(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("d"), typed("2*P*D"), until_screen("FeedbackScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_done_for_today(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    seed_cards(data_dir, ["compute/flops-formula", "memory/model-state",
+                          "parallelism/activations-untouched"])
+    locations.config_path(data_dir).write_text("new_per_day = 0\n")
+    snap(snap_compare, make_app(data_dir), size, steps(press("d"), until_screen("DoneScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_practice_picker(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("p"), until_screen("PracticeScreen")))
+
+
+# ---------------------------------------------------------------- mock interview
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mock_setup(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("m"), until_screen("MockSetupScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mock_question(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="mock", mock_questions=3, mock_minutes=20)
+    snap(snap_compare, app, size, steps(a_question))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mock_leave_confirm(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="mock", mock_questions=3, mock_minutes=20)
+    snap(snap_compare, app, size, steps(a_question, press("escape")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mock_report(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    clock = FakeClock()
+    app = make_app(data_dir, clock, mode="mock", mock_questions=2, mock_minutes=1)
+
+    async def run_out(pilot: Pilot[Any]) -> None:
+        from quiz.tui.screens.question import QuestionScreen
+
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        clock.advance(20)
+        await answer(pilot, screen.question.part.key.display)
+        screen = await question_shown(pilot)
+        clock.advance(41)
+        assert isinstance(screen, QuestionScreen)
+        screen.tick()
+        await until_screen("ReportScreen")(pilot)
+
+    snap(snap_compare, app, size, steps(run_out))
+
+
+# ---------------------------------------------------------------- stats and browser
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stats(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    seed_history(data_dir)
+    snap(snap_compare, make_app(data_dir), size, steps(press("s"), until_screen("StatsScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_browser(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("t"), until_screen("BrowserScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_template_preview(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("t"), until_screen("BrowserScreen"), press(*"model state", "enter"),
+               until_screen("TemplatePreviewScreen")))
+
+
+# ---------------------------------------------------------------- light theme
+
+
+def _light(data_dir: Path) -> None:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    locations.config_path(data_dir).write_text('theme = "textual-light"\n')
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_light_theme_home(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    seed_history(data_dir)
+    _light(data_dir)
+    snap(snap_compare, make_app(data_dir), size, steps())
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_light_theme_feedback(snap_compare: Snap, data_dir: Path,
+                              size: tuple[int, int]) -> None:
+    _light(data_dir)
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("d"), typed("6*P*D"), until_screen("FeedbackScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_light_theme_question(snap_compare: Snap, data_dir: Path,
+                              size: tuple[int, int]) -> None:
+    _light(data_dir)
+    app = make_app(data_dir, mode="practice", practice_topic="memory")
+    snap(snap_compare, app, size, steps(a_question, press("ctrl+g", *"1.2 TB")))
