@@ -337,12 +337,20 @@ def _memory(c: Ctx) -> tuple[sp.Expr, str]:
             "Per-GPU memory = sharded model state + activations + working buffers.")
 
 
+@quantity("memory_unsharded", "B",
+          "model state + one micro-batch of activations for the whole model, one copy")
+def _unsharded(c: Ctx) -> tuple[sp.Expr, str]:
+    return (sym("model_state_bytes") + sym("activation_bytes_model"),
+            "What a single GPU would have to hold: the whole model state plus the "
+            "activations of every layer for one micro-batch.")
+
+
 @quantity("min_gpus_memory", "1",
           "GPUs whose memory the unsharded state + activations would fill")
 def _min_gpus(c: Ctx) -> tuple[sp.Expr, str]:
-    return ((sym("model_state_bytes") + sym("activation_bytes_model")) / sym("hbm_bytes"),
-            "Everything one unsharded copy needs, divided by one GPU's memory "
-            "(round up for whole GPUs).")
+    return (sym("memory_unsharded") / sym("hbm_bytes"),
+            "Divide by one GPU's memory: the fewest GPUs whose memory could hold it "
+            "(round up for whole GPUs; real layouts need more for buffers).")
 
 
 @quantity("kv_cache_bytes", "B", "2 x layers x kv_heads x head_dim x seq x micro_batch x "
@@ -380,6 +388,12 @@ def _compute_mb(c: Ctx) -> tuple[sp.Expr, str]:
     return (6 * held * s_ * b_ / c_ / sym("peak_flops"),
             "One GPU's arithmetic for one micro-batch at peak: 6 x its share of the "
             "(active) parameters x the tokens it sees (s*b/cp), over peak FLOP/s.")
+
+
+@quantity("effective_flops", "FLOP/s", "peak_flops x mfu: what one GPU really delivers")
+def _effective(c: Ctx) -> tuple[sp.Expr, str]:
+    return (sym("peak_flops") * sym("mfu"),
+            "Delivered FLOP/s of one GPU = peak x MFU.")
 
 
 @quantity("mfu", "1", "achieved FLOP/s / peak FLOP/s")

@@ -59,3 +59,9 @@ def test_ids_are_unique_and_topics_are_covered() -> None:
         topics[t.topic] += 1
     assert {"memory", "compute", "parallelism", "communication", "pipeline",
             "inference", "conventions", "layout", "scenario"} <= set(topics)
+
+
+def test_changed_templates_bump_their_version() -> None:
+    from questions.versions import problems
+
+    assert problems(BANK.templates) == []
