@@ -57,6 +57,9 @@ def how_to_answer(part: PartVariant) -> str:
 
 def placeholder_for(part: PartVariant) -> str:
     """A short placeholder for the answer input."""
+    if part.kind == "table" and part.spec.rows and part.spec.columns:
+        rows, first = part.spec.rows, next(iter(part.spec.columns))
+        return f"e.g. {rows[0]}: -; {rows[-1]}: {first}"
     return {
         "number": "e.g. " + _NUMBER_EXAMPLES.get(part.key.unit or "1", "42").split(",")[0],
         "formula": "a formula in " + " and ".join(part.key.symbols) if part.key.symbols
