@@ -270,6 +270,16 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
     if a.unit and a.unit not in ("B", "FLOP", "s", "param", "B/s", "FLOP/s", "1"):
         out.append((base + ["answer", "unit"], f"unknown unit {a.unit!r}; use one of B, "
                     "FLOP, s, param, B/s, FLOP/s, 1"))
+    if a.bare_unit is not None:
+        from solver.units import UNITS
+
+        want = a.unit or (quantities[a.quantity].unit if a.quantity in quantities else None)
+        found = UNITS.get(a.bare_unit)
+        if found is None:
+            out.append((base + ["answer", "bare_unit"], f"unknown unit {a.bare_unit!r}"))
+        elif want is not None and found[1] != want:
+            out.append((base + ["answer", "bare_unit"], f"{a.bare_unit!r} is not a unit of "
+                        f"{want}"))
     check_keys(dict(a.set), base + ["answer", "set"])
     for sym, name in a.symbols.items():
         if name not in names:

@@ -82,6 +82,9 @@ class Answer(_Model):
     """Solver keys fixed for this answer, on top of the drawn parameters."""
     binary: bool = False
     """Display bytes in GiB/TiB in the key."""
+    bare_unit: str | None = None
+    """The unit a bare number is read in (e.g. "days" when the prompt asks for days);
+    without it a bare number is in the base unit."""
     formula: str | None = None
     """For answer_kind = "formula": the expected formula in the prompt's letters."""
     symbols: dict[str, str] = Field(default_factory=dict)

@@ -21,8 +21,10 @@ from questions.schema import Template
 
 
 def digest(t: Template) -> str:
-    """A digest of everything in the template except its version."""
-    data = t.model_dump(mode="json", exclude={"version"}, by_alias=True)
+    """A digest of everything the author wrote except the version (fields left at their
+    defaults are left out, so a new optional schema field changes no digest)."""
+    data = t.model_dump(mode="json", exclude={"version"}, by_alias=True,
+                        exclude_defaults=True)
     text = json.dumps(data, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 

@@ -112,9 +112,15 @@ def generic_slips(key: float, unit: str) -> list[tuple[str, float, float, str]]:
     return slips
 
 
+_BARE = re.compile(r"^\s*[~≈]?\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
+
+
 def _number(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
     assert key.value is not None and key.unit is not None
+    bare = pv.spec.answer.bare_unit
+    if bare and _BARE.match(text):
+        text = f"{text.strip()} {bare}"  # the prompt named the unit a bare number is in
     try:
         r = read_number(text, key.unit)
     except Unreadable as exc:

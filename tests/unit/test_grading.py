@@ -1,0 +1,87 @@
+"""Grading behaviour a user meets: tolerance, slips, conventions, hints, bare numbers."""
+
+from __future__ import annotations
+
+import pytest
+
+from questions.loader import load_bank, parse_template
+from questions.variants import PartVariant, make_variant
+from quiz.core.grading import grade
+from solver.units import format_value
+
+BANK = load_bank()
+
+
+def part(template_id: str, seed: int = 0) -> PartVariant:
+    return make_variant(BANK.get(template_id), seed).parts[0]
+
+
+def test_answer_within_tolerance_is_correct_and_near_miss_is_partial() -> None:
+    pv = part("memory/model-state")
+    assert pv.key.value is not None
+    assert grade(pv, format_value(pv.key.value * 1.02, "B")).verdict == "correct"
+    near = grade(pv, format_value(pv.key.value * 1.06, "B", digits=4))
+    assert near.verdict == "partial" and near.score == 0.5
+
+
+@pytest.mark.parametrize(("factor", "unit", "name", "verdict"), [
+    (1e9 / 2**30, "GB", "GB vs GiB", "partial"),
+    (8.0, "", "bits vs bytes", "partial"),
+    (1e3, "", "off by a thousand", "incorrect"),
+])
+def test_generic_slips_are_named(factor: float, unit: str, name: str, verdict: str) -> None:
+    pv = part("memory/model-state")
+    assert pv.key.value is not None
+    g = grade(pv, format_value(pv.key.value * factor, "B", digits=4))
+    assert (g.mistake, g.verdict) == (name, verdict)
+
+
+def test_other_convention_is_accepted_with_a_note() -> None:
+    # A Llama variant: its MLP is 3.5h wide, so Megatron's 18 + 4f/h = 32, not 34.
+    pv = next(p for p in (part("conventions/activation-estimators", s) for s in range(20))
+              if "Llama" in p.prompt)
+    assert pv.key.value is not None
+    acc = pv.accepted[0]
+    assert abs(acc.value / pv.key.value - 1) > 0.03
+    g = grade(pv, format_value(acc.value, "B", digits=4))
+    assert g.verdict == "correct" and "convention" in g.feedback
+
+
+def test_hints_cost_their_share_of_the_score() -> None:
+    pv = part("memory/model-state")
+    assert grade(pv, pv.key.display, hint_cost=0.2).score == pytest.approx(0.8)
+
+
+def test_invalid_answer_scores_nothing_and_says_why() -> None:
+    g = grade(part("memory/model-state"), "lots of bytes")
+    assert g.verdict == "invalid" and g.score == 0 and "For example" in g.feedback
+    assert g.feedback.count("For example") == 1
+
+
+def test_bare_number_is_read_in_the_unit_the_prompt_names() -> None:
+    pv = part("compute/train-time", 3)
+    assert pv.key.value is not None
+    days = pv.key.value / 86400
+    assert grade(pv, f"{days:.4g}").verdict == "correct"
+    assert grade(pv, f"{days:.4g} days").verdict == "correct"
+
+
+def test_compiled_expressions_are_not_shared_between_templates_with_one_id() -> None:
+    """Regression: compiled constraints were cached by id(), which Python reuses."""
+    text = """
+id = "memory/same-id"
+title = "Same id, different constraints"
+topic = "memory"
+prompt = "{model}?"
+[params.model]
+choices = ["llama3-8b", "llama3-70b"]
+[answer]
+quantity = "params"
+"""
+    free = parse_template(text)
+    make_variant(free, 0)
+    del free
+    strict = parse_template(text.replace('topic = "memory"',
+                                         'topic = "memory"\nconstraints = ["layers > 100"]'))
+    with pytest.raises(ValueError, match="no draw"):
+        make_variant(strict, 0)
