@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, tzinfo
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -130,12 +130,16 @@ class StatsData:
         retention: share of review cards recalled over the last 30 days.
         forecast: cards due on each of the next 14 days.
         titles: template id -> title, for the weakest templates.
+        topic_trend: topic -> running accuracy per local day with answers.
+        item_trend: rapid-fire item -> running accuracy per local day with answers.
     """
 
     stats: Stats
     retention: float | None
     forecast: list[tuple[date, int]]
     titles: dict[str, str] = field(default_factory=dict)
+    topic_trend: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    item_trend: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
 
 
 def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData:
@@ -145,8 +149,44 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
     drill = Drill(state.store, state.settings, now=now)
     ids = sorted(bank.templates) if bank is not None else None
     titles = {tid: t.title for tid, t in bank.templates.items()} if bank is not None else {}
+    attempts = state.store.attempts()
+    by_topic = trends([(a.answered_at, (a.topic,), a.verdict) for a in attempts],
+                      state.store.tz)
+    by_item = trends([(a.answered_at, tuple(t for t in a.tags if t.startswith("rapid-fire-")),
+                       a.verdict) for a in attempts], state.store.tz)
     return StatsData(state.store.stats(weakest=8), drill.retention(),
-                     drill.due_forecast(14, ids), titles)
+                     drill.due_forecast(14, ids), titles, by_topic,
+                     {f"#{k.rsplit('-', 1)[1]}": v for k, v in by_item.items()})
+
+
+def trends(rows: list[tuple[datetime, tuple[str, ...], str]],
+           tz: tzinfo | None = None) -> dict[str, list[tuple[str, float]]]:
+    """Running share correct per group, at the end of each local day it was answered.
+
+    >>> from datetime import UTC, datetime
+    >>> t = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    >>> trends([(t, ("memory",), "correct"), (t, ("memory",), "incorrect")], UTC)
+    {'memory': [('2026-11-30', 0.5)]}
+    """
+    from quiz.core.store import local_day
+
+    tallies: dict[str, dict[str, list[int]]] = {}
+    for when, groups, verdict in sorted(rows, key=lambda r: r[0]):
+        day = local_day(when, tz).isoformat()
+        for g in groups:
+            tallies.setdefault(g, {}).setdefault(day, [0, 0])
+            tallies[g][day][0] += verdict == "correct"
+            tallies[g][day][1] += 1
+    out: dict[str, list[tuple[str, float]]] = {}
+    for g, days in sorted(tallies.items()):
+        right = total = 0
+        points = []
+        for day in sorted(days):
+            right += days[day][0]
+            total += days[day][1]
+            points.append((day, round(right / total, 4)))
+        out[g] = points
+    return out
 
 
 # ---------------------------------------------------------------- template preview

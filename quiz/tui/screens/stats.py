@@ -20,6 +20,7 @@ from quiz.tui.messages import StatsComputed, TaskFailed
 from quiz.tui.widgets.accuracy_plot import AccuracyPlot
 from quiz.tui.widgets.forecast import ForecastChart
 from quiz.tui.widgets.title_bar import TitleBar
+from quiz.tui.widgets.trend_plot import TrendPlot
 
 if TYPE_CHECKING:
     from questions.loader import Bank
@@ -74,8 +75,11 @@ class StatsScreen(Screen[None]):
             yield AccuracyPlot(id="stats-plot")
             yield Static("By topic", classes="section-title")
             yield Static("", id="stats-topics", classes="table")
+            yield TrendPlot("Share correct so far, by topic", id="stats-topic-trend")
             yield Static("By rapid-fire item", classes="section-title")
             yield Static("", id="stats-tags", classes="table")
+            yield TrendPlot("Share correct so far, by rapid-fire item (#1-#7)",
+                            id="stats-item-trend")
             yield Static("Due in the next 14 days", classes="section-title")
             yield ForecastChart("", id="stats-forecast")
             yield Static("Weakest templates (at least 2 answers)", classes="section-title")
@@ -109,6 +113,8 @@ class StatsScreen(Screen[None]):
         tags = {k: v for k, v in s["by_tag"].items() if k.startswith("rapid-fire-")}
         self.query_one("#stats-tags", Static).update(
             groups_table("item", tags, tag_label) if tags else none)
+        self.query_one("#stats-topic-trend", TrendPlot).show(data.topic_trend)
+        self.query_one("#stats-item-trend", TrendPlot).show(data.item_trend)
         self.query_one(ForecastChart).show(data.forecast)
         weakest = self.query_one("#stats-weakest", Static)
         if not s["weakest_templates"]:
