@@ -237,7 +237,14 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
             elif k not in KEYS:
                 out.append((loc + [k], f"unknown solver key {k!r}{suggest(k, KEYS)}"))
 
-    check_keys(dict(t.params), ["params"])
+    free = {n for n, spec in t.params.items() if spec.free}
+    for name in sorted(free):
+        if name in KEYS or name in QUANTITIES or name in ("model", "gpu"):
+            out.append((["params", name], f"{name!r} is a solver name; a free parameter "
+                        "needs a name of its own"))
+        elif not name.isidentifier():
+            out.append((["params", name], "a free parameter's name must be an identifier"))
+    check_keys({k: v for k, v in t.params.items() if k not in free}, ["params"])
     check_keys(dict(t.fixed), ["fixed"])
     for i, c in enumerate(t.constraints):
         try:
@@ -246,7 +253,8 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((["constraints", i], str(exc)))
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
-        out += _check_part(part, base, check_keys, suggest, QUANTITIES, NAMES)
+        out += _check_part(part, base, check_keys, suggest, QUANTITIES,
+                           NAMES | frozenset(free))
     return out
 
 

@@ -39,6 +39,9 @@ class ParamSpec(_Model):
     """Round a drawn value to this many significant digits (before the answer is derived)."""
     integer: bool = False
     """Round a drawn value to a whole number."""
+    free: bool = False
+    """Not a solver key: a number for the prompt, constraints and expressions only
+    (e.g. `deadline_days`, `tokens_per_second`)."""
 
     @model_validator(mode="after")
     def _one_source(self) -> ParamSpec:

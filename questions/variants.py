@@ -192,13 +192,14 @@ def compiled(t: Template) -> Compiled:
     if got is not None:
         return got
     known = NAMES | frozenset(t.params)
+    free = NAMES | frozenset(n for n, spec in t.params.items() if spec.free)
     try:
         constraints = tuple(compile_expr(c, known) for c in t.constraints)
         exprs: dict[str, Expr] = {}
         for part in t.all_parts():
             for text in [part.answer.expr] + [m.expr for m in part.mistakes]:
                 if text:
-                    exprs[text] = compile_expr(text, NAMES)
+                    exprs[text] = compile_expr(text, free)
     except ExprError as exc:
         raise TemplateError(f"{t.id}: {exc}") from exc
     got = _COMPILED[key] = Compiled(constraints, exprs)
@@ -212,7 +213,14 @@ def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[
         merged.update(m)
     model = merged.pop("model", None)
     gpu = merged.pop("gpu", None)
-    return (None if model is None else str(model), None if gpu is None else str(gpu), merged)
+    over = {k: v for k, v in merged.items() if k in KEYS}  # free parameters stay out
+    return (None if model is None else str(model), None if gpu is None else str(gpu), over)
+
+
+def _free(params: Mapping[str, Scalar]) -> dict[str, float]:
+    """The free parameters (not solver keys) of a draw, for expressions and prompts."""
+    return {k: float(v) for k, v in params.items()
+            if k not in KEYS and k not in ("model", "gpu") and not isinstance(v, str)}
 
 
 def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
@@ -264,7 +272,7 @@ def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar]
     inputs = resolve_inputs(model, gpu, over)
     if expr is not None:
         e = comp.exprs[expr]
-        return float(e.value(_env(inputs, e.names))), inputs
+        return float(e.value(_env(inputs, e.names) | _free(params))), inputs
     name = quantity or part.answer.quantity
     assert name is not None
     return evaluate([name], inputs)[name], inputs
@@ -276,7 +284,7 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
     model, gpu, over = _split(params, t.fixed, a.set)
     try:
         inputs = resolve_inputs(model, gpu, over)
-        env = _env(inputs, NAMES & _placeholders(part.prompt + t.intro))
+        env = _env(inputs, NAMES & _placeholders(part.prompt + t.intro)) | _free(params)
         mistakes: list[KnownMistake] = []
         accepted: list[AcceptedVariant] = []
         if part.answer_kind == "number":
@@ -417,7 +425,8 @@ def explain(pv: PartVariant) -> str:
             names = [a.quantity]
         elif a.expr:
             # Keys with a default that are also quantities (mfu) are inputs here.
-            names = sorted(n for n in compile_expr(a.expr, NAMES).names if n in QUANTITIES
+            names = sorted(n for n in compile_expr(a.expr, NAMES | frozenset(pv.env)).names
+                           if n in QUANTITIES
                            and not (n in KEYS and KEYS[n].default is not None))
     names += [n for n in a.show if n not in names]
     if a.explanation:
@@ -443,7 +452,7 @@ def explain(pv: PartVariant) -> str:
         if shown:
             lines.append("  Conventions: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     if pv.kind == "number" and a.expr:
-        e = compile_expr(a.expr, NAMES)
+        e = compile_expr(a.expr, NAMES | frozenset(pv.env))
         values = ", ".join(f"{n} = {describe(n, pv_env_value(pv, n))}"
                            for n in sorted(e.names))
         lines.append(f"{a.expr}  with {values}")

@@ -85,3 +85,39 @@ quantity = "params"
                                          'topic = "memory"\nconstraints = ["layers > 100"]'))
     with pytest.raises(ValueError, match="no draw"):
         make_variant(strict, 0)
+
+
+def test_free_parameters_reach_prompts_and_expressions_but_not_the_solver() -> None:
+    t = parse_template("""
+id = "compute/free-deadline"
+title = "Free parameter"
+topic = "compute"
+prompt = "Finish {model} in {deadline_days} days."
+[params.model]
+choices = ["llama3-8b"]
+[params.deadline_days]
+choices = [30]
+free = true
+[answer]
+expr = "train_flops / (peak_flops * mfu * deadline_days * 86400)"
+unit = "1"
+""")
+    pv = make_variant(t, 0).parts[0]
+    assert "30 days" in pv.prompt
+    assert pv.key.value == pytest.approx(
+        6 * 8.03e9 * 15e12 / (989e12 * 0.4 * 30 * 86400), rel=1e-3)
+
+
+def test_a_free_parameter_may_not_take_a_solver_name() -> None:
+    with pytest.raises(ValueError, match="solver name"):
+        parse_template("""
+id = "compute/free-clash"
+title = "Free parameter clash"
+topic = "compute"
+prompt = "{tp}"
+[params.tp]
+choices = [2]
+free = true
+[answer]
+quantity = "params"
+""")
