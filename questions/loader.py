@@ -294,6 +294,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             out.append((base + ["answer", "symbols", sym], f"unknown key or quantity "
                         f"{name!r}{suggest(name, names)}"))
     texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
+    texts += [(base + ["answer", "when", i, "if"], w.if_) for i, w in enumerate(a.when)]
     for mi, m in enumerate(part.mistakes):
         texts.append((base + ["mistakes", mi, "expr"], m.expr))
         check_keys(dict(m.set), base + ["mistakes", mi, "set"])

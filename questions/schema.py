@@ -69,6 +69,19 @@ class Accepted(_Model):
     """Shown when the answer matched this convention rather than the default."""
 
 
+class Condition(_Model):
+    """A choice key that depends on the drawn numbers."""
+
+    if_: str = Field(alias="if")
+    """An expression over solver keys, quantities and free parameters, e.g.
+    "memory_per_gpu <= hbm_bytes"."""
+    correct: list[str]
+    """The right labels when the expression holds."""
+
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True,
+                              populate_by_name=True)
+
+
 class Answer(_Model):
     """What the right answer is, and how close is close enough."""
 
@@ -94,6 +107,9 @@ class Answer(_Model):
     """For formulas: letter in the prompt -> solver key or quantity it stands for."""
     correct: list[str] = Field(default_factory=list)
     """For choice/multi: the labels (a, b, ...) of the right choices."""
+    when: list[Condition] = Field(default_factory=list)
+    """For choice/multi: keys that depend on the draw; the first whose `if` holds wins,
+    otherwise `correct` applies."""
     cells: dict[str, list[str]] = Field(default_factory=dict)
     """For tables: row -> the column codes that are right for it ([] for none)."""
     accept: list[Accepted] = Field(default_factory=list)
@@ -191,11 +207,13 @@ class Part(_Model):
             if len(self.choices) < 2:
                 raise ValueError("a choice answer needs at least 2 choices")
             labels = {chr(ord("a") + i) for i in range(len(self.choices))}
-            bad = [c for c in a.correct if c not in labels]
+            bad = [c for c in a.correct + [x for w in a.when for x in w.correct]
+                   if c not in labels]
             if not a.correct or bad:
                 raise ValueError(f"answer.correct must name labels among "
                                  f"{', '.join(sorted(labels))}")
-            if self.answer_kind == "choice" and len(a.correct) != 1:
+            if self.answer_kind == "choice" and any(
+                    len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
                 raise ValueError("a single-choice answer has exactly one correct label")
         if self.answer_kind == "table":
             if not self.rows or not self.columns:

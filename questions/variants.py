@@ -186,7 +186,7 @@ def compiled(t: Template) -> Compiled:
     # another template (regression: a broken test template once got a valid one's
     # compiled constraints).
     texts = tuple(x for p in t.all_parts() for x in [p.answer.expr]
-                  + [m.expr for m in p.mistakes] if x)
+                  + [m.expr for m in p.mistakes] + [w.if_ for w in p.answer.when] if x)
     key = (tuple(t.constraints), tuple(sorted(t.params)), texts)
     got = _COMPILED.get(key)
     if got is not None:
@@ -197,7 +197,8 @@ def compiled(t: Template) -> Compiled:
         constraints = tuple(compile_expr(c, known) for c in t.constraints)
         exprs: dict[str, Expr] = {}
         for part in t.all_parts():
-            for text in [part.answer.expr] + [m.expr for m in part.mistakes]:
+            for text in ([part.answer.expr] + [m.expr for m in part.mistakes]
+                         + [w.if_ for w in part.answer.when]):
                 if text:
                     exprs[text] = compile_expr(text, free)
     except ExprError as exc:
@@ -311,7 +312,13 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
             mistakes = [KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
                         for m in part.mistakes]
         elif part.answer_kind in ("choice", "multi"):
-            key = Key(part.answer_kind, ", ".join(a.correct), correct=tuple(a.correct))
+            correct = a.correct
+            for w in a.when:
+                e = comp.exprs[w.if_]
+                if e.value(_env(inputs, e.names) | _free(params)):
+                    correct = w.correct
+                    break
+            key = Key(part.answer_kind, ", ".join(correct), correct=tuple(correct))
             mistakes = [KnownMistake(m.name, m.feedback, m.credit,
                                      choice=tuple(m.choice or ())) for m in part.mistakes]
         elif part.answer_kind == "table":
@@ -461,6 +468,10 @@ def explain(pv: PartVariant) -> str:
     elif pv.kind == "formula":
         legend = ", ".join(f"{k} = {v}" for k, v in pv.key.symbols.items())
         lines.append(f"Answer: {pv.key.formula}   ({legend})")
+    elif pv.kind in ("choice", "multi"):
+        texts = pv.spec.choices
+        picks = "; ".join(f"{c}) {texts[ord(c) - ord('a')]}" for c in pv.key.correct)
+        lines.append(f"Answer: {picks}")
     else:
         lines.append(f"Answer: {pv.key.display}")
     for acc in pv.accepted:

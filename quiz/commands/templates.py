@@ -586,6 +586,7 @@ def reference_markdown() -> str:
         ("`[params.NAME]`: how a parameter is drawn", schema.ParamSpec),
         ("`[answer]` (or `[parts.answer]`)", schema.Answer),
         ("`[[answer.accept]]`: other accepted conventions", schema.Accepted),
+        ("`answer.when`: choice keys that depend on the draw", schema.Condition),
         ("`[[mistakes]]` (or `[[parts.mistakes]]`)", schema.Mistake),
         ("`[[hints]]` (or `[[parts.hints]]`)", schema.Hint),
         ("`[[examples]]`", schema.Example),

@@ -314,8 +314,8 @@ def test_authoring_guide_carries_the_reference_generated_from_the_models() -> No
 def test_authoring_guide_names_every_field_of_every_model() -> None:
     guide = (ROOT / "AUTHORING.md").read_text(encoding="utf-8")
     models: list[type[BaseModel]] = [schema.Template, schema.ParamSpec, schema.Answer,
-                                     schema.Accepted, schema.Mistake, schema.Hint,
-                                     schema.Example, schema.Part]
+                                     schema.Accepted, schema.Condition, schema.Mistake,
+                                     schema.Hint, schema.Example, schema.Part]
     missing = [f"{m.__name__}.{info.alias or name}" for m in models
                for name, info in m.model_fields.items()
                if f"`{info.alias or name}`" not in guide]
