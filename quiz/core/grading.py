@@ -52,10 +52,14 @@ class Grade:
         return out
 
 
-def _rel(a: float, b: float) -> float:
+def relative_error(a: float, b: float) -> float:
+    """|a - b| / |b| (|a| when b is 0)."""
     if b == 0:
         return abs(a)
     return abs(a - b) / abs(b)
+
+
+_rel = relative_error
 
 
 def _invalid(pv: PartVariant, message: str, example: str = "") -> Grade:

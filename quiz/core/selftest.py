@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from questions.schema import Template
 from questions.variants import PartVariant, TemplateError, make_variant
 from quiz.core.grading import grade
+from quiz.core.grading import relative_error as _rel
 from solver.units import format_value
 
 
@@ -28,10 +29,6 @@ class Failure:
 
     def __str__(self) -> str:
         return f"{self.template}#{self.seed}: {self.check}: {self.detail}"
-
-
-def _rel(a: float, b: float) -> float:
-    return abs(a - b) / abs(b) if b else abs(a)
 
 
 def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
