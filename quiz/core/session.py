@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import time
+from abc import ABC, abstractmethod
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -116,7 +117,7 @@ def preview(part: PartVariant, text: str) -> str:
     return f"read as {g.read_as}"
 
 
-class Session:
+class Session(ABC):
     """A run of questions in one mode; subclasses choose which templates come next.
 
     Args:
@@ -147,9 +148,9 @@ class Session:
 
     # --- choosing
 
+    @abstractmethod
     def pick(self) -> str | None:
         """The next template id, or None when the session is over."""
-        raise NotImplementedError
 
     def review(self) -> bool:
         """Whether answers in this session move FSRS cards."""
