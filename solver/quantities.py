@@ -110,7 +110,10 @@ def ring(n: sp.Expr, c: Ctx, *, allreduce: bool) -> tuple[sp.Expr, str]:
     """
     scale = 2 if allreduce else 1
     if c.ring_exact:
-        return scale * (n - 1) / n, f"ring factor {'2' if allreduce else ''}(N-1)/N"
+        # Unevaluated, so the formula reads 2*(dp - 1)/dp as on a whiteboard rather than
+        # sympy's distributed (2*dp - 2)/dp.
+        factor = sp.Mul(scale, (n - 1) / n, evaluate=False) if allreduce else (n - 1) / n
+        return factor, f"ring factor {'2' if allreduce else ''}(N-1)/N"
     return scale * sp.Min(1, n - 1), f"ring factor {scale} (the (N-1)/N factor dropped)"
 
 

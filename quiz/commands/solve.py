@@ -67,9 +67,15 @@ def render(result: Result, *, model: str | None, gpu: str | None) -> str:
                   f"    {step.formula}",
                   f"      = {step.substituted}",
                   f"      = {step.display}"]
-    if result.conventions:
-        lines.append("Conventions: " + ", ".join(f"{k}={v}" for k, v in
-                                                 result.conventions.items()))
+    from solver.keys import KEYS
+
+    # The model's own shape choices (mlp, norm ...) are facts of the preset, not
+    # conventions, unless the question is the parameter count itself.
+    shape = result.quantity in ("params", "active_params", "params_per_gpu")
+    shown = {k: v for k, v in result.conventions.items()
+             if shape or KEYS[k].group != "model"}
+    if shown:
+        lines.append("Conventions: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
     value = f"{result.value:.6g} {result.unit}".replace("e+", "e")
     extra = f" ({result.display_iec})" if result.display_iec != result.display else ""
     lines.append(f"Result: {result.quantity} = {result.display}{extra}  [{value}]")
