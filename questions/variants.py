@@ -437,7 +437,7 @@ def explain(pv: PartVariant) -> str:
                            and not (n in KEYS and KEYS[n].default is not None))
     names += [n for n in a.show if n not in names]
     if a.explanation:
-        lines.append(a.explanation.strip())
+        lines.append(reflow(a.explanation))
     for name in names:
         r = solve(name, model=pv.model, gpu=pv.gpu, overrides=pv.overrides)
         lines.append(f"{name}: {QUANTITIES[name].meaning}")
