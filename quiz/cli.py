@@ -22,7 +22,10 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     """The whole `quiz` command line."""
-    p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.")
+    p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.",
+                epilog="With no command, quiz opens the full-screen app (drill, practice, "
+                "mock interview, stats, template browser). Questions can be reproduced "
+                "anywhere as TEMPLATE_ID#SEED, e.g. quiz ask memory/model-state#7.")
     p.add_argument("--data-dir", help="history and settings folder (env QUIZ_DATA_DIR)")
     p.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
