@@ -106,8 +106,16 @@ class PartVariant:
 
     @cached_property
     def explanation(self) -> str:
-        """The worked derivation (computed on first use: it prints sympy formulas)."""
-        return explain(self)
+        """The worked derivation (computed on first use: it prints sympy formulas).
+
+        Never raises: a derivation the solver cannot produce becomes a sentence saying
+        why, so feedback and reports always render (the self-test calls :func:`explain`
+        directly and reports the failure as a template bug).
+        """
+        try:
+            return explain(self)
+        except (ValueError, LookupError) as exc:  # SolverError, TemplateError, ExprError
+            return f"The worked derivation could not be produced: {exc}"
 
 
 @dataclass

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from questions.schema import Template
-from questions.variants import PartVariant, TemplateError, make_variant
+from questions.variants import PartVariant, TemplateError, explain, make_variant
 from quiz.core.grading import grade
 from quiz.core.grading import relative_error as _rel
 from solver.units import format_value
@@ -46,7 +46,7 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             fail("key", f"not a finite positive number: {key.value}")
             return out
     try:
-        text = pv.explanation
+        text = explain(pv)
         if not text.strip():
             fail("explanation", "empty")
     except Exception as exc:  # any failure here is a template bug to report, not crash on

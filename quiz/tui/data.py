@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from questions.loader import Bank
-    from questions.variants import PartVariant
     from quiz.core.state import AppState
     from quiz.core.store import Stats
 
@@ -52,17 +51,6 @@ def seconds_text(seconds: float) -> str:
     """
     whole = round(seconds)
     return f"{whole}s" if whole < 60 else f"{whole // 60}m {whole % 60:02d}s"
-
-
-def safe_explanation(part: PartVariant) -> str:
-    """The worked derivation, or a sentence saying why it cannot be shown.
-
-    A derivation that fails must not take the answer's feedback down with it.
-    """
-    try:
-        return part.explanation
-    except Exception as exc:  # any solver failure: show it, keep the app running
-        return f"The worked derivation could not be produced: {exc}"
 
 
 # ---------------------------------------------------------------- home
@@ -243,7 +231,7 @@ def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview
     parts = [
         PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), pv.key.display,
                     [(m.name, m.credit, m.feedback) for m in pv.mistakes],
-                    safe_explanation(pv))
+                    pv.explanation)
         for pv in variant.parts
     ]
     params = [(k, describe(k, v)) for k, v in variant.params.items()]
@@ -364,13 +352,3 @@ def tag_label(tag: str) -> str:
     return f"#{tag.rsplit('-', 1)[1]} {name}" if name else tag
 
 
-def ensure_explanations(parts: list[PartVariant]) -> None:
-    """Make every part's ``explanation`` safe to read.
-
-    ``PartVariant.explanation`` is a cached property that raises when the solver
-    cannot derive a step; code that reads it directly (the mock report) would fail
-    with it. A failure is replaced by a sentence saying so.
-    """
-    for part in parts:
-        text = safe_explanation(part)
-        part.__dict__["explanation"] = text  # the cached_property's own slot

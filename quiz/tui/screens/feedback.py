@@ -10,7 +10,7 @@ from textual.containers import Grid, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from quiz.tui.data import percent, safe_explanation, seconds_text
+from quiz.tui.data import percent, seconds_text
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.verdict import VerdictBanner
@@ -60,7 +60,7 @@ class FeedbackScreen(Screen[bool]):
                 yield Static(f"Hints used: {question.hints_shown} "
                              f"(cost {percent(question.hint_cost)} of the score)",
                              classes="muted", markup=False)
-            yield Derivation(safe_explanation(question.part), title="Worked solution",
+            yield Derivation(question.part.explanation, title="Worked solution",
                              id="feedback-derivation")
         yield Footer()
 

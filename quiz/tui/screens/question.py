@@ -18,7 +18,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from quiz.tui.data import ensure_explanations, percent, safe_explanation
+from quiz.tui.data import percent
 from quiz.tui.messages import (
     AnswerGraded,
     AnswerSubmitted,
@@ -36,22 +36,6 @@ if TYPE_CHECKING:
     from quiz.core.session import MockSession, Question, Session
 
 MODE_TITLES = {"drill": "Daily drill", "practice": "Practice", "mock": "Mock interview"}
-
-
-def mock_warning(mock: MockSession, left: float) -> str | None:
-    """The time warning to show now, if any.
-
-    ``MockSession.due_warning`` gives each mark once, largest first, and would say
-    "5 minutes left" at the start of a 1-minute mock. Take every pending warning, keep
-    the most urgent, and drop it when its mark is not inside the interview's length.
-    """
-    pending = []
-    while (text := mock.due_warning()) is not None:
-        pending.append(text)
-    crossed = [mark for mark in mock.WARNINGS if mark >= left]
-    if pending and crossed and min(crossed) < mock.minutes * 60:
-        return pending[-1]
-    return None
 
 
 class QuestionScreen(Screen[None]):
@@ -190,7 +174,7 @@ class QuestionScreen(Screen[None]):
         try:
             outcome = self.session.submit(text)
             if outcome.grade.verdict != "invalid" and self.mock is None:
-                safe_explanation(outcome.question.part)  # warm the cache off the loop
+                _ = outcome.question.part.explanation  # warm the cache off the loop
         except Exception as exc:
             self.post_message(TaskFailed("grading the answer", str(exc)))
             return
@@ -225,7 +209,7 @@ class QuestionScreen(Screen[None]):
             return
         left = mock.remaining()
         self.query_one(Countdown).seconds_left = left
-        warning = mock_warning(mock, left)
+        warning = mock.due_warning()
         if warning:
             self.notify(warning, title="Mock interview", severity="warning")
         if mock.time_up() and not self.busy:
@@ -248,7 +232,8 @@ class QuestionScreen(Screen[None]):
         try:
             if expire_with is not None and mock.current is not None:
                 mock.expire(expire_with)
-            ensure_explanations([o.question.part for o in mock.answered])
+            for o in mock.answered:  # derive off the event loop (sympy printing)
+                _ = o.question.part.explanation
             report = mock.finish()
         except Exception as exc:
             self.post_message(TaskFailed("scoring the mock interview", str(exc)))
