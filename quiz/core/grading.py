@@ -59,8 +59,6 @@ def relative_error(a: float, b: float) -> float:
     return abs(a - b) / abs(b)
 
 
-_rel = relative_error
-
 
 def _invalid(pv: PartVariant, message: str, example: str = "") -> Grade:
     if example and example not in message:
@@ -130,24 +128,24 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
     except Unreadable as exc:
         return _invalid(pv, exc.message, exc.example)
     tol = key.tolerance * scale
-    if _rel(r.value, key.value) <= tol:
+    if relative_error(r.value, key.value) <= tol:
         return Grade("correct", 1.0, r.read_as, None,
                      f"Correct: the key is {key.display}.", key)
     for acc in pv.accepted:
-        if _rel(r.value, acc.value) <= tol:
+        if relative_error(r.value, acc.value) <= tol:
             return Grade("correct", 1.0, r.read_as, None,
                          f"Correct under another convention ({acc.name}): {acc.note} "
                          f"This app's default gives {key.display}.", key)
     for m in pv.mistakes:
-        if m.value is not None and _rel(m.value, key.value) > tol and \
-                _rel(r.value, m.value) <= tol:
+        if m.value is not None and relative_error(m.value, key.value) > tol and \
+                relative_error(r.value, m.value) <= tol:
             verdict = "partial" if m.credit > 0 else "incorrect"
             return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
     for name, value, credit, feedback in generic_slips(key.value, key.unit):
-        if _rel(value, key.value) > tol and _rel(r.value, value) <= tol:
+        if relative_error(value, key.value) > tol and relative_error(r.value, value) <= tol:
             verdict = "partial" if credit > 0 else "incorrect"
             return Grade(verdict, credit, r.read_as, name, feedback, key)
-    err = _rel(r.value, key.value)
+    err = relative_error(r.value, key.value)
     if err <= 2.5 * tol:
         return Grade("partial", 0.5, r.read_as, None,
                      f"Close, but {err:.1%} off; the tolerance is {tol:.0%}. Check your "

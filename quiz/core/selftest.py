@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from questions.schema import Template
 from questions.variants import PartVariant, TemplateError, explain, make_variant
 from quiz.core.grading import grade
-from quiz.core.grading import relative_error as _rel
 from solver.units import format_value
 
 
@@ -54,7 +53,7 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     values = [(m.name, m.value) for m in pv.mistakes if m.value is not None]
     for i, (n1, v1) in enumerate(values):
         for n2, v2 in values[i + 1:]:
-            if _rel(v1, v2) <= key.tolerance:
+            if relative_error(v1, v2) <= key.tolerance:
                 fail("mistake", f"{n1!r} and {n2!r} give the same answer ({v1:.4g}); "
                      "the grader could only ever name the first")
     g = grade(pv, key.display)
@@ -62,7 +61,7 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
     for m in pv.mistakes:
         if m.value is not None and key.value is not None:
-            if _rel(m.value, key.value) <= key.tolerance:
+            if relative_error(m.value, key.value) <= key.tolerance:
                 fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
                      f"the key {key.value:.4g}")
                 continue

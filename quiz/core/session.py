@@ -13,7 +13,7 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -395,10 +395,6 @@ class MockSession(Session):
         self._index += 1
         return tid
 
-    def submit(self, text: str) -> Outcome:
-        """Grade and record silently (the UI shows feedback only in the report)."""
-        return super().submit(text)
-
     def expire(self, typed: str = "") -> None:
         """Time ran out: submit what is typed (a blank counts as unanswered)."""
         q = self.current
@@ -461,7 +457,3 @@ def mock_plan(bank: Bank, n: int, rng: random.Random) -> list[str]:
     plan.sort(key=lambda tid: bank.templates[tid].difficulty)
     return plan
 
-
-def topics_of(templates: Sequence[Template]) -> list[str]:
-    """The topics present, sorted."""
-    return sorted({t.topic for t in templates})

@@ -5,14 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import run_cli
 
-from quiz.cli import main
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def test_ask_json_follows_the_contract(capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,30 +4,18 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Iterator
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from fsrs import Card, Rating, Scheduler, State
+from helpers import LOCAL, T0, Clock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quiz.core.schedule import NEW, Drill, rating_for
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store
-
-LOCAL = timezone(timedelta(hours=-5))
-T0 = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)  # 10:00 local on 2025-03-10
-
-
-class Clock:
-    """A settable clock shared by the store and the drill."""
-
-    def __init__(self, now: datetime) -> None:
-        self.value = now
-
-    def __call__(self) -> datetime:
-        return self.value
 
 
 @pytest.fixture

@@ -7,14 +7,11 @@ import subprocess
 import sys
 
 import pytest
+from helpers import run_cli
 
 from quiz.cli import main
 
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+run = run_cli
 
 
 def test_json_follows_the_contract(capsys: pytest.CaptureFixture[str]) -> None:

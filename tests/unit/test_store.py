@@ -12,6 +12,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from helpers import LOCAL, T0, Clock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,20 +29,6 @@ from quiz.core.store import (
     local_day_start,
     to_utc_text,
 )
-
-# UTC-5 without DST: local days differ from UTC days between 19:00 and 24:00 local.
-LOCAL = timezone(timedelta(hours=-5))
-T0 = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)  # 10:00 local on 2025-03-10
-
-
-class Clock:
-    """A settable clock for injecting into the store."""
-
-    def __init__(self, now: datetime) -> None:
-        self.value = now
-
-    def __call__(self) -> datetime:
-        return self.value
 
 
 def make_attempt(**overrides: object) -> Attempt:

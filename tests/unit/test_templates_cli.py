@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from helpers import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import BaseModel
@@ -34,8 +35,7 @@ def data(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(["templates", *argv])
-    out, err = capsys.readouterr()
+    code, out, err = run_cli(capsys, "templates", *argv)
     assert "Traceback" not in out + err
     return code, out, err
 
