@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from questions.schema import Template
 from questions.variants import PartVariant, TemplateError, explain, make_variant
-from quiz.core.grading import grade
+from quiz.core.grading import grade, relative_error
 from solver.units import format_value
 
 
