@@ -154,6 +154,27 @@ def parse_variant_id(text: str) -> tuple[str, int | None]:
     return tid, int(seed)
 
 
+def variant_ref(text: str, seed: int | None, *, default: int | None = 0) -> tuple[str, int]:
+    """`TEMPLATE_ID[#SEED]` plus an optional `--seed`: the template id and the seed.
+
+    Raises:
+        TemplateError: two different seeds, a negative seed, or no seed when there is
+            no default.
+    """
+    tid, embedded = parse_variant_id(text)
+    if seed is not None:
+        if embedded is not None and embedded != seed:
+            raise TemplateError(f"two different seeds given ({embedded} and {seed})")
+        embedded = seed
+    if embedded is None:
+        if default is None:
+            raise TemplateError("a seed is needed: --seed N or TEMPLATE_ID#SEED")
+        embedded = default
+    if embedded < 0:
+        raise TemplateError("seed must be a whole number >= 0")
+    return tid, embedded
+
+
 # ---------------------------------------------------------------- drawing
 
 

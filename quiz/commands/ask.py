@@ -9,28 +9,12 @@ from typing import Any
 from quiz.commands.common import bank
 
 
-def _variant_ref(args: argparse.Namespace, *, need_seed: bool) -> tuple[str, int]:
-    from questions.variants import TemplateError, parse_variant_id
-
-    tid, seed = parse_variant_id(args.template)
-    if args.seed is not None:
-        if seed is not None and seed != args.seed:
-            raise TemplateError(f"two different seeds given ({seed} and {args.seed})")
-        seed = args.seed
-    if seed is None:
-        if need_seed:
-            raise TemplateError("quiz check needs a seed: --seed N or TEMPLATE_ID#SEED")
-        seed = 0
-    if seed < 0:
-        raise TemplateError("seed must be a whole number >= 0")
-    return tid, seed
-
-
 def run(args: argparse.Namespace) -> int:
     """Run `quiz ask` or `quiz check`."""
-    from questions.variants import make_variant
+    from questions.variants import make_variant, variant_ref
 
-    tid, seed = _variant_ref(args, need_seed=args.command == "check")
+    tid, seed = variant_ref(args.template, args.seed,
+                            default=None if args.command == "check" else 0)
     variant = make_variant(bank(args).get(tid), seed)
     if args.command == "ask":
         data = ask_json(variant)

@@ -489,7 +489,7 @@ def _test(args: argparse.Namespace) -> int:
 
 def _preview(args: argparse.Namespace) -> int:
     from questions.loader import TemplateFileError, load_template
-    from questions.variants import make_variant, parse_variant_id
+    from questions.variants import make_variant, variant_ref
 
     ref = args.template
     path = Path(ref).expanduser()
@@ -503,15 +503,13 @@ def _preview(args: argparse.Namespace) -> int:
             return 1
         source = str(path)
     else:
-        tid, seed = parse_variant_id(ref)
+        tid, seed = variant_ref(ref, args.seed)
         bank = _bank(args)
         template = bank.get(tid)
         source = bank.sources[tid]
-    if args.seed is not None:
-        if seed is not None and seed != args.seed:
-            raise ValueError(f"two different seeds given ({seed} and {args.seed})")
-        seed = args.seed
-    print(render_preview(make_variant(template, seed or 0), source))
+    if seed is None:
+        seed = args.seed or 0
+    print(render_preview(make_variant(template, seed), source))
     return 0
 
 
