@@ -329,6 +329,7 @@ class MockReport:
         rows: per question: label, topic, verdict, score, seconds, answer, key.
         solutions: per question: label and worked derivation.
         previous: scores of earlier finished mocks, oldest first.
+        unreached: planned questions the clock never reached (each scores 0).
     """
 
     score: float
@@ -336,6 +337,7 @@ class MockReport:
     rows: list[dict[str, Any]]
     solutions: list[tuple[str, str]]
     previous: list[float] = field(default_factory=list)
+    unreached: int = 0
 
 
 class MockSession(Session):
@@ -356,6 +358,7 @@ class MockSession(Session):
         self.n = questions or settings.mock_questions
         self.minutes = minutes or settings.mock_minutes
         self.plan = mock_plan(bank, self.n, self.rng)
+        self.n = len(self.plan)  # a bank smaller than asked gives a shorter interview
         self.started = self.clock()
         self.deadline = self.started + self.minutes * 60
         self._warned: set[float] = set()
@@ -432,7 +435,7 @@ class MockSession(Session):
         by_topic = {t: (sum(v) / len(v), len(v)) for t, v in sorted(topics.items())}
         previous = [m.score for m in self.store.mock_history()
                     if m.score is not None and m.id != self._mock_id]
-        report = MockReport(score, by_topic, rows, solutions, previous)
+        report = MockReport(score, by_topic, rows, solutions, previous, unanswered)
         self.store.finish_mock(self._mock_id, score=score,
                                report={"score": score, "rows": rows,
                                        "by_topic": {k: v[0] for k, v in by_topic.items()}})

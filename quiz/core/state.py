@@ -7,8 +7,9 @@ imports sympy, so the TUI runs it in a worker).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,11 +41,18 @@ class AppState:
 
 
 def open_light(data_dir: str | Path | None = None,
-               template_dirs: Sequence[str] = ()) -> AppState:
-    """Open settings and the history (creating the data folder on first use)."""
+               template_dirs: Sequence[str] = (),
+               now: Callable[[], datetime] | None = None) -> AppState:
+    """Open settings and the history (creating the data folder on first use).
+
+    Args:
+        data_dir: the `--data-dir` value, if any.
+        template_dirs: the `--templates` values.
+        now: the store's clock (aware datetimes), injectable for tests.
+    """
     folder = locations.data_dir(data_dir, ensure=True)
     settings, warnings = load_settings(locations.config_path(folder))
-    store = Store.open(locations.db_path(folder))
+    store = Store.open(locations.db_path(folder), now=now)
     if store.recovery_message:
         warnings.append(store.recovery_message)
     try:

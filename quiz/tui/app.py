@@ -155,12 +155,10 @@ class QuizApp(App[int]):
         from quiz.core.state import load_bank_for, open_light
 
         try:
-            state = open_light(self.data_dir, self.template_dirs)
+            state = open_light(self.data_dir, self.template_dirs, now=self.now)
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post_message(TaskFailed("opening your history", str(exc)))
             return
-        if self.now is not None:
-            state.store.now = self.now
         first_run = state.store.stats(recent=0, weakest=0)["attempts"] == 0
         self.post_message(StateOpened(state, first_run))
         try:

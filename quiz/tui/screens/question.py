@@ -246,8 +246,7 @@ class QuestionScreen(Screen[None]):
 
         while self.app.screen is not self:  # a dialog or the help may be open on top
             self.app.pop_screen()
-        planned = self.mock.n if self.mock is not None else None
-        self.app.switch_screen(ReportScreen(event.report, planned))
+        self.app.switch_screen(ReportScreen(event.report))
 
     # ------------------------------------------------------------ leaving
 

@@ -69,12 +69,9 @@ def topics_table(report: MockReport) -> Table:
     return table
 
 
-def not_reached(report: MockReport, planned: int | None) -> str:
+def not_reached(report: MockReport) -> str:
     """A line about planned questions the clock never reached (they score 0)."""
-    if planned is None:
-        return ""
-    reached = len({str(row["question"]).split(" ")[0] for row in report.rows})
-    missed = planned - reached
+    missed = report.unreached
     if missed <= 0:
         return ""
     noun = "question was" if missed == 1 else "questions were"
@@ -102,10 +99,9 @@ class ReportScreen(Screen[None]):
         Binding("escape,enter", "app.open_mode('home')", "Home"),
     ]
 
-    def __init__(self, report: MockReport, planned: int | None = None) -> None:
+    def __init__(self, report: MockReport) -> None:
         super().__init__()
         self.report = report
-        self.planned = planned
 
     def compose(self) -> ComposeResult:
         report = self.report
@@ -119,7 +115,7 @@ class ReportScreen(Screen[None]):
             yield Static(topics_table(report), classes="table")
             yield Static(f"Questions ({answered})", classes="section-title")
             yield Static(questions_table(report), classes="table")
-            missed = not_reached(report, self.planned)
+            missed = not_reached(report)
             if missed:
                 yield Static(missed, id="report-missed", markup=False)
             yield Static("Your answers", classes="section-title")
