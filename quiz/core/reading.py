@@ -357,6 +357,8 @@ def _describe(value: float, unit: str, typed: str) -> str:
     base = compact(value) if unit in _COUNTS else f"{compact(value)} {unit}"
     if base == display.replace(",", ""):
         base = ""
+    if typed == base:  # "0.071 s" typed: the base value says it already
+        typed = ""
     return " = ".join(part for part in (typed, base, display) if part)
 
 

@@ -121,3 +121,9 @@ free = true
 [answer]
 quantity = "params"
 """)
+
+
+def test_read_as_does_not_repeat_what_was_typed() -> None:
+    """Regression: a bare "0.071" for seconds read as "0.071 s = 0.071 s = 71 ms"."""
+    pv = part("communication/allreduce-time")
+    assert grade(pv, "0.071").read_as == "0.071 s = 71 ms"
