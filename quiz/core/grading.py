@@ -60,10 +60,17 @@ def relative_error(a: float, b: float) -> float:
 
 
 
+def unreadable_message(exc: Unreadable) -> str:
+    """What was wrong and, unless the message already shows one, an example that works."""
+    message = exc.message
+    if exc.example and exc.example not in message:
+        message = f"{message.rstrip()} For example: {exc.example}"
+    return message
+
+
 def _invalid(pv: PartVariant, message: str, example: str = "") -> Grade:
-    if example and example not in message:
-        message = f"{message.rstrip()} For example: {example}"
-    return Grade("invalid", 0.0, "", None, message, pv.key)
+    return Grade("invalid", 0.0, "", None, unreadable_message(Unreadable(message, example)),
+                 pv.key)
 
 
 def grade(pv: PartVariant, text: str, *, hint_cost: float = 0.0,
@@ -86,6 +93,74 @@ def grade(pv: PartVariant, text: str, *, hint_cost: float = 0.0,
         return g
     score = max(0.0, g.score * (1 - min(hint_cost, 1.0)))
     return Grade(g.verdict, round(score, 4), g.read_as, g.mistake, g.feedback, g.key)
+
+
+# ---------------------------------------------------------------- reading
+
+
+@dataclass(frozen=True)
+class Read:
+    """An answer as read for one part, before any grading.
+
+    Attributes:
+        value: what the kind's reader returned (a Reading, FormulaReading, ChoiceReading,
+            row -> columns, or Layout).
+        read_as: how it was read, for people.
+    """
+
+    value: Any
+    read_as: str
+
+
+def letters_of(key: Key) -> dict[str, Any]:
+    """The formula's symbols, named by the prompt's letters; built here, never looked up
+    in sympy's namespace (where N, S, E, I, Q, O mean something else)."""
+    import sympy as sp
+
+    return {letter: sp.Symbol(letter, positive=True) for letter in key.symbols}
+
+
+def read_answer(pv: PartVariant, text: str) -> Read:
+    """Read typed text the way this part's kind is read; no grading, no solver work.
+
+    The live preview shows this on every keystroke, and every grader starts from it.
+
+    Raises:
+        Unreadable: with what was wrong and an example that works.
+    """
+    kind, key = pv.kind, pv.key
+    if kind == "number":
+        assert key.unit is not None
+        bare = pv.spec.answer.bare_unit
+        if bare and _BARE.match(text):
+            text = f"{text.strip()} {bare}"  # the prompt named the unit a bare number is in
+        r = read_number(text, key.unit)
+        return Read(r, r.read_as)
+    if kind == "formula":
+        from solver.formula import read_formula
+
+        try:
+            f = read_formula(text, letters_of(key))
+        except Unreadable:
+            raise
+        except ValueError as exc:  # defensive: any other refusal is still "unreadable"
+            raise Unreadable(str(exc), key_example(key)) from exc
+        return Read(f, f.read_as)
+    if kind in ("choice", "multi"):
+        c = read_choice(text, pv.spec.choices, kind == "multi")
+        return Read(c, c.read_as)
+    if kind == "table":
+        rows, columns = pv.spec.rows, list(pv.spec.columns)
+        got = read_table(text, rows, columns)
+        return Read(got, table_display(rows, {r: tuple(c for c in columns if c in cells)
+                                              for r, cells in got.items()}))
+    from questions.layout import LayoutError, read_layout
+
+    try:
+        layout = read_layout(text)
+    except LayoutError as exc:
+        raise Unreadable(str(exc), "tp=8 pp=2 mb=1 zero=1") from exc
+    return Read(layout, layout.display)
 
 
 # ---------------------------------------------------------------- numbers
@@ -120,11 +195,8 @@ _BARE = re.compile(r"^\s*[~≈]?\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*
 def _number(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
     assert key.value is not None and key.unit is not None
-    bare = pv.spec.answer.bare_unit
-    if bare and _BARE.match(text):
-        text = f"{text.strip()} {bare}"  # the prompt named the unit a bare number is in
     try:
-        r = read_number(text, key.unit)
+        r = read_answer(pv, text).value
     except Unreadable as exc:
         return _invalid(pv, exc.message, exc.example)
     tol = key.tolerance * scale
@@ -161,20 +233,14 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
 
 
 def _formula(pv: PartVariant, text: str, scale: float) -> Grade:
-    import sympy as sp
-
     from solver.formula import formulas_equivalent, read_formula
 
     key = pv.key
-    # Symbols named by the prompt's letters; built here, never looked up in sympy's
-    # namespace (where N, S, E, I, Q, O mean something else).
-    letters = {letter: sp.Symbol(letter, positive=True) for letter in key.symbols}
     try:
-        got = read_formula(text, letters)
-    except ValueError as exc:
-        message = getattr(exc, "message", str(exc))
-        example = getattr(exc, "example", key_example(key))
-        return _invalid(pv, message, example)
+        got = read_answer(pv, text).value
+    except Unreadable as exc:
+        return _invalid(pv, exc.message, exc.example)
+    letters = letters_of(key)
     symbols = list(letters.values())
     expected = read_formula(key.formula or "", letters).expr
     if formulas_equivalent(got.expr, expected, symbols):
@@ -227,7 +293,7 @@ def _choice(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
     choices = pv.spec.choices
     try:
-        r = read_choice(text, choices, pv.kind == "multi")
+        r = read_answer(pv, text).value
     except Unreadable as exc:
         return _invalid(pv, exc.message, exc.example)
     labels = {text: chr(ord("a") + i) for i, text in enumerate(choices)}
@@ -294,13 +360,12 @@ def _table_example(rows: Sequence[str]) -> str:
 
 def _table(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
-    rows, columns = pv.spec.rows, list(pv.spec.columns)
+    rows = pv.spec.rows
     try:
-        got = read_table(text, rows, columns)
+        read = read_answer(pv, text)
     except Unreadable as exc:
         return _invalid(pv, exc.message, exc.example)
-    read_as = table_display(rows, {r: tuple(c for c in columns if c in cells)
-                                   for r, cells in got.items()})
+    got, read_as = read.value, read.read_as
     wrong = [r for r in rows if got.get(r, set()) != set(key.cells[r])]
     if not wrong:
         return Grade("correct", 1.0, read_as, None, "Correct.", key)
@@ -320,13 +385,13 @@ def _table(pv: PartVariant, text: str, scale: float) -> Grade:
 
 
 def _layout(pv: PartVariant, text: str, scale: float) -> Grade:
-    from questions.layout import LayoutError, judge, read_layout
+    from questions.layout import judge
 
     key = pv.key
     try:
-        layout = read_layout(text)
-    except LayoutError as exc:
-        return _invalid(pv, str(exc))
+        layout = read_answer(pv, text).value
+    except Unreadable as exc:
+        return _invalid(pv, exc.message)
     from solver.engine import resolve_inputs
 
     base = resolve_inputs(pv.model, pv.gpu, pv.overrides)

@@ -21,7 +21,8 @@ from typing import Any
 from questions.loader import Bank
 from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
-from quiz.core.grading import Grade, grade
+from quiz.core.grading import Grade, grade, read_answer, unreadable_message
+from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store, utc_now
@@ -108,13 +109,13 @@ class NoQuestions(LookupError):
 
 
 def preview(part: PartVariant, text: str) -> str:
-    """How typed text reads, for the live preview (never grades, never records)."""
+    """How typed text reads, for the live preview (reads only: never grades or records)."""
     if not text.strip():
         return ""
-    g = grade(part, text)
-    if g.verdict == "invalid":
-        return f"can't read: {g.feedback}"
-    return f"read as {g.read_as}"
+    try:
+        return f"read as {read_answer(part, text).read_as}"
+    except Unreadable as exc:
+        return f"can't read: {unreadable_message(exc)}"
 
 
 class Session(ABC):

@@ -127,3 +127,15 @@ def test_mock_report_counts_unreached_questions_as_zero(store: Store) -> None:
     report = m.finish()
     assert report.score == pytest.approx(1 / 4)
     assert all(text for _, text in report.solutions)
+
+
+def test_live_preview_reads_without_grading() -> None:
+    from questions.variants import make_variant
+    from quiz.core.session import preview
+
+    pv = make_variant(BANK.get("memory/model-state"), 0).parts[0]
+    assert preview(pv, "2 TB") == "read as 2e12 B = 2 TB (1.82 TiB)"
+    bad = preview(pv, "lots")
+    assert bad.startswith("can't read:") and bad.count("For example") == 1
+    layout = make_variant(BANK.get("layout/lay-out-cluster"), 0).parts[0]
+    assert preview(layout, "tp=8 pp=1") == "read as tp=8 pp=1 cp=1 ep=1 mb=1 zero=0"
