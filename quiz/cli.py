@@ -64,9 +64,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=int, choices=(1, 2, 3))
 
-    from quiz.commands import templates
+    from quiz.commands import history, templates
 
     templates.add_parser(sub)
+    history.add_parser(sub)
     return p
 
 
@@ -95,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from quiz.commands import templates
 
             return templates.run(args)
+        if args.command == "history":
+            from quiz.commands import history
+
+            return history.run(args)
         if args.command == "drill" and (args.plain or not sys.stdin.isatty()):
             from quiz.commands import plain
 

@@ -1,0 +1,517 @@
+"""Portable history: export every attempt to JSON or CSV, and merge such a file back in.
+
+A history file moves progress between machines (or into a spreadsheet). It holds every
+attempt with its template, version, seed, answer, verdict, score, time and named
+mistake, plus the FSRS rating the attempt gave its template's card (if it gave one).
+JSON also carries the mock interview sessions the attempts belong to; CSV is one row
+per attempt, for spreadsheets, and leaves mock sessions out.
+
+Import is a merge, made safe to repeat:
+
+* every row is validated first, and one bad row refuses the whole file (naming the row);
+* a file written by a newer history format is refused, never half-read;
+* a copy of the history is taken (:func:`backup_before_import`) before anything changes;
+* an attempt already in the history is not added again (rows are compared on all of
+  their fields, as a multiset: a file holding the same attempt twice adds it twice to
+  an empty history, and nothing to one that has both);
+* the attempts, their reviews and the rebuilt FSRS cards are written in one
+  transaction: the merge happens whole or not at all.
+
+FSRS state is rebuilt from the merged review log: every review is replayed in time
+order with fuzzing off, so the cards are a function of the log alone, wherever each
+review came from.
+
+The files carry no export time, so exporting the same history twice gives the same
+bytes, and export → import into an empty history → export gives the same file.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Annotated, Any, Final, Literal
+
+from fsrs import Card, Rating, Scheduler
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from quiz.core.schedule import NEW, _card_id
+from quiz.core.store import Store, from_utc_text, to_utc_text
+
+__all__ = [
+    "FORMATS",
+    "FORMAT_NAME",
+    "HISTORY_FORMAT",
+    "AttemptRow",
+    "HistoryFile",
+    "HistoryFileError",
+    "ImportResult",
+    "MockRow",
+    "backup_before_import",
+    "dump",
+    "export_history",
+    "import_history",
+    "parse",
+    "rebuild_cards",
+]
+
+FORMAT_NAME: Final = "quiz-history"
+"""The ``format`` field of a JSON history file."""
+
+HISTORY_FORMAT: Final = 1
+"""Version of the file layout written here; files from a newer one are refused."""
+
+FORMATS: Final = ("json", "csv")
+
+
+class HistoryFileError(ValueError):
+    """A history file that cannot be imported: unreadable, wrong format, a bad row, or
+    written by a newer quiz. The message is one line naming the file (and row)."""
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def _utc_time(value: str | None) -> str | None:
+    # Any offset is accepted; the stored text is UTC with a fixed width (text order is
+    # time order), so a file from another zone merges without duplicates.
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"not an ISO-8601 time: {value!r}") from None
+    if parsed.tzinfo is None:
+        raise ValueError(f"time {value!r} has no UTC offset")
+    return to_utc_text(parsed)
+
+
+class AttemptRow(BaseModel):
+    """One attempt as it appears in a history file (a CSV row or a JSON object)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    template: Annotated[str, Field(min_length=1, max_length=200)]
+    """Template id, e.g. ``memory/model-state``."""
+    version: Annotated[int, Field(ge=0)]
+    """Template version when the question was asked."""
+    seed: Annotated[int, Field(ge=-(2**63), lt=2**63)]
+    """Variant seed: with the template it reproduces the question."""
+    mode: Literal["drill", "practice", "mock"]
+    """Session kind."""
+    answer: Annotated[str, Field(max_length=2000)]
+    """The answer exactly as typed."""
+    verdict: Literal["correct", "partial", "incorrect"]
+    """The grade (unreadable answers are never attempts)."""
+    score: Annotated[float, Field(ge=0, le=1, allow_inf_nan=False)]
+    """Credit in [0, 1], hint costs deducted."""
+    mistake: str | None = None
+    """The named mistake the answer matched, if any."""
+    hints_used: Annotated[int, Field(ge=0)] = 0
+    """Hints revealed before answering."""
+    hint_cost: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
+    """Credit the hints cost."""
+    seconds: Annotated[float, Field(ge=0, allow_inf_nan=False)]
+    """Time taken to answer."""
+    answered_at: str
+    """When the answer was submitted: ISO-8601 with a UTC offset (stored in UTC)."""
+    topic: Annotated[str, Field(min_length=1)]
+    """The template's topic."""
+    tags: tuple[str, ...] = ()
+    """The template's tags."""
+    rating: Annotated[int, Field(ge=1, le=4)] | None = None
+    """FSRS rating the attempt gave its card (1 Again … 4 Easy), or None: no review."""
+    mock: str | None = None
+    """``started_at`` of the mock session the attempt belongs to (JSON only)."""
+
+    _times = field_validator("answered_at", "mock")(_utc_time)
+
+    def key(self) -> tuple[object, ...]:
+        """What makes two rows the same attempt (every field but the mock link)."""
+        return (self.template, self.version, self.seed, self.mode, self.answer,
+                self.verdict, self.score, self.mistake, self.hints_used, self.hint_cost,
+                self.seconds, self.answered_at, self.topic, self.tags, self.rating)
+
+
+class MockRow(BaseModel):
+    """One mock interview session in a JSON history file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    started_at: str
+    """When the session began (ISO-8601 with offset); identifies the session."""
+    finished_at: str | None = None
+    """When it ended, or None if it was abandoned."""
+    minutes: Annotated[int, Field(gt=0)]
+    """Time limit."""
+    n_questions: Annotated[int, Field(gt=0)]
+    """Questions planned."""
+    score: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    """Overall score, if finished."""
+    report: dict[str, Any] | None = None
+    """The session's report, as the mock screen wrote it."""
+
+    _times = field_validator("started_at", "finished_at")(_utc_time)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryFile:
+    """A parsed, validated history file."""
+
+    attempts: tuple[AttemptRow, ...]
+    """Every attempt, in file order."""
+    mocks: tuple[MockRow, ...] = ()
+    """Mock sessions (JSON files only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What :func:`import_history` did."""
+
+    added: int
+    """Attempts that were new to the history."""
+    already: int
+    """Attempts already in the history (skipped)."""
+    mocks_added: int
+    """Mock sessions that were new to the history."""
+    cards: int
+    """FSRS cards after the rebuild."""
+
+
+# --------------------------------------------------------------------------- export
+
+_CSV_COLUMNS: Final = ("history_format", "template", "version", "seed", "mode", "answer",
+                       "verdict", "score", "mistake", "hints_used", "hint_cost", "seconds",
+                       "answered_at", "topic", "tags", "rating")
+
+
+def _read_store(store: Store) -> HistoryFile:
+    ratings: dict[int, int] = {}
+    for review in store.reviews():
+        if review.attempt_id is not None:
+            ratings.setdefault(review.attempt_id, review.rating)
+    mocks = sorted(store.mock_history(), key=lambda m: (m.started_at, m.id or 0))
+    mock_start = {m.id: to_utc_text(m.started_at) for m in mocks}
+    rows = tuple(
+        AttemptRow(
+            template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
+            answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
+            hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
+            answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
+            rating=ratings.get(a.id) if a.id is not None else None,
+            mock=mock_start.get(a.session_id),
+        )
+        for a in store.attempts()
+    )
+    mock_rows = tuple(
+        MockRow(started_at=to_utc_text(m.started_at),
+                finished_at=to_utc_text(m.finished_at) if m.finished_at else None,
+                minutes=m.minutes, n_questions=m.n_questions, score=m.score,
+                report=dict(m.report) if m.report is not None else None)
+        for m in mocks
+    )
+    return HistoryFile(rows, mock_rows)
+
+
+def dump(history: HistoryFile, fmt: str) -> str:
+    """Write a history file's text.
+
+    Args:
+        history: What to write.
+        fmt: ``json`` (attempts and mock sessions) or ``csv`` (attempts only).
+    """
+    if fmt == "json":
+        document = {
+            "format": FORMAT_NAME,
+            "history_format": HISTORY_FORMAT,
+            "attempts": [row.model_dump() for row in history.attempts],
+            "mock_sessions": [m.model_dump() for m in history.mocks],
+        }
+        return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(_CSV_COLUMNS)
+        for row in history.attempts:
+            writer.writerow([
+                HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
+                row.verdict, repr(row.score), row.mistake or "", row.hints_used,
+                repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
+                " ".join(row.tags), "" if row.rating is None else row.rating,
+            ])
+        return out.getvalue()
+    raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+def export_history(store: Store, fmt: str = "json") -> str:
+    """Return the whole history as the text of a ``json`` or ``csv`` history file."""
+    return dump(_read_store(store), fmt)
+
+
+# --------------------------------------------------------------------------- parse
+
+
+def _newer(source: str, found: object) -> HistoryFileError:
+    return HistoryFileError(
+        f"{source}: written by a newer quiz (history format {found}; this version reads "
+        f"up to {HISTORY_FORMAT}): upgrade quiz to import it")
+
+
+def _check_format(source: str, where: str, value: object) -> None:
+    try:
+        found = int(str(value))
+    except ValueError:
+        raise HistoryFileError(f"{source}: {where}: history_format: not a whole number: "
+                               f"{value!r}") from None
+    if found > HISTORY_FORMAT:
+        raise _newer(source, found)
+    if found < 1:
+        raise HistoryFileError(f"{source}: {where}: history_format: must be >= 1")
+
+
+def _row_error(source: str, where: str, exc: ValidationError) -> HistoryFileError:
+    first = exc.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or "row"
+    more = exc.error_count() - 1
+    tail = f" (and {more} more problem{'s' * (more > 1)} in that row)" if more else ""
+    return HistoryFileError(f"{source}: {where}: {field}: {first['msg']}{tail}")
+
+
+def _parse_json(text: str, source: str) -> HistoryFile:
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise HistoryFileError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
+        raise HistoryFileError(f"{source}: not a quiz history file (no \"format\": "
+                               f"\"{FORMAT_NAME}\")")
+    _check_format(source, "header", document.get("history_format"))
+    unknown = set(document) - {"format", "history_format", "attempts", "mock_sessions"}
+    if unknown:
+        raise HistoryFileError(f"{source}: header: unknown field {sorted(unknown)[0]!r}")
+    raw_attempts = document.get("attempts", [])
+    raw_mocks = document.get("mock_sessions", [])
+    if not isinstance(raw_attempts, list) or not isinstance(raw_mocks, list):
+        raise HistoryFileError(f"{source}: \"attempts\" and \"mock_sessions\" must be lists")
+    mocks: list[MockRow] = []
+    for index, raw in enumerate(raw_mocks, start=1):
+        try:
+            mocks.append(MockRow.model_validate(raw))
+        except ValidationError as exc:
+            raise _row_error(source, f"mock session {index}", exc) from None
+    attempts: list[AttemptRow] = []
+    starts = {m.started_at for m in mocks}
+    for index, raw in enumerate(raw_attempts, start=1):
+        try:
+            row = AttemptRow.model_validate(raw)
+        except ValidationError as exc:
+            raise _row_error(source, f"attempt {index}", exc) from None
+        if row.mock is not None and row.mock not in starts:
+            raise HistoryFileError(f"{source}: attempt {index}: mock: no mock session "
+                                   f"started at {row.mock}")
+        attempts.append(row)
+    return HistoryFile(tuple(attempts), tuple(mocks))
+
+
+def _parse_csv(text: str, source: str) -> HistoryFile:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise HistoryFileError(f"{source}: empty file: not a quiz history") from None
+    except csv.Error as exc:
+        raise HistoryFileError(f"{source}: line 1: not readable as CSV ({exc})") from None
+    if not header or header[0] != "history_format":
+        raise HistoryFileError(f"{source}: not a quiz history file (the first CSV column "
+                               "must be history_format)")
+    missing = [c for c in _CSV_COLUMNS if c not in header]
+    extra = [c for c in header if c not in _CSV_COLUMNS]
+    if extra and not missing:
+        raise HistoryFileError(f"{source}: line 1: unknown column {extra[0]!r}")
+    attempts: list[AttemptRow] = []
+    try:
+        for cells in reader:
+            line = reader.line_num
+            if not any(cells):
+                continue
+            if len(cells) != len(header):
+                raise HistoryFileError(f"{source}: line {line}: {len(cells)} cells, the "
+                                       f"header has {len(header)}")
+            record = dict(zip(header, cells, strict=True))
+            _check_format(source, f"line {line}", record.pop("history_format"))
+            if missing:  # a newer file checks first: its layout may differ
+                raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
+            values: dict[str, object] = dict(record)
+            values["mistake"] = record["mistake"] or None
+            values["rating"] = record["rating"] or None
+            values["tags"] = tuple(record["tags"].split())
+            try:
+                attempts.append(AttemptRow.model_validate(values))
+            except ValidationError as exc:
+                raise _row_error(source, f"line {line}", exc) from None
+    except csv.Error as exc:
+        raise HistoryFileError(f"{source}: line {reader.line_num}: not readable as CSV "
+                               f"({exc})") from None
+    return HistoryFile(tuple(attempts))
+
+
+def parse(text: str, fmt: str | None = None, *, source: str = "history file") -> HistoryFile:
+    """Read and validate a history file.
+
+    Args:
+        text: The file's text.
+        fmt: ``json`` or ``csv``; None: guessed from the text (JSON starts with ``{``).
+        source: The file's name, for messages.
+
+    Raises:
+        HistoryFileError: one line naming the file, the row and the problem.
+    """
+    if fmt is None:
+        fmt = "json" if text.lstrip().startswith("{") else "csv"
+    if fmt == "json":
+        return _parse_json(text, source)
+    if fmt == "csv":
+        return _parse_csv(text, source)
+    raise HistoryFileError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
+
+
+# --------------------------------------------------------------------------- import
+
+
+def backup_before_import(store: Store, backups_dir: Path) -> Path:
+    """Copy the history (SQLite online backup) to ``backups_dir`` before an import.
+
+    The copy is named ``<db stem>-before-import-<UTC time>.db``; it is an ordinary quiz
+    history, restorable like the daily backups.
+
+    Returns:
+        The backup's path.
+    """
+    backups_dir.mkdir(parents=True, exist_ok=True)
+    stamp = store.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = backups_dir / f"{store.path.stem}-before-import-{stamp}.db"
+    counter = 1
+    while target.exists():
+        target = backups_dir / f"{store.path.stem}-before-import-{stamp}-{counter}.db"
+        counter += 1
+    partial = target.with_name(target.name + ".partial")
+    source = sqlite3.connect(str(store.path))
+    try:
+        dest = sqlite3.connect(str(partial))
+        try:
+            source.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dest.close()
+    finally:
+        source.close()
+    partial.replace(target)
+    return target
+
+
+@dataclass(frozen=True, slots=True)
+class _LogEntry:
+    template_id: str
+    rating: int
+    reviewed_at: str
+    attempt_id: int | None
+    order: int
+
+
+def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
+                  ) -> tuple[list[tuple[str, int, int, str, int | None]], dict[str, str]]:
+    """Replay reviews in time order into fresh FSRS cards (fuzzing off: deterministic).
+
+    Args:
+        entries: ``(template_id, rating, reviewed_at UTC text, attempt_id)`` in any order.
+
+    Returns:
+        The review log rows ``(template_id, rating, state_before, reviewed_at,
+        attempt_id)`` in replay order, and ``{template_id: card_json}``.
+    """
+    scheduler = Scheduler(enable_fuzzing=False)
+    log = sorted((_LogEntry(t, r, at, a, i) for i, (t, r, at, a) in enumerate(entries)),
+                 key=lambda e: (e.reviewed_at, e.order))
+    cards: dict[str, Card] = {}
+    rows: list[tuple[str, int, int, str, int | None]] = []
+    for entry in log:
+        when = from_utc_text(entry.reviewed_at)
+        card = cards.get(entry.template_id)
+        state_before = NEW if card is None else int(card.state)
+        if card is None:
+            card = Card(card_id=_card_id(entry.template_id), due=when)
+        card, _ = scheduler.review_card(card, Rating(entry.rating), review_datetime=when)
+        cards[entry.template_id] = card
+        rows.append((entry.template_id, entry.rating, state_before, entry.reviewed_at,
+                     entry.attempt_id))
+    return rows, {tid: card.to_json() for tid, card in cards.items()}
+
+
+def import_history(store: Store, history: HistoryFile) -> ImportResult:
+    """Merge a validated history file into ``store`` (call :func:`backup_before_import`
+    first); attempts, reviews and rebuilt cards are written in one transaction.
+
+    Returns:
+        Counts of what was added and skipped.
+    """
+    existing = Counter(row.key() for row in _read_store(store).attempts)
+    with store._transaction() as conn:
+        mock_ids: dict[str, int] = {
+            str(r["started_at"]): int(r["id"])
+            for r in conn.execute("SELECT id, started_at FROM mock_sessions ORDER BY id DESC")
+        }
+        mocks_added = 0
+        for mock in history.mocks:
+            if mock.started_at in mock_ids:
+                continue
+            cursor = conn.execute(
+                "INSERT INTO mock_sessions (started_at, finished_at, minutes, n_questions, "
+                "score, report_json) VALUES (?, ?, ?, ?, ?, ?)",
+                (mock.started_at, mock.finished_at, mock.minutes, mock.n_questions, mock.score,
+                 json.dumps(mock.report) if mock.report is not None else None))
+            assert cursor.lastrowid is not None
+            mock_ids[mock.started_at] = cursor.lastrowid
+            mocks_added += 1
+        added = already = 0
+        for row in history.attempts:
+            key = row.key()
+            if existing[key] > 0:
+                existing[key] -= 1
+                already += 1
+                continue
+            cursor = conn.execute(
+                "INSERT INTO attempts (template_id, template_version, seed, mode, "
+                "answer_text, verdict, score, mistake, hints_used, hint_cost, seconds, "
+                "answered_at, topic, tags, session_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (row.template, row.version, row.seed, row.mode, row.answer, row.verdict,
+                 row.score, row.mistake, row.hints_used, row.hint_cost, row.seconds,
+                 row.answered_at, row.topic, json.dumps(list(row.tags)),
+                 mock_ids.get(row.mock) if row.mock is not None else None))
+            added += 1
+            if row.rating is not None:
+                conn.execute(
+                    "INSERT INTO review_log (template_id, rating, state_before, reviewed_at, "
+                    "attempt_id) VALUES (?, ?, 0, ?, ?)",
+                    (row.template, row.rating, row.answered_at, cursor.lastrowid))
+        log = [(str(r[0]), int(r[1]), str(r[2]), r[3]) for r in conn.execute(
+            "SELECT template_id, rating, reviewed_at, attempt_id FROM review_log "
+            "ORDER BY reviewed_at, id")]
+        review_rows, cards = rebuild_cards(log)
+        conn.execute("DELETE FROM review_log")
+        conn.execute("DELETE FROM cards")
+        conn.executemany(
+            "INSERT INTO review_log (template_id, rating, state_before, reviewed_at, "
+            "attempt_id) VALUES (?, ?, ?, ?, ?)", review_rows)
+        updated = {tid: at for tid, _, _, at, _ in review_rows}  # replay order: last wins
+        conn.executemany(
+            "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?)",
+            [(tid, card_json, updated[tid]) for tid, card_json in sorted(cards.items())])
+    return ImportResult(added=added, already=already, mocks_added=mocks_added,
+                        cards=len(cards))
