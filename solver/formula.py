@@ -31,8 +31,8 @@ if TYPE_CHECKING:
 SUPERSCRIPT_DIGITS: Final = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻", "0123456789+-")
 """Superscript digits and signs to ASCII, for exponents such as 10²⁴."""
 
-__all__ = ["FormulaReading", "Unreadable", "clean_text", "formulas_equivalent",
-           "read_formula"]
+__all__ = ["FormulaReading", "Unreadable", "clean_text", "formula_ratio",
+           "formulas_equivalent", "read_formula"]
 
 MAX_FORMULA_CHARS: Final = 500
 MAX_EXPONENT: Final = 400
@@ -603,3 +603,60 @@ def formulas_equivalent(
     except Exception:
         # _OutOfTime, and anything odd a caller's expression may raise: "not shown equal".
         return False
+
+
+def formula_ratio(
+    a: sympy.Expr,
+    b: sympy.Expr,
+    symbols: Sequence[sympy.Symbol],
+    *,
+    timeout_s: float = 0.2,
+) -> float | None:
+    """The constant ``a / b`` when it is the same positive number at several points.
+
+    Evaluated like :func:`formulas_equivalent`, under the same limits (exact fractions
+    while they stay small, 50-digit floats past that, values capped at 2^±65536, and a
+    time budget), so a typed tower such as ``P^P^P^P`` costs milliseconds, not minutes.
+
+    Args:
+        a: a formula (sympy expression).
+        b: the formula to divide by.
+        symbols: the symbols both are functions of.
+        timeout_s: time budget; when it runs out the answer is None.
+
+    Returns:
+        The ratio, or None when it is not constant, not positive, cannot be evaluated,
+        or the budget runs out. Never raises.
+    """
+    deadline = time.perf_counter() + timeout_s
+    try:
+        sp = _sympy()
+        import mpmath  # type: ignore[import-untyped, unused-ignore]  # ships no types
+
+        a, b = (_as_sympy(sp, a), _as_sympy(sp, b))
+        if not (isinstance(a, sp.Basic) and isinstance(b, sp.Basic)):
+            return None
+        free = sorted(set(symbols) | a.free_symbols | b.free_symbols, key=str)
+        ctx = mpmath.MPContext()
+        ctx.dps = 50
+        rng = random.Random(7)
+        ratios = []
+        for _ in range(3):
+            point = {s: Fraction(rng.randint(2, 97), rng.randint(1, 13)) for s in free}
+            evaluate = _evaluator(ctx, sp, point, deadline)
+            av, bv = evaluate(a), evaluate(b)
+            av = ctx.mpf(av.numerator) / av.denominator if isinstance(av, Fraction) else av
+            bv = ctx.mpf(bv.numerator) / bv.denominator if isinstance(bv, Fraction) else bv
+            if not (ctx.isfinite(av) and ctx.isfinite(bv)) or bv == 0:
+                return None
+            if isinstance(av, ctx.mpc) or isinstance(bv, ctx.mpc):
+                return None  # a complex value is no ratio of quantities
+            ratios.append(av / bv)
+        first = ratios[0]
+        if first > 0 and all(abs(r - first) <= abs(first) * ctx.mpf("1e-9") for r in ratios):
+            value = float(first)
+            return value if 0 < value < float("inf") else None
+        return None
+    except Exception:
+        # _OutOfTime, overflow, a pole, anything odd a typed expression may raise.
+        return None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from questions.variants import Key, PartVariant, table_display
-from quiz.core.reading import Unreadable, read_choice, read_number
+from quiz.core.reading import MAX_NUMBER_CHARS, Unreadable, read_choice, read_number
 from solver.units import format_value
 
 Verdict = str  # "correct" | "partial" | "incorrect" | "invalid"
@@ -132,7 +132,8 @@ def read_answer(pv: PartVariant, text: str) -> Read:
     if kind == "number":
         assert key.unit is not None
         bare = pv.spec.answer.bare_unit
-        if bare and _BARE.match(text):
+        # The length check comes first: _BARE backtracks quadratically on long digit runs.
+        if bare and len(text) <= MAX_NUMBER_CHARS and _BARE.match(text):
             text = f"{text.strip()} {bare}"  # the prompt named the unit a bare number is in
         r = read_number(text, key.unit)
         return Read(r, r.read_as)
@@ -189,6 +190,12 @@ def generic_slips(key: float, unit: str) -> list[tuple[str, float, float, str]]:
     return slips
 
 
+MAX_TOLERANCE = 0.5
+"""Largest relative tolerance, whatever the template and the tolerance setting say: the
+accepted band [key/2, 3*key/2] never reaches 0 or a negative number."""
+MAX_NEAR_MISS = 0.9
+"""Largest relative error still called close (half credit); below 1, so 0 never is."""
+
 _BARE = re.compile(r"^\s*[~≈]?\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
@@ -199,7 +206,7 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
         r = read_answer(pv, text).value
     except Unreadable as exc:
         return _invalid(pv, exc.message, exc.example)
-    tol = key.tolerance * scale
+    tol = min(key.tolerance * scale, MAX_TOLERANCE)
     if relative_error(r.value, key.value) <= tol:
         return Grade("correct", 1.0, r.read_as, None,
                      f"Correct: the key is {key.display}.", key)
@@ -218,7 +225,7 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
             verdict = "partial" if credit > 0 else "incorrect"
             return Grade(verdict, credit, r.read_as, name, feedback, key)
     err = relative_error(r.value, key.value)
-    if err <= 2.5 * tol:
+    if err <= min(2.5 * tol, MAX_NEAR_MISS):
         return Grade("partial", 0.5, r.read_as, None,
                      f"Close, but {err:.1%} off; the tolerance is {tol:.0%}. Check your "
                      f"rounding: the key is {key.display}.", key)
@@ -266,24 +273,11 @@ def key_example(key: Key) -> str:
 
 
 def _constant_ratio(a: Any, b: Any, symbols: Sequence[Any]) -> float | None:
-    """a/b when it is the same number at several random points, else None."""
-    import random
+    """a/b when it is the same number at several points, else None (typed text is
+    evaluated under the same limits as `formulas_equivalent`: never unbounded)."""
+    from solver.formula import formula_ratio
 
-    rng = random.Random(7)
-    ratios = []
-    for _ in range(3):
-        point = {s: rng.uniform(2, 50) for s in symbols}
-        try:
-            bv = float(b.subs(point))
-            av = float(a.subs(point))
-        except (TypeError, ValueError, ZeroDivisionError):
-            return None
-        if bv == 0 or not math.isfinite(av) or not math.isfinite(bv):
-            return None
-        ratios.append(av / bv)
-    if all(math.isclose(r, ratios[0], rel_tol=1e-9) for r in ratios) and ratios[0] > 0:
-        return ratios[0]
-    return None
+    return formula_ratio(a, b, symbols)
 
 
 # ---------------------------------------------------------------- choices

@@ -79,6 +79,9 @@ MAX_NUMBER_CHARS: Final = 200
 """Longest number answer read; the longest sensible one ("≈ 1,130,000,000,000 bytes") is
 far shorter."""
 MAX_CHOICE_CHARS: Final = 500
+MAX_ANSWER_CHARS: Final = 500
+"""Longest text any answer reader accepts (formulas, choices, tables); the TUI's answer
+box stops there, so a paste of a novel never reaches a reader."""
 MAX_EXPONENT: Final = 400
 """Largest power of ten a number may carry; floats end near 1e308 anyway."""
 

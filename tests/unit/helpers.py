@@ -3,6 +3,9 @@ the path)."""
 
 from __future__ import annotations
 
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -29,3 +32,26 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+class Hang(Exception):
+    """A hostile case used more CPU than any case may (a hang detector, not a timing)."""
+
+
+@contextmanager
+def cpu_guard(seconds: float = 10.0) -> Iterator[None]:
+    """Fail a case that burns `seconds` of CPU instead of letting it run for minutes.
+
+    The code under test enforces its own limits (deadlines, sizes); this only turns a
+    regression into a failure instead of a stuck test run. Linux/macOS only.
+    """
+    def hang(signum: int, frame: object) -> None:
+        raise Hang(f"over {seconds} s of CPU")
+
+    previous = signal.signal(signal.SIGVTALRM, hang)
+    signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, previous)

@@ -36,7 +36,9 @@ class AnswerBox(Vertical):
         self._previewer: Previewer | None = None
 
     def compose(self) -> ComposeResult:
-        yield Input(id="answer-input", placeholder="your answer")
+        from quiz.core.reading import MAX_ANSWER_CHARS
+
+        yield Input(id="answer-input", placeholder="your answer", max_length=MAX_ANSWER_CHARS)
         yield Static("", id="answer-preview", markup=False)
         yield Static("", id="answer-error", markup=False)
 
