@@ -27,6 +27,9 @@ from typing import Any
 
 MAX_LENGTH = 300
 MAX_POWER = 64.0
+MAX_INT_BITS = 4096
+"""Past this many bits, a whole-number power is computed in floating point (where it
+overflows at once) instead of exactly: ``((9**64)**64)**64`` would take minutes."""
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -64,7 +67,11 @@ class Expr:
             return _walk(self.tree, env)
         except ZeroDivisionError as exc:
             raise ExprError(f"{self.text}: division by zero") from exc
-        except (OverflowError, ValueError, TypeError) as exc:
+        except OverflowError as exc:
+            raise ExprError(f"{self.text}: a number grows too large to work with") from exc
+        except RecursionError as exc:
+            raise ExprError(f"{self.text}: nested too deeply") from exc
+        except (ValueError, TypeError) as exc:
             raise ExprError(f"{self.text}: {exc}") from exc
 
 
@@ -130,8 +137,12 @@ def _walk(node: ast.expr, env: Mapping[str, Any]) -> Any:
         raise ExprError("operator not allowed")
     if isinstance(node, ast.BinOp):
         left, right = _walk(node.left, env), _walk(node.right, env)
-        if isinstance(node.op, ast.Pow) and abs(right) > MAX_POWER:
-            raise ExprError(f"exponent {right} is too large")
+        if isinstance(node.op, ast.Pow):
+            if abs(right) > MAX_POWER:
+                raise ExprError(f"exponent {right} is too large")
+            if (isinstance(left, int) and isinstance(right, int)
+                    and left.bit_length() * abs(right) > MAX_INT_BITS):
+                return float(left) ** right  # OverflowError past 1e308: reported
         return _BINARY[type(node.op)](left, right)
     if isinstance(node, ast.Compare):
         left = _walk(node.left, env)

@@ -9,7 +9,9 @@ problem is reported as ``FILE:LINE: FIELD: reason``.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -88,30 +90,88 @@ def _field(loc: Sequence[str | int]) -> str:
 # ---------------------------------------------------------------- loading one file
 
 
+def read_template_text(path: Path) -> str:
+    """The text of a template file, read defensively.
+
+    Only a regular file is read (a folder, pipe or device named ``*.toml``, or a link to
+    one, is refused without waiting on it), at most ``MAX_BYTES + 1`` bytes of it (a file
+    may grow, or report size 0, after it was looked at), as UTF-8 with or without a BOM.
+
+    Raises:
+        TemplateFileError: the file cannot be read, is not a regular file, is too large,
+            or is not UTF-8 text.
+    """
+    name = str(path)
+
+    def problem(reason: str) -> TemplateFileError:
+        return TemplateFileError([Problem(name, 1, "(file)", reason)])
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise problem(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise problem("not a regular file (a folder, pipe or device); skipped")
+            data = f.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise problem(f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > MAX_BYTES:
+        raise problem(f"over the {MAX_BYTES // 1024} KB limit for a template")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise problem("not UTF-8 text") from None
+
+
 def load_template(path: Path) -> Template:
     """Read, validate and check one template file.
 
     Raises:
         TemplateFileError: with every problem located as FILE:LINE: FIELD: reason.
     """
-    name = str(path)
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise TemplateFileError([Problem(name, 1, "(file)", f"cannot read: "
-                                         f"{exc.strerror}")]) from exc
-    if size > MAX_BYTES:
-        raise TemplateFileError([Problem(name, 1, "(file)", f"{size:,} bytes is over the "
-                                         f"{MAX_BYTES // 1024} KB limit for a template")])
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise TemplateFileError([Problem(name, 1, "(file)", "not UTF-8 text")]) from exc
-    return parse_template(text, name)
+    return parse_template(read_template_text(path), str(path))
+
+
+MAX_KEY_DEPTH = 64
+"""Deepest dotted key or table header read (``a.b.c = 1`` is 3 deep): tomllib's time
+grows with the square of a dotted key's depth, 20 s at 60,000."""
+
+_DEEP_KEY = re.compile(r"""(?:(?:[\w-]+|"[^"\n]{0,200}"|'[^'\n]{0,200}')\s*\.\s*)"""
+                       + f"{{{MAX_KEY_DEPTH}}}")
+
+
+def _too_deep(text: str) -> int | None:
+    """The first line with a dotted key nested deeper than MAX_KEY_DEPTH (in a key, a
+    table header or an inline table); text inside multi-line strings is not looked at."""
+    in_string = False
+    for n, line in enumerate(text.splitlines(), 1):
+        quotes = line.count('"""') + line.count("\'\'\'")
+        if not in_string and line.count(".") >= MAX_KEY_DEPTH and _DEEP_KEY.search(line):
+            return n
+        if quotes % 2:
+            in_string = not in_string
+    return None
 
 
 def parse_template(text: str, name: str = "<template>") -> Template:
     """Validate template text (see :func:`load_template`)."""
+    deep = _too_deep(text)
+    if deep is not None:
+        raise TemplateFileError([Problem(name, deep, "(toml)", f"keys nested more than "
+                                         f"{MAX_KEY_DEPTH} deep are not read")])
+    try:
+        return _parse_template(text.removeprefix("\ufeff"), name)
+    except RecursionError:
+        raise TemplateFileError([Problem(name, 1, "(toml)", "nested too deeply to read "
+                                         "(arrays or tables inside each other)")]) from None
+    except MemoryError:
+        raise TemplateFileError([Problem(name, 1, "(file)", "too large to read")]) from None
+
+
+def _parse_template(text: str, name: str) -> Template:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -384,23 +444,47 @@ def bundled_files() -> list[Path]:
 
 def template_files(folder: Path) -> list[Path]:
     """The template files in a user folder (recursively), or [] when it does not exist."""
-    return sorted(folder.rglob("*.toml")) if folder.is_dir() else []
+    return scan_folder(folder)[0]
+
+
+def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
+    """The ``*.toml`` files under `folder` (recursively, links to folders not followed),
+    and a problem for the folder or any subfolder that cannot be read. A folder that does
+    not exist has no files and no problem (the user folder is optional)."""
+    problems: list[Problem] = []
+    if not folder.exists():
+        return [], problems
+    if not folder.is_dir():
+        return [], [Problem(str(folder), 1, "(folder)", "not a folder")]
+
+    def unreadable(exc: OSError) -> None:
+        problems.append(Problem(str(exc.filename or folder), 1, "(folder)",
+                                f"cannot read this folder: {exc.strerror or exc}"))
+
+    files = [Path(root) / name
+             for root, _dirs, names in os.walk(folder, onerror=unreadable)
+             for name in names if name.endswith(".toml")]
+    return sorted(files), problems
 
 
 def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True) -> Bank:
-    """Load the bundled bank and user folders; broken or duplicate files are skipped and
-    reported in `Bank.problems` so the app keeps working."""
+    """Load the bundled bank and user folders; broken or duplicate files, and folders that
+    cannot be read, are skipped and reported in `Bank.problems` so the app keeps working."""
     bank = Bank()
-    files = (bundled_files() if bundled else []) + [
-        f for d in extra_dirs for f in template_files(Path(d))]
+    files = bundled_files() if bundled else []
+    for d in extra_dirs:
+        found, problems = scan_folder(Path(d))
+        files += found
+        bank.problems += problems
     for path in files:
         try:
-            t = load_template(path)
+            text = read_template_text(path)
+            t = parse_template(text, str(path))
         except TemplateFileError as exc:
             bank.problems += exc.problems
             continue
         if t.id in bank.templates:
-            bank.problems.append(Problem(str(path), _line_of(path.read_text(), ["id"]), "id",
+            bank.problems.append(Problem(str(path), _line_of(text, ["id"]), "id",
                                          f"duplicate id {t.id!r} (already in "
                                          f"{bank.sources[t.id]}); this file is skipped"))
             continue

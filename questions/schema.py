@@ -7,12 +7,16 @@ description in the JSON Schema and in AUTHORING.md.
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 SCHEMA_VERSION = 1
 """The format version this code reads (the ``schema`` field of a template)."""
+
+MAX_STEPS = 1e15
+"""A range's bounds may be at most this many steps from 0 (float precision ends there)."""
 
 Scalar = str | int | float | bool
 AnswerKind = Literal["number", "formula", "choice", "multi", "table", "layout"]
@@ -53,8 +57,17 @@ class ParamSpec(_Model):
             lo, hi = self.range
             if not lo <= hi:
                 raise ValueError("range must be [low, high] with low <= high")
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise ValueError("range must be finite numbers")
             if self.log and lo <= 0:
                 raise ValueError("a log range must be positive")
+            if self.step is not None:
+                if not (math.isfinite(self.step) and self.step > 0):
+                    raise ValueError("step must be a positive number")
+                if max(abs(lo), abs(hi)) / self.step > MAX_STEPS:
+                    raise ValueError(f"step {self.step:g} is too small for the range "
+                                     f"[{lo:g}, {hi:g}]: at most {MAX_STEPS:.0e} steps "
+                                     "from 0")
         return self
 
 

@@ -11,6 +11,7 @@ import math
 import random
 import re
 import string
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -26,6 +27,8 @@ from solver.units import format_both, format_value
 
 MAX_DRAWS = 200
 """Redraws allowed before a template is declared unsatisfiable."""
+MAX_DRAW_SECONDS = 1.0
+"""CPU time allowed for drawing one variant's parameters (normally a few ms)."""
 
 NAMES = frozenset(KEYS) | frozenset(QUANTITIES)
 """Every name a template expression may read."""
@@ -271,18 +274,25 @@ def make_variant(t: Template, seed: int) -> Variant:
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
     last = "no draw was tried"
+    deadline = time.thread_time() + MAX_DRAW_SECONDS
     for _ in range(MAX_DRAWS):
-        params = {name: _draw(spec, rng) for name, spec in t.params.items()}
-        model, gpu, over = _split(params, t.fixed)
+        if time.thread_time() > deadline:
+            raise TemplateError(f"{t.id}: drawing a variant took over {MAX_DRAW_SECONDS:g} "
+                                f"s ({last}); simplify the parameters or constraints")
         try:
+            params = {name: _draw(spec, rng) for name, spec in t.params.items()}
+            model, gpu, over = _split(params, t.fixed)
             inputs = resolve_inputs(model, gpu, over)
             need = set().union(*(c.names for c in comp.constraints)) if comp.constraints \
                 else set()
             env = _env(inputs, need) | {k: v for k, v in params.items()
                                         if isinstance(v, int | float)}
-            failed = [c.text for c in comp.constraints if not c.value(env)]
+            failed = [c.text for c in comp.constraints if not _holds(c, env)]
         except (SolverError, ExprError) as exc:
             last = str(exc)
+            continue
+        except (ArithmeticError, ValueError) as exc:  # overflow while drawing a number
+            last = f"a parameter cannot be drawn: {exc}"
             continue
         if failed:
             last = f"constraint {failed[0]!r} failed"
@@ -293,6 +303,16 @@ def make_variant(t: Template, seed: int) -> Variant:
                             f"({last})")
     parts = [_part(t, i, p, params, comp) for i, p in enumerate(t.all_parts(), 1)]
     return Variant(t, seed, params, inputs, parts)
+
+
+def _holds(constraint: Expr, env: Mapping[str, Any]) -> bool:
+    """Whether a constraint holds; an error names the constraint."""
+    try:
+        return bool(constraint.value(env))
+    except ExprError as exc:
+        reason = str(exc).removeprefix(f"{constraint.text}: ")
+        raise ExprError(f"constraint {constraint.text!r} cannot be evaluated: "
+                        f"{reason}") from exc
 
 
 def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar],
@@ -361,10 +381,11 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
 
             best = best_layout(inputs)
             key = Key("layout", best.display, value=best.step_time, unit="s")
-    except SolverError as exc:
+    except (SolverError, ExprError) as exc:
         raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
-    except ExprError as exc:
-        raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
+    except (ArithmeticError, RecursionError) as exc:  # e.g. a drawn value too large
+        raise TemplateError(f"{t.id}: part {index}: the answer cannot be derived: "
+                            f"{type(exc).__name__}: {exc}") from exc
     prompt = _format(part.prompt, env, {**t.fixed, **params})
     return PartVariant(index, prompt, part, key, tuple(mistakes), tuple(accepted),
                        dict(over), model, gpu, env)

@@ -24,8 +24,12 @@ def run(args: argparse.Namespace) -> int:
     session = DrillSession(bank, state.store, state.settings)
     answered = 0
     print("Daily drill. Type an answer and press Enter; :hint for a hint, :quit to stop.")
+    shown = 0
     while True:
         q = session.next()
+        for warning in session.warnings[shown:]:
+            print(f"warning: {warning}", file=sys.stderr)
+        shown = len(session.warnings)
         if q is None:
             print(f"Nothing more is due today. {answered} answered.")
             return 0

@@ -196,8 +196,11 @@ def _show(args: argparse.Namespace) -> int:
     bank.get(tid)  # LookupError with a suggestion for an unknown id
     source = Path(bank.sources[tid])
     # The location is a TOML comment, so `show ID > copy.toml` is still a template.
+    from questions.loader import read_template_text
+
+    text = read_template_text(source)  # TemplateFileError (a ValueError): one line
     print(f"# {tid}: {source}")
-    sys.stdout.write(source.read_text(encoding="utf-8"))
+    sys.stdout.write(text)
     return 0
 
 
@@ -265,13 +268,14 @@ def check_file(path: Path, seeds: int) -> Checked:
 
     Never raises for a bad template: every problem is in `Checked.problems`.
     """
-    from questions.loader import TemplateFileError, load_template
+    from questions.loader import TemplateFileError, parse_template, read_template_text
 
     try:
-        template = load_template(path)
+        text = read_template_text(path)
+        template = parse_template(text, str(path))
     except TemplateFileError as exc:
         return Checked(path.name, str(path), 0, problems=list(exc.problems))
-    return check_loaded(template, str(path), path.read_text(encoding="utf-8"), seeds)
+    return check_loaded(template, str(path), text, seeds)
 
 
 def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
@@ -362,6 +366,9 @@ def _variant_problem(t: Template, detail: str) -> tuple[list[str | int], str]:
         i = t.constraints.index(m.group(1))
         return ["constraints", i], (f"no draw of the parameters meets {m.group(1)!r} (tried "
                                     f"{MAX_DRAWS}); widen the parameters or relax it")
+    m = re.search(r"constraint '(.*)' cannot be evaluated: (.*?)\)?$", detail)
+    if m and m.group(1) in t.constraints:
+        return ["constraints", t.constraints.index(m.group(1))], m.group(2)
     if "satisfies the template" in detail:
         return ["params"], detail
     m = re.search(r"the prompt's \{(\w+)\}", detail)
@@ -376,7 +383,12 @@ def _variant_problem(t: Template, detail: str) -> tuple[list[str | int], str]:
     m = re.match(r"part (\d+): ", detail)
     if m:
         index = int(m.group(1)) - 1
-        return (["parts", index, "answer"] if t.parts else ["answer"]), detail[m.end():]
+        base: list[str | int] = ["parts", index, "answer"] if t.parts else ["answer"]
+        parts = t.all_parts()
+        expr = parts[index].answer.expr if 0 <= index < len(parts) else None
+        if expr and detail[m.end():].startswith(f"{expr}: "):
+            return [*base, "expr"], detail[m.end():]
+        return base, detail[m.end():]
     return ["answer"], detail
 
 
@@ -393,20 +405,34 @@ def _constraint_line(text: str, constraint: str, fallback: int) -> int:
 # ---------------------------------------------------------------- validate
 
 
-def _expand(paths: Sequence[str]) -> list[Path]:
-    """Files as given, and the .toml files inside folders (recursively)."""
+def _expand(paths: Sequence[str]) -> tuple[list[Path], list[Checked]]:
+    """Files as given, and the .toml files inside folders (recursively); a folder that
+    cannot be read is a result with a problem.
+
+    Raises:
+        ValueError: nothing to check at all.
+    """
+    from questions.loader import scan_folder
+
     out: list[Path] = []
+    unreadable: list[Checked] = []
     for raw in paths:
         path = Path(raw).expanduser()
-        out += sorted(path.rglob("*.toml")) if path.is_dir() else [path]
-    return out
+        if path.is_dir():
+            found, problems = scan_folder(path)
+            out += found
+            unreadable += [Checked(Path(p.file).name, p.file, 0, problems=[p])
+                           for p in problems]
+        else:
+            out.append(path)
+    if not out and not unreadable:
+        raise ValueError(f"no .toml files in {', '.join(paths)}")
+    return out, unreadable
 
 
 def _validate(args: argparse.Namespace) -> int:
-    files = _expand(args.paths)
-    if not files:
-        raise ValueError(f"no .toml files in {', '.join(args.paths)}")
-    results = [check_file(path, args.seeds) for path in files]
+    files, unreadable = _expand(args.paths)
+    results = unreadable + [check_file(path, args.seeds) for path in files]
     _add_duplicates(results)
     bad = 0
     for r in results:
@@ -426,7 +452,7 @@ def _add_duplicates(results: list[Checked]) -> None:
     (the app would skip one of them)."""
     import tomllib
 
-    from questions.loader import Problem, bundled_files, locate
+    from questions.loader import Problem, bundled_files, locate, read_template_text
 
     owners: dict[str, str] = {}
     for path in bundled_files():
@@ -441,7 +467,10 @@ def _add_duplicates(results: list[Checked]) -> None:
         source = Path(r.source).resolve()
         other = seen.get(r.name) or owners.get(r.name)
         if other and Path(other).resolve() != source:
-            line, _ = locate(source.read_text(encoding="utf-8"), ["id"])
+            try:
+                line, _ = locate(read_template_text(source), ["id"])
+            except ValueError:  # changed since it was checked: the id is still a problem
+                line = 1
             r.problems.insert(0, Problem(r.source, line, "id", f"duplicate id {r.name!r} "
                                          f"(also in {other}); the app would skip one"))
         seen.setdefault(r.name, r.source)
@@ -453,12 +482,10 @@ def _add_duplicates(results: list[Checked]) -> None:
 def _test(args: argparse.Namespace) -> int:
     results: list[Checked] = []
     if args.paths:
-        files = _expand(args.paths)
-        if not files:
-            raise ValueError(f"no .toml files in {', '.join(args.paths)}")
-        results = [check_file(path, args.seeds) for path in files]
+        files, results = _expand(args.paths)
+        results += [check_file(path, args.seeds) for path in files]
     else:
-        from questions.loader import load_bank
+        from questions.loader import TemplateFileError, load_bank, read_template_text
         from quiz.commands.common import template_dirs
 
         bank = load_bank(template_dirs(args))
@@ -467,7 +494,11 @@ def _test(args: argparse.Namespace) -> int:
                                    problems=[problem]))
         for tid in sorted(bank.templates):
             source = bank.sources[tid]
-            text = Path(source).read_text(encoding="utf-8")
+            try:
+                text = read_template_text(Path(source))
+            except TemplateFileError as exc:  # changed or removed since it loaded
+                results.append(Checked(tid, source, 0, problems=list(exc.problems)))
+                continue
             results.append(check_loaded(bank.templates[tid], source, text, args.seeds))
     rows = [[r.name, str(r.seeds), f"{r.passed}/{r.checks}", str(len(r.problems))]
             for r in results]

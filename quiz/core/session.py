@@ -20,7 +20,7 @@ from typing import Any
 
 from questions.loader import Bank
 from questions.schema import Template
-from questions.variants import PartVariant, Variant, describe, make_variant
+from questions.variants import PartVariant, TemplateError, Variant, describe, make_variant
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
@@ -146,6 +146,10 @@ class Session(ABC):
         self.answered: list[Outcome] = []
         self._part_scores: list[float] = []
         self._seconds = 0.0
+        self.skipped: set[str] = set()
+        """Templates that failed to draw in this session (never picked again)."""
+        self.warnings: list[str] = []
+        """What went wrong while choosing questions, for the caller to show."""
 
     # --- choosing
 
@@ -164,11 +168,20 @@ class Session(ABC):
             part = q.variant.parts[q.part.index]
             self.current = Question(q.variant, part, self.clock())
             return self.current
-        tid = self.pick()
-        if tid is None:
-            self.current = None
-            return None
-        variant = make_variant(self.bank.get(tid), self.rng.randrange(MAX_SEED))
+        while True:
+            tid = self.pick()
+            if tid is None:
+                self.current = None
+                return None
+            seed = self.rng.randrange(MAX_SEED)
+            try:
+                variant = make_variant(self.bank.get(tid), seed)
+                break
+            except TemplateError as exc:
+                # One template that cannot be drawn must not end the session: skip it
+                # for the rest of it, and say so (the callers show `warnings`).
+                self.skipped.add(tid)
+                self.warnings.append(f"skipped {tid}#{seed}: {exc}")
         self._part_scores, self._seconds = [], 0.0
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
@@ -260,7 +273,7 @@ class DrillSession(Session):
 
     def queue(self) -> list[str]:
         """What is left to do today, in order."""
-        return self.drill.queue(sorted(self.bank.templates))
+        return self.drill.queue(sorted(set(self.bank.templates) - self.skipped))
 
     def pick(self) -> str | None:
         queue = self.queue()
@@ -299,7 +312,10 @@ class PracticeSession(Session):
         return self.schedule
 
     def pick(self) -> str | None:
-        pool = [i for i in self.ids if i != self._last] or self.ids
+        ids = [i for i in self.ids if i not in self.skipped]
+        if not ids:
+            return None
+        pool = [i for i in ids if i != self._last] or ids
         self._last = self.rng.choice(pool)
         return self._last
 
@@ -430,7 +446,8 @@ class MockSession(Session):
                          "mistake": out.grade.mistake, "feedback": out.grade.feedback})
             topics[q.template.topic].append(out.grade.score)
             solutions.append((q.label, q.part.explanation))
-        unanswered = max(0, self.n - len({o.question.id for o in self.answered}))
+        asked = self.n - len(self.skipped & set(self.plan))  # a broken template is no one's fault
+        unanswered = max(0, asked - len({o.question.id for o in self.answered}))
         scores = [o.grade.score for o in self.answered] + [0.0] * unanswered
         score = sum(scores) / len(scores) if scores else 0.0
         by_topic = {t: (sum(v) / len(v), len(v)) for t, v in sorted(topics.items())}

@@ -39,19 +39,23 @@ class Hang(Exception):
 
 
 @contextmanager
-def cpu_guard(seconds: float = 10.0) -> Iterator[None]:
-    """Fail a case that burns `seconds` of CPU instead of letting it run for minutes.
+def cpu_guard(seconds: float = 10.0, wall: float = 60.0) -> Iterator[None]:
+    """Fail a case that burns `seconds` of CPU, or blocks for `wall` seconds, instead of
+    letting it run for minutes or forever.
 
     The code under test enforces its own limits (deadlines, sizes); this only turns a
     regression into a failure instead of a stuck test run. Linux/macOS only.
     """
     def hang(signum: int, frame: object) -> None:
-        raise Hang(f"over {seconds} s of CPU")
+        raise Hang(f"over {seconds} s of CPU or {wall} s of waiting")
 
-    previous = signal.signal(signal.SIGVTALRM, hang)
+    previous = (signal.signal(signal.SIGVTALRM, hang), signal.signal(signal.SIGALRM, hang))
     signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, wall)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_VIRTUAL, 0)
-        signal.signal(signal.SIGVTALRM, previous)
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGVTALRM, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])

@@ -63,6 +63,8 @@ class QuestionScreen(Screen[None]):
         """A worker is drawing or grading: Enter and the clock wait."""
         self.finishing = False
         self.asked = 0
+        self._warned = 0
+        """Session warnings already shown."""
 
     @property
     def mock(self) -> MockSession | None:
@@ -107,6 +109,10 @@ class QuestionScreen(Screen[None]):
 
     @on(QuestionReady)
     def _question_ready(self, event: QuestionReady) -> None:
+        for warning in self.session.warnings[self._warned:]:
+            self.notify(warning, title="A template was skipped", severity="warning",
+                        timeout=10)
+        self._warned = len(self.session.warnings)
         question = event.question
         if question is None:
             if self.mock is not None:

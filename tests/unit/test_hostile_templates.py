@@ -1,0 +1,227 @@
+"""Hostile template files and folders: each one is skipped with a located warning, and
+every command (list, ask, validate, the drill) keeps working.
+
+Each case once crashed or hung every command: RecursionError, MemoryError after 20 s,
+PermissionError, IsADirectoryError, a FIFO that blocked forever, a link to /dev/zero
+read without end. `cpu_guard` only stops a regression from hanging the test run.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from helpers import cpu_guard, run_cli
+
+from questions.loader import MAX_BYTES, load_bank, parse_template
+from quiz.core.session import DrillSession, MockSession, PracticeSession
+from quiz.core.settings import Settings
+from quiz.core.store import Store
+
+BROKEN = Path(__file__).parent / "broken"
+GOOD = (BROKEN / "unsatisfiable_constraint.toml").read_text(encoding="utf-8").replace(
+    'constraints = ["tp > 16"]\n', "")
+ROOT = os.geteuid() == 0
+
+
+def good(tid: str) -> str:
+    return GOOD.replace('"memory/broken-example"', f'"{tid}"')
+
+
+def nested_arrays(path: Path) -> None:
+    path.write_text("x = " + "[" * 60_000 + "]" * 60_000 + "\n")  # ~120 KB
+
+
+def nested_tables(path: Path) -> None:
+    path.write_text("x = " + "{a=" * 30_000 + "1" + "}" * 30_000 + "\n")
+
+
+def deep_dotted_key(path: Path) -> None:
+    path.write_text(".".join(["a"] * 60_000) + " = 1\n")
+
+
+def deep_quoted_key(path: Path) -> None:
+    path.write_text('"a".' * 40_000 + '"a" = 1\n')
+
+
+def deep_header(path: Path) -> None:
+    path.write_text("[" + ".".join(["t"] * 50_000) + "]\n")
+
+
+def a_directory(path: Path) -> None:
+    path.mkdir()
+
+
+def a_fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def link_to_dev_zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def dangling_link(path: Path) -> None:
+    path.symlink_to(path.parent / "nowhere.toml")
+
+
+def link_loop(path: Path) -> None:
+    path.symlink_to(path)
+
+
+def too_large(path: Path) -> None:
+    path.write_text("# " + "x" * MAX_BYTES + "\n")
+
+
+def not_utf8(path: Path) -> None:
+    path.write_bytes(b"id = \"\xff\xfe\"\n")
+
+
+def binary_noise(path: Path) -> None:
+    path.write_bytes(random.Random(1).randbytes(4096))
+
+
+def unreadable(path: Path) -> None:
+    path.write_text(good("memory/locked"))
+    path.chmod(0)
+
+
+MAKERS: list[Callable[[Path], None]] = [
+    nested_arrays, nested_tables, deep_dotted_key, deep_quoted_key, deep_header, a_fifo,
+    link_to_dev_zero, dangling_link, link_loop, too_large, not_utf8,
+    binary_noise, unreadable]
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
+    monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "fine.toml").write_text(good("memory/fine-one"), encoding="utf-8")
+    return out
+
+
+def deny_open(monkeypatch: pytest.MonkeyPatch, target: Path) -> None:
+    """As root, mode 000 does not stop a read: make opening `target` fail as it would."""
+    real_open = os.open
+
+    def fake(path: str | os.PathLike[str], flags: int, *args: int, **kw: int) -> int:
+        if Path(path) == target:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *args, **kw)
+
+    monkeypatch.setattr(os, "open", fake)
+
+
+@pytest.mark.parametrize("make", MAKERS, ids=[m.__name__ for m in MAKERS])
+def test_a_hostile_file_is_skipped_with_a_located_warning(
+    folder: Path, make: Callable[[Path], None], monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    bad = folder / "x.toml"
+    make(bad)
+    if make is unreadable and ROOT:
+        deny_open(monkeypatch, bad)
+    with cpu_guard():
+        bank = load_bank([folder])
+        assert "memory/fine-one" in bank.templates
+        assert any(p.file.startswith(str(bad)) for p in bank.problems), bank.problems
+        code, out, err = run_cli(capsys, "--templates", str(folder), "templates", "list")
+        assert code == 0 and "memory/fine-one" in out
+        assert f"warning: skipped {bad}" in err
+        code, out, err = run_cli(capsys, "--templates", str(folder), "ask",
+                                 "memory/fine-one#1")
+        assert code == 0
+        code, out, err = run_cli(capsys, "templates", "validate", str(folder))
+        assert code == 1 and f"{bad}:" in out and "Traceback" not in out + err
+        assert f"{folder / 'fine.toml'}: ok" in out
+
+
+def test_an_unreadable_folder_is_reported_not_ignored(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    locked = folder / "locked"
+    locked.mkdir()
+    (locked / "hidden.toml").write_text(good("memory/hidden"))
+    if ROOT:
+        real_scandir = os.scandir
+
+        def fake(path: str | os.PathLike[str] = ".") -> object:
+            if Path(path) == locked:
+                raise PermissionError(13, "Permission denied", str(path))
+            return real_scandir(path)
+
+        monkeypatch.setattr(os, "scandir", fake)
+    else:
+        locked.chmod(0)
+    try:
+        bank = load_bank([folder])
+        assert "memory/fine-one" in bank.templates
+        assert [p for p in bank.problems if p.file == str(locked)], bank.problems
+        code, _, err = run_cli(capsys, "--templates", str(folder), "templates", "list")
+        assert code == 0 and f"warning: skipped {locked}" in err and "cannot read" in err
+        code, out, _ = run_cli(capsys, "templates", "validate", str(folder))
+        assert code == 1 and f"{locked}:1: (folder): cannot read this folder" in out
+    finally:
+        locked.chmod(0o755)
+
+
+def test_a_folder_named_like_a_template_is_a_folder(
+    folder: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    a_directory(folder / "x.toml")
+    with cpu_guard():
+        assert not load_bank([folder]).problems
+        code, _, err = run_cli(capsys, "templates", "validate", str(folder / "x.toml"))
+    assert code == 2 and err.count("\n") == 1 and "no .toml files" in err
+
+
+def test_a_file_given_as_template_folder_is_reported(folder: Path) -> None:
+    bank = load_bank([folder / "fine.toml"])
+    assert [p.reason for p in bank.problems] == ["not a folder"]
+
+
+def test_a_bom_is_accepted(folder: Path) -> None:
+    (folder / "bom.toml").write_bytes(b"\xef\xbb\xbf" + good("memory/with-bom").encode())
+    bank = load_bank([folder], bundled=False)
+    assert "memory/with-bom" in bank.templates, bank.problems
+    assert parse_template("\ufeff" + good("memory/with-bom")).id == "memory/with-bom"
+
+
+def test_a_template_that_cannot_be_drawn_is_skipped_not_the_drill(
+    folder: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An unsatisfiable constraint once made the daily drill die every time."""
+    text = good("memory/aaa-never").replace("[params.model]",
+                                            'constraints = ["gpus < 0"]\n[params.model]')
+    (folder / "never.toml").write_text(text, encoding="utf-8")
+    bank = load_bank([folder], bundled=False)
+    assert set(bank.templates) == {"memory/aaa-never", "memory/fine-one"}
+    store = Store.open(tmp_path / "h.db")
+    with cpu_guard():
+        for session in (DrillSession(bank, store, Settings()),
+                        PracticeSession(bank, store, Settings(), topic="memory"),
+                        MockSession(bank, store, Settings(), questions=2)):
+            asked = [q.template.id for q in (session.next() for _ in range(3)) if q]
+            assert asked and set(asked) == {"memory/fine-one"}
+            assert any("memory/aaa-never" in w for w in session.warnings)
+    store.close()
+    # The plain drill, with the bundled bank: the broken one sorts first among new cards.
+    (folder / "never.toml").write_text(text.replace("memory/aaa-never", "communication/aaa")
+                                       .replace('topic = "memory"', 'topic = "communication"'),
+                                       encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO("1 TB\n:quit\n"))
+    code, out, err = run_cli(capsys, "--templates", str(folder), "drill", "--plain")
+    assert code == 0 and "Traceback" not in out + err
+    assert "warning: skipped communication/aaa#" in err and "[communication/allreduce" in out
+
+
+def test_the_hostile_corpus_files_exist_in_the_validator_corpus() -> None:
+    for name in ("unsatisfiable_gpus", "huge_base_constraint", "huge_base_expr",
+                 "overflowing_range", "infinite_range"):
+        assert (BROKEN / f"{name}.toml").is_file()
