@@ -70,17 +70,21 @@ GPUS: dict[str, Preset] = {
     for p in [
         Preset("a100", "NVIDIA A100 80GB SXM",
                "NVIDIA A100 datasheet; HDR InfiniBand 200 Gb/s per GPU",
-               dict(hbm_bytes=80e9, peak_flops=312e12, intra_bw=300e9, inter_bw=25e9)),
+               dict(hbm_bytes=80e9, peak_flops=312e12, intra_bw=300e9, inter_bw=25e9,
+                    hbm_bw=2.04e12)),
         Preset("h100", "NVIDIA H100 SXM",
                "NVIDIA H100 datasheet; NDR InfiniBand 400 Gb/s per GPU",
-               dict(hbm_bytes=80e9, peak_flops=989e12, intra_bw=450e9, inter_bw=50e9)),
+               dict(hbm_bytes=80e9, peak_flops=989e12, intra_bw=450e9, inter_bw=50e9,
+                    hbm_bw=3.35e12)),
         Preset("h200", "NVIDIA H200 SXM",
                "NVIDIA H200 datasheet; NDR InfiniBand 400 Gb/s per GPU",
-               dict(hbm_bytes=141e9, peak_flops=989e12, intra_bw=450e9, inter_bw=50e9)),
+               dict(hbm_bytes=141e9, peak_flops=989e12, intra_bw=450e9, inter_bw=50e9,
+                    hbm_bw=4.8e12)),
         Preset("b200", "NVIDIA B200 (DGX B200)",
                "NVIDIA DGX B200 datasheet (1,440 GB over 8 GPUs, NVLink 5 1.8 TB/s "
                "both ways); ConnectX-7 400 Gb/s per GPU",
-               dict(hbm_bytes=180e9, peak_flops=2250e12, intra_bw=900e9, inter_bw=50e9)),
+               dict(hbm_bytes=180e9, peak_flops=2250e12, intra_bw=900e9, inter_bw=50e9,
+                    hbm_bw=8e12)),
     ]
 }
 """GPU presets by `--gpu` name: memory, dense BF16 peak, NVLink per direction, network."""

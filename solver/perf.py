@@ -1,0 +1,573 @@
+"""The layout performance model: memory and step time of one layout, in plain floats.
+
+Symbolic derivations (the worked steps a learner reads) stay in :mod:`solver.quantities`.
+This module answers a different question, thousands of times a second: *given a model,
+a cluster and a batch, how fast is this layout, and does it fit?* It is what
+`quiz layout`, the layout grader and the layout lab evaluate, so it does no symbolic
+work and imports nothing heavy: a :class:`Workload` is built once (with the solver's own
+parameter counts), then :func:`evaluate` costs a few hundred float operations.
+
+The model, per GPU and per optimizer step (docs/ARCHITECTURE.md explains each term and
+its source):
+
+* **Compute.** Matmul and attention FLOPs of the GPU's share of the layers, at an
+  *achieved efficiency* that falls as tensor parallelism narrows the per-GPU matrices:
+  ``gemm_eff_max * w / (w + gemm_half_width * ridge)``, where ``w = hidden / tp`` and
+  ``ridge = peak_flops / hbm_bw`` (narrow matrices are memory-bound sooner on GPUs with
+  more FLOPs per byte). Backward costs twice the forward; full recomputation adds a
+  forward of every layer, selective recomputation the attention core's forward.
+* **Pipeline.** ``m`` micro-batches plus a bubble of ``(pp - 1) / interleave`` micro-batch
+  times; the last stage also computes the output layer (logits) for every micro-batch.
+* **Communication**, each on the link it really uses (NVLink while the group stays inside
+  a node, the network otherwise) at ``link_efficiency`` of the link's bandwidth:
+  TP all-reduces (4 per layer per micro-batch, 6 with full recomputation; not
+  overlapped); CP ring-attention K/V passes, hidden behind attention compute up to
+  ``cp_overlap``; EP all-to-alls; pipeline sends; ZeRO-3 weight gathers per micro-batch
+  hidden behind compute up to ``dp_overlap``; the data-parallel gradient reduction
+  hidden behind the last micro-batch's backward up to ``dp_overlap``.
+* **Optimizer step**: memory-bound, ``optimizer_traffic_bytes`` of HBM traffic per
+  parameter the GPU updates.
+* **Memory** of the busiest pipeline stage: weights, gradients and optimizer states as
+  ZeRO shards them, activations of the micro-batches in flight, embeddings or output
+  layer and its logits, ``workspace_bytes``, against ``hbm_bytes * (1 - memory_headroom)``.
+
+MFU counts model FLOPs as Megatron-LM does (``3 x`` the forward GEMMs, attention scores
+without causal halving, logits); HFU adds the recomputed FLOPs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from solver.keys import KEYS, Value
+
+if TYPE_CHECKING:
+    from solver.engine import Inputs
+
+RECOMPUTE = ("none", "selective", "full")
+"""Activation recomputation policies, cheapest in time first."""
+
+LAYOUT_KEYS = ("tp", "pp", "cp", "ep", "dp", "zero", "interleave", "micro_batch",
+               "recompute")
+"""The keys a layout sets (the search's axes); `sequence_parallel` is a software switch."""
+
+SOURCES: dict[str, str] = {
+    "gemm_eff_max": (
+        "fitted to the published runs (tests/unit/test_perf_calibration.py); "
+        "large dense BF16 GEMMs reach 70-80% of peak in cuBLAS, less after the "
+        "memory-bound work between them"),
+    "gemm_half_width": (
+        "fitted to the published runs; the size of a per-GPU GEMM dimension (the width "
+        "hidden/tp, the rows tokens/micro-batch), as a multiple of the GPU's ridge "
+        "point peak_flops/hbm_bw, at which matmuls run at half of gemm_eff_max"),
+    "dp_overlap": (
+        "fitted to the published runs; Megatron-LM overlaps the gradient reduction "
+        "with backward (--overlap-grad-reduce) and weight gathers with forward "
+        "(--overlap-param-gather)"),
+    "elementwise_bytes": (
+        "counted, not fitted: HBM bytes per hidden element per layer in the forward "
+        "pass for two norms, two residual adds and two dropouts (BF16 reads and writes "
+        "plus masks); the activation function adds 4 bytes per MLP element and unfused "
+        "attention 5 per score (Korthikanti et al. 2022 count the same tensors)"),
+    "cp_overlap": (
+        "ring attention sends the next K/V block while it computes on this one "
+        "(Liu et al. 2023, Ring Attention); traffic beyond the attention time is exposed"),
+    "tp_overlap": (
+        "fitted to the H100 runs of the Megatron-LM README: Transformer Engine overlaps "
+        "TP collectives with the GEMMs around them (--tp-comm-overlap, 2023); runs "
+        "published before it (Narayanan 2021, Korthikanti 2022) are evaluated with 0"),
+    "link_efficiency": (
+        "NCCL bus bandwidth reaches about 80% of the link rate for large messages "
+        "(nccl-tests on DGX A100/H100)"),
+    "optimizer_traffic_bytes": (
+        "Adam reads FP32 weight, gradient and two moments and writes them back plus "
+        "a BF16 copy: 4+2+4+4 read, 4+4+4+2 written per parameter"),
+    "memory_headroom": (
+        "allocator fragmentation kept free (PyTorch caching allocator; Megatron "
+        "reports 5-10% reserved beyond allocated)"),
+    "workspace_bytes": (
+        "CUDA context, NCCL and cuBLAS workspaces and communication buckets per GPU "
+        "(DOMAIN.md: about 4 GB of buffers)"),
+}
+"""Every constant of the model and where its value comes from. Each is a solver key
+(its default lives in :mod:`solver.keys`), so `--set` overrides it."""
+
+CONSTANTS: dict[str, float] = {name: float(KEYS[name].default or 0.0) for name in SOURCES}
+"""The constants' default values."""
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A model, a cluster and a batch: everything but the layout, as plain floats.
+
+    Attributes are the solver keys of the same names, plus the parameter counts the
+    solver derives from the shape (per layer, embeddings) and the model constants.
+    """
+
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    """MLP width a token passes through per layer (MoE: top-k experts' widths)"""
+    vocab: int
+    seq: int
+    global_batch: int
+    gpus: int
+    gpus_per_node: int
+    hbm_bytes: float
+    peak_flops: float
+    hbm_bw: float
+    intra_bw: float
+    inter_bw: float
+    weight_bytes: float
+    grad_bytes: float
+    master_bytes: float
+    optimizer_bytes: float
+    params: float
+    active_params: float
+    layer_params: float
+    """dense weights of one layer (attention, MLP or router + shared experts, norms)"""
+    layer_active_params: float
+    """matmul weights one token passes through in one layer (MoE: top-k experts)"""
+    expert_params: float
+    """routed-expert weights of all MoE layers (split by ep)"""
+    embedding_params: float
+    tied_embeddings: bool = False
+    experts: int = 0
+    experts_active: int = 0
+    moe_layers: int = 0
+    sequence_parallel: bool = True
+    flash_attention: bool = True
+    fsdp_reshard: bool = True
+    constants: Mapping[str, float] = field(
+        default_factory=lambda: dict(CONSTANTS))
+
+    @property
+    def tokens(self) -> float:
+        """Tokens per optimizer step."""
+        return float(self.global_batch * self.seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One layout: the degrees of each axis, ZeRO stage, schedule and recomputation."""
+
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    dp: int = 1
+    zero: int = 0
+    interleave: int = 1
+    micro_batch: int = 1
+    recompute: str = "none"
+
+    @property
+    def key(self) -> str:
+        """The form an expert writes: the axes in use, then the schedule choices."""
+        parts = [f"tp={self.tp}"]
+        if self.pp > 1:
+            parts.append(f"pp={self.pp}")
+            if self.interleave > 1:
+                parts.append(f"interleave={self.interleave}")
+        if self.cp > 1:
+            parts.append(f"cp={self.cp}")
+        if self.ep > 1:
+            parts.append(f"ep={self.ep}")
+        parts += [f"dp={self.dp}", f"zero={self.zero}", f"mb={self.micro_batch}"]
+        if self.recompute != "none":
+            parts.append(f"recompute={self.recompute}")
+        return " ".join(parts)
+
+    def as_dict(self) -> dict[str, int | str]:
+        """The layout keys and their values."""
+        return {k: getattr(self, k) for k in LAYOUT_KEYS}
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """What the model makes of one layout.
+
+    Attributes:
+        layout: the layout evaluated.
+        fits: its busiest stage fits in the usable memory.
+        memory: bytes per GPU by component (busiest stage).
+        usable: bytes the GPU offers after `memory_headroom`.
+        time: seconds per step by component; they add up to `step_time`.
+        model_flops: model FLOPs per step, whole job (MFU's numerator).
+        hardware_flops: model + recomputed FLOPs per step (HFU's numerator).
+        microbatches: micro-batches per pipeline per step.
+        tp_link / cp_link / dp_link: "NVLink" or "network", the link each group uses.
+    """
+
+    layout: Layout
+    fits: bool
+    memory: dict[str, float]
+    usable: float
+    time: dict[str, float]
+    step_time: float
+    mfu: float
+    hfu: float
+    tokens_per_s_per_gpu: float
+    model_flops: float
+    hardware_flops: float
+    microbatches: int
+    tp_link: str = "NVLink"
+    cp_link: str = "NVLink"
+    dp_link: str = "network"
+
+    @property
+    def memory_per_gpu(self) -> float:
+        """Total bytes per GPU on the busiest stage."""
+        return sum(self.memory.values())
+
+    def to_json(self) -> dict[str, object]:
+        """The `L` object of DESIGN.md's `quiz layout --json`, in base units."""
+        out: dict[str, object] = dict(self.layout.as_dict())
+        out.update({
+            "fits": self.fits, "memory_per_gpu": self.memory_per_gpu,
+            "memory": dict(self.memory), "usable_memory": self.usable,
+            "step_time": self.step_time, "time": dict(self.time), "mfu": self.mfu,
+            "hfu": self.hfu, "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu,
+            "microbatches": self.microbatches, "key": self.layout.key,
+        })
+        return out
+
+
+class LayoutImpossible(ValueError):
+    """A layout that cannot be built for this workload; `str()` is one line."""
+
+
+def check(w: Workload, lay: Layout) -> None:
+    """Raise :class:`LayoutImpossible` when the layout cannot be built.
+
+    Raises:
+        LayoutImpossible: degrees below 1, a product that is not the GPU count, tp not
+            dividing the heads, pp not dividing the layers, and so on.
+    """
+    for name in ("tp", "pp", "cp", "ep", "dp", "interleave", "micro_batch"):
+        if getattr(lay, name) < 1:
+            raise LayoutImpossible(f"{name} must be at least 1")
+    if lay.zero not in (0, 1, 2, 3):
+        raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
+    if lay.recompute not in RECOMPUTE:
+        raise LayoutImpossible("recompute is none, selective or full")
+    for name, size in (("tp", lay.tp), ("tp*cp", lay.tp * lay.cp)):
+        if (size > w.gpus_per_node and size % w.gpus_per_node) or (
+                size < w.gpus_per_node and w.gpus_per_node % size):
+            raise LayoutImpossible(f"{name}={size} groups would straddle nodes of "
+                                   f"{w.gpus_per_node} GPUs")
+    if lay.tp * lay.pp * lay.cp * lay.dp != w.gpus:
+        raise LayoutImpossible(f"tp*pp*cp*dp = {lay.tp * lay.pp * lay.cp * lay.dp} but "
+                               f"there are {w.gpus} GPUs")
+    if w.heads % lay.tp or (w.kv_heads % lay.tp and lay.tp % w.kv_heads):
+        raise LayoutImpossible(f"tp={lay.tp} does not divide the {w.heads} heads "
+                               f"({w.kv_heads} KV heads)")
+    if w.layers % lay.pp:
+        raise LayoutImpossible(f"pp={lay.pp} does not divide the {w.layers} layers")
+    if lay.interleave > 1 and (lay.pp == 1 or (w.layers // lay.pp) % lay.interleave):
+        raise LayoutImpossible(f"interleave={lay.interleave} needs pp > 1 and must divide "
+                               f"the {w.layers // lay.pp} layers of a stage")
+    if lay.cp > 1 and w.seq % (2 * lay.cp):
+        raise LayoutImpossible(f"cp={lay.cp}: the {w.seq}-token sequence does not split "
+                               "into 2*cp equal chunks")
+    if lay.ep > 1 and (not w.experts or w.experts % lay.ep or lay.dp * lay.cp % lay.ep):
+        raise LayoutImpossible(f"ep={lay.ep} must divide the experts ({w.experts}) and "
+                               f"the data-parallel ranks (dp*cp = {lay.dp * lay.cp})")
+    if w.global_batch % (lay.dp * lay.micro_batch):
+        raise LayoutImpossible(f"the global batch of {w.global_batch} sequences is not a "
+                               f"whole number of dp*micro_batch = "
+                               f"{lay.dp * lay.micro_batch}")
+    m = w.global_batch // (lay.dp * lay.micro_batch)
+    if lay.interleave > 1 and m % lay.pp:
+        raise LayoutImpossible(f"the interleaved schedule needs the {m} micro-batches to "
+                               f"be a multiple of pp={lay.pp}")
+
+
+def gemm_efficiency(w: Workload, tp: int, tokens: float) -> float:
+    """Achieved fraction of peak for one GPU's matmuls.
+
+    Two of a layer's GEMM dimensions shrink with the layout: the width ``hidden/tp``
+    (tensor parallelism) and the rows, the ``tokens`` of a micro-batch on one GPU
+    (``micro_batch * seq / cp``). Each costs efficiency as it nears the GPU's ridge point
+    (FLOPs per byte of HBM): ``x / (x + gemm_half_width * ridge)``.
+
+    >>> w = _demo()
+    >>> gemm_efficiency(w, 1, 2048) > gemm_efficiency(w, 8, 2048)
+    True
+    """
+    c = w.constants
+    knee = c["gemm_half_width"] * w.peak_flops / w.hbm_bw
+    width = w.hidden / tp
+    return c["gemm_eff_max"] * width / (width + knee) * tokens / (tokens + knee)
+
+
+def _ring(n: int, allreduce: bool) -> float:
+    return (2.0 if allreduce else 1.0) * (n - 1) / n
+
+
+def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
+    """Memory and step time of one layout (plain arithmetic; microseconds).
+
+    Args:
+        w: the workload.
+        lay: the layout.
+        checked: the caller already ran :func:`check`.
+
+    Raises:
+        LayoutImpossible: when the layout cannot be built (unless `checked`).
+    """
+    if not checked:
+        check(w, lay)
+    c = w.constants
+    tp, pp, cp, ep, dp, v, b = (lay.tp, lay.pp, lay.cp, lay.ep, lay.dp, lay.interleave,
+                                lay.micro_batch)
+    node = w.gpus_per_node
+    link_eff = c["link_efficiency"]
+    m = w.global_batch // (dp * b)
+    stage_layers = w.layers / pp
+    tokens = b * w.seq / cp                      # tokens one GPU sees per micro-batch
+    h, s = w.hidden, w.seq
+    full = lay.recompute == "full"
+    sp_div = tp if w.sequence_parallel else 1
+
+    # ---------------------------------------------------------- compute, per micro-batch
+    eff = gemm_efficiency(w, tp, tokens)
+    rate = w.peak_flops * eff
+    fwd_mm = 2 * tokens * w.layer_active_params * stage_layers / tp
+    fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
+    fwd_logits = 2 * tokens * w.vocab * h / tp
+    model_mb = 3 * (fwd_mm + fwd_attn)
+    extra_mb = (fwd_mm + fwd_attn) if full else fwd_attn if lay.recompute == "selective" \
+        else 0.0
+    # Memory-bound work between the matmuls (norms, residual adds, dropouts, the MLP's
+    # activation function, and without fused attention the softmax over the scores):
+    # HBM bytes per token per layer, forward; backward moves about twice as much.
+    ew_fwd = (c["elementwise_bytes"] * h / sp_div + 4.0 * w.ffn / tp
+              + (0.0 if w.flash_attention else 5.0 * w.heads * s / tp))
+    t_ew = ew_fwd * tokens * stage_layers / w.hbm_bw
+    t_model = model_mb / rate + 3 * t_ew
+    t_recompute = extra_mb / rate + (t_ew if full else 0.0)
+    # The output layer's GEMMs, plus its FP32 softmax cross-entropy: the logits are
+    # written, read, their gradient written and read again, 4 bytes each time.
+    t_logits = 3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
+    t_attn = 3 * fwd_attn / rate
+
+    # ---------------------------------------------------------- communication
+    tp_net = tp > node
+    tp_bw = (w.inter_bw if tp_net else w.intra_bw) * link_eff
+    act = tokens * h * w.weight_bytes
+    t_tp = ((6 if full else 4) * stage_layers * _ring(tp, True) * act / tp_bw
+            * (1 - c["tp_overlap"])) if tp > 1 else 0.0
+    cp_net = tp * cp > node
+    t_cp = 0.0
+    if cp > 1:
+        kv = 2 * tokens * w.kv_heads * w.head_dim * w.weight_bytes / min(tp, w.kv_heads)
+        cp_bytes = (4 if full else 3) * (cp - 1) * kv * stage_layers
+        cp_bw = (w.inter_bw if cp_net else w.intra_bw) * link_eff
+        t_cp = max(0.0, cp_bytes / cp_bw - c["cp_overlap"] * t_attn)
+    t_ep = 0.0
+    if ep > 1 and w.moe_layers:
+        ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
+        a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
+        t_ep = (6 if full else 4) * a2a * w.moe_layers / pp / ep_bw
+    t_p2p = 0.0
+    if pp > 1:
+        pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
+        # sequence parallelism, or Megatron's scatter/gather of the replicated
+        # activation (Narayanan et al. 2021, sec. 4.1), sends 1/tp of it per GPU.
+        t_p2p = 2 * v * act / tp / pp_bw
+
+    # ---------------------------------------------------------- parameters held
+    emb_share = w.embedding_params / (1 if w.tied_embeddings and pp == 1 else 2)
+    if pp == 1:
+        emb_share = w.embedding_params
+    dense_held = w.layer_params * stage_layers / tp + emb_share / tp
+    expert_held = w.expert_params / pp / ep
+    held = dense_held + expert_held
+    shard = dp * cp                              # ranks that hold the same weights
+    dp_net = tp * cp * dp > node
+    dp_bw = (w.inter_bw if dp_net else w.intra_bw) * link_eff
+    t_fsdp = 0.0
+    t_dp = 0.0
+    compute_mb = t_model + t_recompute
+    o = c["dp_overlap"]
+    if shard > 1:
+        rs = _ring(shard, False) * held * w.grad_bytes / dp_bw
+        ag = _ring(shard, False) * held * w.weight_bytes / dp_bw
+        if lay.zero >= 2:
+            # Sharded gradients: reduce-scattered after every micro-batch's backward;
+            # ZeRO-3 also gathers the weights before forward and (resharded) before
+            # backward. Each phase hides behind its own compute (forward 1/3, backward
+            # 2/3 of the micro-batch).
+            fwd_ag = ag if lay.zero == 3 else 0.0
+            bwd_ag = ag if lay.zero == 3 and w.fsdp_reshard else 0.0
+            t_fsdp = (max(0.0, fwd_ag - o * compute_mb / 3)
+                      + max(0.0, bwd_ag + rs - o * compute_mb * 2 / 3))
+        backward_last = (2 / 3) * (t_model + t_logits) + t_recompute
+        # Plain DP all-reduces the gradients during the last micro-batch's backward;
+        # ZeRO-1 reduce-scatters them there. ZeRO-1/2 then all-gather the updated
+        # weights, hidden behind the next step's first forward.
+        reduce = 2 * rs if lay.zero == 0 else rs if lay.zero == 1 else 0.0
+        t_dp = max(0.0, reduce - o * backward_last)
+        if lay.zero in (1, 2):
+            t_dp += max(0.0, ag - o * compute_mb / 3)
+    updated = held / shard if lay.zero >= 1 else held
+    t_opt = updated * c["optimizer_traffic_bytes"] / w.hbm_bw
+
+    # ---------------------------------------------------------- step
+    per_mb = t_model + t_recompute + t_tp + t_cp + t_ep + t_p2p + t_fsdp
+    bubble = (pp - 1) / v * per_mb
+    time = {
+        "compute": m * (t_model + t_logits),
+        "recompute": m * t_recompute,
+        "tp": m * t_tp, "cp": m * t_cp, "ep": m * t_ep, "pp_send": m * t_p2p,
+        "fsdp": m * t_fsdp, "bubble": bubble, "dp": t_dp, "optimizer": t_opt,
+    }
+    step = sum(time.values())
+
+    # ---------------------------------------------------------- memory (busiest stage)
+    wb, gb = w.weight_bytes, w.grad_bytes
+    ob = w.master_bytes + w.optimizer_bytes
+    weights = held * wb / (shard if lay.zero >= 3 else 1)
+    grads = held * gb / (shard if lay.zero >= 2 else 1)
+    optim = held * ob / (shard if lay.zero >= 1 else 1)
+    if full:
+        per_layer = 2 * tokens * h / sp_div
+        work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
+    else:
+        per_layer = _act_per_layer(w, tokens, tp, sp_div,
+                                   lay.recompute == "selective")
+        work = 0.0
+    inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
+    acts = per_layer * stage_layers * inflight + work
+    logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
+    gathered = 2 * w.layer_params / tp * wb if lay.zero == 3 else 0.0
+    memory = {"weights": weights, "gradients": grads, "optimizer": optim,
+              "activations": acts, "logits": logits if pp == 1 else 0.0,
+              "buffers": c["workspace_bytes"] + gathered}
+    if pp > 1:
+        # The last stage holds one micro-batch in flight but also the logits; keep the
+        # larger of the two stages.
+        last = per_layer * stage_layers + work + logits
+        if last > acts:
+            memory["activations"], memory["logits"] = per_layer * stage_layers + work, logits
+    usable = w.hbm_bytes * (1 - c["memory_headroom"])
+
+    model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
+                        * w.head_dim * w.layers + 2 * w.vocab * h)) * w.tokens
+    extra = (2 * w.layer_active_params * w.layers + 4 * s * w.heads * w.head_dim
+             * w.layers) if full else (4 * s * w.heads * w.head_dim * w.layers
+                                       if lay.recompute == "selective" else 0.0)
+    hardware_flops = model_flops + extra * w.tokens
+    denom = step * w.gpus * w.peak_flops
+    return Evaluation(
+        layout=lay, fits=sum(memory.values()) <= usable, memory=memory, usable=usable,
+        time=time, step_time=step, mfu=model_flops / denom, hfu=hardware_flops / denom,
+        tokens_per_s_per_gpu=w.tokens / (step * w.gpus), model_flops=model_flops,
+        hardware_flops=hardware_flops, microbatches=m,
+        tp_link="network" if tp_net else "NVLink",
+        cp_link="network" if cp_net else "NVLink",
+        dp_link="network" if dp_net else "NVLink")
+
+
+def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
+                   recompute: bool = False) -> float:
+    """Saved activations of one layer (Korthikanti et al. 2022, 34 s b h with fused
+    attention; without sequence parallelism only 24 of the 34 are split by tp)."""
+    sbh = tokens * w.hidden
+    const = 34.0 / tp if w.sequence_parallel else 10.0 + 24.0 / tp
+    if not w.flash_attention and not recompute:
+        const += 5.0 * w.heads * w.seq / (w.hidden * tp)
+    return const * sbh
+
+
+def workload_from_inputs(inputs: Inputs) -> Workload:
+    """Build a workload from resolved solver inputs (layout keys are ignored).
+
+    Raises:
+        SolverError: a key the model needs is missing (gpus, global_batch, ...).
+    """
+    from solver.engine import SolverError
+    from solver.engine import evaluate as solver_evaluate
+
+    v = inputs.values
+    need = [k for k in ("layers", "hidden", "heads", "vocab", "gpus", "global_batch")
+            if v.get(k) is None]
+    if need:
+        raise SolverError("the layout engine needs " + ", ".join(need)
+                          + " (give a --model preset or --set them)")
+    got = solver_evaluate(["params", "active_params", "attention_params_layer",
+                           "mlp_params_layer", "norm_params_layer", "embedding_params",
+                           "expert_params"], inputs)
+    experts = int(_num(v, "experts", 0))
+    dense_layers = int(_num(v, "dense_layers", 0))
+    layers = int(_num(v, "layers"))
+    moe_layers = layers - dense_layers if experts else 0
+    attn, mlp, norm = (got["attention_params_layer"], got["mlp_params_layer"],
+                       got["norm_params_layer"])
+    if experts:
+        # Per layer on average: attention, norms, router, shared experts and the dense
+        # MLPs of the first layers; routed experts are held apart and split by ep.
+        non_expert = got["params"] - got["expert_params"] - got["embedding_params"]
+        layer_params = non_expert / layers
+        layer_active = (got["active_params"] - got["embedding_params"]) / layers
+    else:
+        layer_params = attn + mlp + norm
+        layer_active = attn + mlp
+    ffn = int(_num(v, "ffn"))
+    if experts:
+        ffn = int(_num(v, "expert_ffn", ffn) * (_num(v, "experts_active", 1)
+                                               + _num(v, "shared_experts", 0)))
+    consts = {k: _num(v, k, default) for k, default in CONSTANTS.items()}
+    return Workload(
+        layers=layers, hidden=int(_num(v, "hidden")), heads=int(_num(v, "heads")),
+        kv_heads=int(_num(v, "kv_heads", _num(v, "heads"))),
+        head_dim=int(_num(v, "head_dim")), ffn=ffn, vocab=int(_num(v, "vocab")),
+        seq=int(_num(v, "seq")), global_batch=int(_num(v, "global_batch")),
+        gpus=int(_num(v, "gpus")), gpus_per_node=int(_num(v, "gpus_per_node", 8)),
+        hbm_bytes=_num(v, "hbm_bytes"), peak_flops=_num(v, "peak_flops"),
+        hbm_bw=_num(v, "hbm_bw"), intra_bw=_num(v, "intra_bw"),
+        inter_bw=_num(v, "inter_bw"), weight_bytes=_num(v, "weight_bytes"),
+        grad_bytes=_num(v, "grad_bytes"), master_bytes=_num(v, "master_bytes"),
+        optimizer_bytes=_num(v, "optimizer_bytes"), params=got["params"],
+        active_params=got["active_params"], layer_params=layer_params,
+        layer_active_params=layer_active, expert_params=got["expert_params"],
+        embedding_params=got["embedding_params"],
+        tied_embeddings=bool(v.get("tied_embeddings", False)), experts=experts,
+        experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
+        sequence_parallel=bool(v.get("sequence_parallel", True)),
+        flash_attention=bool(v.get("flash_attention", True)),
+        fsdp_reshard=bool(v.get("fsdp_reshard", True)), constants=consts)
+
+
+def _num(values: Mapping[str, Value], name: str, default: float | None = None) -> float:
+    raw = values.get(name)
+    if raw is None or isinstance(raw, str):
+        if default is None:
+            from solver.engine import SolverError
+
+            raise SolverError(f"the layout engine needs {name} (--set {name}=VALUE)")
+        return float(default)
+    return float(raw)
+
+
+def with_constants(w: Workload, **overrides: float) -> Workload:
+    """The same workload with some model constants changed (for fitting and the lab)."""
+    return replace(w, constants={**w.constants, **overrides})
+
+
+def _demo() -> Workload:
+    """A small fixed workload for doctests (GPT-style 1.3B on 8 A100s)."""
+    return Workload(
+        layers=24, hidden=2048, heads=16, kv_heads=16, head_dim=128, ffn=8192, vocab=51200,
+        seq=2048, global_batch=64, gpus=8, gpus_per_node=8, hbm_bytes=80e9,
+        peak_flops=312e12, hbm_bw=2.04e12, intra_bw=300e9, inter_bw=25e9,
+        weight_bytes=2, grad_bytes=2, master_bytes=4, optimizer_bytes=8,
+        params=1.3e9, active_params=1.3e9, layer_params=12 * 2048**2,
+        layer_active_params=12 * 2048**2, expert_params=0.0,
+        embedding_params=51200 * 2048)
