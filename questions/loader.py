@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -91,39 +90,22 @@ def _field(loc: Sequence[str | int]) -> str:
 
 
 def read_template_text(path: Path) -> str:
-    """The text of a template file, read defensively.
-
-    Only a regular file is read (a folder, pipe or device named ``*.toml``, or a link to
-    one, is refused without waiting on it), at most ``MAX_BYTES + 1`` bytes of it (a file
-    may grow, or report size 0, after it was looked at), as UTF-8 with or without a BOM.
+    """The text of a template file, read defensively (see :func:`read_text_file`: regular
+    files only, at most ``MAX_BYTES``, UTF-8 with or without a BOM).
 
     Raises:
-        TemplateFileError: the file cannot be read, is not a regular file, is too large,
-            or is not UTF-8 text.
+        TemplateFileError: the file cannot be used, located at line 1.
     """
-    name = str(path)
+    from questions.textfile import TextFileError, read_text_file
 
-    def problem(reason: str) -> TemplateFileError:
-        return TemplateFileError([Problem(name, 1, "(file)", reason)])
-
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        raise problem(f"cannot read: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-                raise problem("not a regular file (a folder, pipe or device); skipped")
-            data = f.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise problem(f"cannot read: {exc.strerror or exc}") from None
-    if len(data) > MAX_BYTES:
-        raise problem(f"over the {MAX_BYTES // 1024} KB limit for a template")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise problem("not UTF-8 text") from None
+        return read_text_file(path, MAX_BYTES)
+    except (TextFileError, OSError) as exc:
+        reason = str(exc) if isinstance(exc, TextFileError) else \
+            f"cannot read: {exc.strerror or exc}"
+        if "limit" in reason:
+            reason += " for a template"
+        raise TemplateFileError([Problem(str(path), 1, "(file)", reason)]) from None
 
 
 def load_template(path: Path) -> Template:
@@ -135,30 +117,11 @@ def load_template(path: Path) -> Template:
     return parse_template(read_template_text(path), str(path))
 
 
-MAX_KEY_DEPTH = 64
-"""Deepest dotted key or table header read (``a.b.c = 1`` is 3 deep): tomllib's time
-grows with the square of a dotted key's depth, 20 s at 60,000."""
-
-_DEEP_KEY = re.compile(r"""(?:(?:[\w-]+|"[^"\n]{0,200}"|'[^'\n]{0,200}')\s*\.\s*)"""
-                       + f"{{{MAX_KEY_DEPTH}}}")
-
-
-def _too_deep(text: str) -> int | None:
-    """The first line with a dotted key nested deeper than MAX_KEY_DEPTH (in a key, a
-    table header or an inline table); text inside multi-line strings is not looked at."""
-    in_string = False
-    for n, line in enumerate(text.splitlines(), 1):
-        quotes = line.count('"""') + line.count("\'\'\'")
-        if not in_string and line.count(".") >= MAX_KEY_DEPTH and _DEEP_KEY.search(line):
-            return n
-        if quotes % 2:
-            in_string = not in_string
-    return None
-
-
 def parse_template(text: str, name: str = "<template>") -> Template:
     """Validate template text (see :func:`load_template`)."""
-    deep = _too_deep(text)
+    from questions.textfile import MAX_KEY_DEPTH, too_deep
+
+    deep = too_deep(text)
     if deep is not None:
         raise TemplateFileError([Problem(name, deep, "(toml)", f"keys nested more than "
                                          f"{MAX_KEY_DEPTH} deep are not read")])

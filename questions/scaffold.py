@@ -139,7 +139,7 @@ def check_id(template_id: str) -> str:
     """
     import difflib
 
-    if not ID_PATTERN.match(template_id):
+    if not ID_PATTERN.fullmatch(template_id):  # match() would allow a final newline
         raise ScaffoldError(f"{template_id!r} is not a template id: use topic/name in lower "
                             "case (letters, digits, - and _), e.g. memory/my-question")
     topic = template_id.split("/", 1)[0]

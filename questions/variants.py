@@ -147,14 +147,17 @@ def parse_variant_id(text: str) -> tuple[str, int | None]:
     """Split `TEMPLATE_ID#SEED` into its parts (seed None when absent).
 
     Raises:
-        TemplateError: a seed that is not a whole number >= 0.
+        TemplateError: a seed that breaks the rule of :func:`questions.seeds.read_seed`.
     """
+    from questions.seeds import read_seed
+
     tid, sep, seed = text.strip().partition("#")
     if not sep:
         return tid, None
-    if not seed.isdigit() or len(seed) > 12:
-        raise TemplateError(f"seed must be a whole number >= 0, not {seed!r}")
-    return tid, int(seed)
+    try:
+        return tid, read_seed(seed)
+    except ValueError as exc:
+        raise TemplateError(str(exc)) from None
 
 
 def variant_ref(text: str, seed: int | None, *, default: int | None = 0) -> tuple[str, int]:
@@ -173,9 +176,12 @@ def variant_ref(text: str, seed: int | None, *, default: int | None = 0) -> tupl
         if default is None:
             raise TemplateError("a seed is needed: --seed N or TEMPLATE_ID#SEED")
         embedded = default
-    if embedded < 0:
-        raise TemplateError("seed must be a whole number >= 0")
-    return tid, embedded
+    from questions.seeds import check_seed
+
+    try:
+        return tid, check_seed(embedded)
+    except ValueError as exc:
+        raise TemplateError(str(exc)) from None
 
 
 # ---------------------------------------------------------------- drawing

@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
     sub = p.add_subparsers(dest="command", parser_class=_Parser)
+    from quiz.commands.args import seed, whole
 
     s = sub.add_parser("solve", help="derive a quantity with worked steps")
     s.add_argument("quantity", nargs="?", help="e.g. model_state_bytes")
@@ -41,14 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     a = sub.add_parser("ask", help="show a question variant")
     a.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
-    a.add_argument("--seed", type=int, help="the variant (default 0)")
+    a.add_argument("--seed", type=seed, help="the variant (default 0)")
     a.add_argument("--json", action="store_true")
 
     c = sub.add_parser("check", help="grade an answer to a variant")
     c.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
-    c.add_argument("--seed", type=int)
+    c.add_argument("--seed", type=seed)
     c.add_argument("--answer", required=True, help="the answer as you would type it")
-    c.add_argument("--part", type=int, default=1, help="scenario part (1-based)")
+    c.add_argument("--part", type=whole(1, 100), default=1, help="scenario part (1-based)")
     c.add_argument("--json", action="store_true")
 
     st = sub.add_parser("stats", help="your history: attempts, accuracy by topic")
@@ -58,11 +59,12 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--plain", action="store_true",
                    help="line-by-line in this terminal instead of the full-screen app")
     m = sub.add_parser("mock", help="a timed mock interview")
-    m.add_argument("--minutes", type=int, help="time limit (default 30)")
-    m.add_argument("--questions", type=int, help="number of questions (default 8)")
+    # The same bounds as the settings (mock_minutes, mock_questions).
+    m.add_argument("--minutes", type=whole(1, 240), help="time limit (default 30)")
+    m.add_argument("--questions", type=whole(1, 50), help="number of questions (default 8)")
     pr = sub.add_parser("practice", help="endless practice on a topic or rapid-fire item")
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
-    pr.add_argument("--difficulty", type=int, choices=(1, 2, 3))
+    pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
     from quiz.commands import history, templates
 

@@ -31,7 +31,9 @@ class SolverError(ValueError):
 
 _COUNT_SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12,
                  "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
-_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
+# ASCII digits only, as answers are read: float() would take "٨" as 8.
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$",
+                     re.ASCII)
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 

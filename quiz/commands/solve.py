@@ -15,7 +15,7 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
     """Turn `KEY=VALUE` strings into a dict.
 
     Raises:
-        SolverError: a pair without `=`.
+        SolverError: a pair without `=`, or a key given twice.
     """
     from solver.engine import SolverError
 
@@ -24,6 +24,9 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
             raise SolverError(f"--set takes KEY=VALUE, not {pair!r}")
+        if key.strip() in out:
+            raise SolverError(f"--set {key.strip()} is given twice ({out[key.strip()]!r} "
+                              f"and {value.strip()!r}); give it once")
         out[key.strip()] = value.strip()
     return out
 

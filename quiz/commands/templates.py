@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from quiz.commands.args import seed, whole
+
 if TYPE_CHECKING:
     from questions.loader import Bank, Problem
     from questions.schema import Template
@@ -42,16 +44,7 @@ ACTIONS = ("list", "show", "new", "validate", "test", "preview", "schema")
 # ---------------------------------------------------------------- the command line
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, not {text!r}")
-    return int(text)
-
-
-def _seed(text: str) -> int:
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"a seed is a whole number >= 0, not {text!r}")
-    return int(text)
+_positive = whole(1, 100_000)
 
 
 def add_parser(sub: Any) -> None:
@@ -97,7 +90,7 @@ def add_parser(sub: Any) -> None:
                            help="a variant as the app shows it, with key and mistakes")
     a.add_argument("template", metavar="PATH_OR_ID", help="a .toml file, TEMPLATE_ID or "
                    "TEMPLATE_ID#SEED")
-    a.add_argument("--seed", type=_seed, help="the variant (default 0)")
+    a.add_argument("--seed", type=seed, help="the variant (default 0)")
 
     a = actions.add_parser("schema", parents=[common],
                            help="the JSON Schema of a template file (for editors)")

@@ -273,6 +273,10 @@ def _read_unit(rest: str, expected: str, example: str) -> tuple[Decimal, str]:
     return (factor or Decimal(1)) * unit_factor, rest
 
 
+_DIVIDED: Final = re.compile(r"\s*/\s*(?P<by>[-+]?(?:\d+(?:\.\d*)?|\.\d+))", re.ASCII)
+"""A number divided by a number ("1/0", "3 / 4"), which answers do not work out."""
+
+
 def _read_plain(text: str, expected: str, example: str) -> tuple[float, str]:
     """Read `text` (cleaned) → (value in the expected base unit, how it was typed)."""
     text = _APPROX.sub("", text, count=1) if text[:1] in "~≈∼≃=aArRcC" else text
@@ -325,6 +329,10 @@ def _read_plain(text: str, expected: str, example: str) -> tuple[float, str]:
             raise Unreadable("zero to the power of zero or less has no value", example)
     if m is not None:
         pos = m.end()
+    if divided := _DIVIDED.match(text, pos):
+        if float(divided["by"]) == 0:
+            raise Unreadable("division by zero has no value", example)
+        raise Unreadable("a division is not worked out here: type its result", example)
     factor, unit_text = _read_unit(text[pos:], expected, example)
 
     with localcontext(_DECIMAL):

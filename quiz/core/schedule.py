@@ -139,6 +139,23 @@ def _card_id(template_id: str) -> int:
     return int.from_bytes(hashlib.sha256(template_id.encode()).digest()[:6], "big")
 
 
+def _clock_corrected(card: Card, now: datetime) -> Card:
+    """The card as the corrected clock sees it, when it was reviewed "in the future".
+
+    After the clock jumped forward and back, a card reviewed during the jump has a last
+    review later than now, and a due time an interval after that, possibly years away.
+    When that review really happened is unknown (at most now), so the card is due now:
+    it comes back into today's queue, and its next review starts from a sane time. The
+    stored card is unchanged until that review.
+    """
+    last = card.last_review
+    if last is None or last <= now:
+        return card
+    card.last_review = now
+    card.due = min(card.due, now)
+    return card
+
+
 def _parse_card(card_json: str) -> Card | None:
     try:
         return Card.from_json(card_json)
@@ -193,12 +210,13 @@ class Drill:
     def _cards(self, template_ids: Sequence[str] | None) -> dict[str, Card]:
         stored = self.store.cards()
         wanted = stored.keys() if template_ids is None else set(template_ids)
+        now = self._utc_now()
         cards: dict[str, Card] = {}
         for template_id in wanted:
             card_json = stored.get(template_id)
             card = _parse_card(card_json) if card_json is not None else None
             if card is not None:
-                cards[template_id] = card
+                cards[template_id] = _clock_corrected(card, now)
         return cards
 
     def _done_on(self, day: date) -> tuple[int, int]:
@@ -290,10 +308,9 @@ class Drill:
         state_before = NEW if card is None else int(card.state)
         if card is None:
             card = Card(card_id=_card_id(template_id), due=when)
-        if card.last_review is not None and when < card.last_review:
-            # The clock went backwards (NTP, a fixed-up VM clock). FSRS would see a
-            # negative elapsed time; treat the review as simultaneous instead.
-            when = card.last_review.astimezone(UTC)
+        # The clock went backwards (NTP, a fixed-up VM clock): FSRS would see a negative
+        # elapsed time, so move the card's last review (and its due time) back to now.
+        card = _clock_corrected(card, when)
         card, _ = self.scheduler.review_card(card, rating, review_datetime=when)
         self.store.put_card(
             template_id,

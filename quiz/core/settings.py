@@ -71,6 +71,10 @@ def _where(path: Path, text: str, key: str) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
+MAX_SETTINGS_BYTES = 64 * 1024
+"""Largest settings file read (the whole file written by the app is about 2 KB)."""
+
+
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
     """Read the settings file, falling back to defaults field by field.
 
@@ -82,16 +86,25 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
         each naming the file (with the line where it can be found), the field and the
         reason. The list is empty when the file is missing or fully valid.
     """
+    from questions.textfile import MAX_KEY_DEPTH, TextFileError, read_text_file, too_deep
+
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
         return Settings(), []
-    except (OSError, UnicodeDecodeError) as exc:
-        return Settings(), [f"{path}: cannot read settings ({exc}); using defaults"]
+    except (OSError, TextFileError) as exc:
+        reason = exc if isinstance(exc, TextFileError) else exc.strerror or exc
+        return Settings(), [f"{path}: cannot read settings ({reason}); using defaults"]
+    deep = too_deep(text)
+    if deep is not None:
+        return Settings(), [f"{path}:{deep}: keys nested more than {MAX_KEY_DEPTH} deep; "
+                            "using defaults"]
     try:
         data: dict[str, Any] = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return Settings(), [f"{path}: not valid TOML ({exc}); using defaults"]
+    except (RecursionError, MemoryError):
+        return Settings(), [f"{path}: nested too deeply to read; using defaults"]
 
     warnings: list[str] = []
     # Each round drops the top-level keys pydantic complained about; it ends because

@@ -140,10 +140,12 @@ class QuizApp(App[int]):
         real reading wins a moment later.
         """
         try:
+            from questions.textfile import read_text_file
             from quiz import locations
 
             folder = locations.data_dir(self.data_dir)
-            text = locations.config_path(folder).read_text(encoding="utf-8")
+            # 64 KB: quiz.core.settings.MAX_SETTINGS_BYTES (not imported: pydantic is slow)
+            text = read_text_file(locations.config_path(folder), 64 * 1024)
         except (OSError, ValueError):
             return _DEFAULT_THEME
         found = _THEME_LINE.search(text)

@@ -56,7 +56,7 @@ def test_unreadable_answer_is_invalid_not_wrong(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["ask", "memory/model-stat"], "did you mean memory/model-state"),
-    (["ask", "memory/model-state#x"], "seed must be a whole number"),
+    (["ask", "memory/model-state#x"], "a seed is a whole number"),
     (["check", "memory/model-state", "--answer", "1 TB"], "a seed is needed"),
     (["check", "memory/model-state#1", "--seed", "2", "--answer", "1"], "two different"),
     (["check", "memory/model-state#1", "--part", "3", "--answer", "1"], "no part 3"),

@@ -223,7 +223,7 @@ def test_seeds_must_be_positive(capsys: pytest.CaptureFixture[str], data: Path) 
     with pytest.raises(SystemExit) as exc:
         main(["templates", "test", "--seeds", "0"])
     assert exc.value.code == 2
-    assert "whole number >= 1" in capsys.readouterr().err
+    assert "a whole number from 1 to" in capsys.readouterr().err
 
 
 # ---------------------------------------------------------------- show, preview, schema
