@@ -10,6 +10,7 @@ question, so a killed process loses nothing already answered.
 from __future__ import annotations
 
 import random
+import re
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
@@ -25,7 +26,7 @@ from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
-from quiz.core.store import Attempt, Store, utc_now
+from quiz.core.store import Attempt, Store, local_day, local_day_start, utc_now
 
 MAX_SEED = 1_000_000
 
@@ -150,6 +151,8 @@ class Session(ABC):
         """Templates that failed to draw in this session (never picked again)."""
         self.warnings: list[str] = []
         """What went wrong while choosing questions, for the caller to show."""
+        self.put_aside: list[str] = []
+        """Template ids the user skipped in this session, in order (repeats possible)."""
 
     # --- choosing
 
@@ -192,6 +195,19 @@ class Session(ABC):
         self._part_scores, self._seconds = [], 0.0
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
+
+    def skip(self) -> Question | None:
+        """Put the current question aside unscored and show the next one.
+
+        A skipped template comes back later in the session (the drill asks it after
+        everything else due; practice may draw it again). A scenario is skipped whole,
+        from the part showing; parts already answered stay recorded.
+        """
+        q = self.current
+        if q is not None:
+            self.put_aside.append(q.template.id)
+            self._part_scores = []  # next() draws a new template, not the next part
+        return self.next()
 
     # --- answering
 
@@ -258,6 +274,101 @@ class Session(ABC):
         return attempt_id
 
 
+def _rapid_fire_item(template: Template) -> int:
+    """The interview item a template drills (1-7), or 8 for none."""
+    items = [int(tag.rsplit("-", 1)[1]) for tag in template.tags
+             if re.fullmatch(r"rapid-fire-[1-7]", tag)]
+    return min(items, default=8)
+
+
+def teaching_order(bank: Bank) -> list[str]:
+    """Every template id in the order the daily drill introduces new ones.
+
+    Easy before hard; within a difficulty, the interview's rapid-fire items in their
+    order (item 1, the model state, comes first), then the foundational templates
+    before the specialised ones (fewer tags first); and consecutive templates come
+    from different topics whenever one is left, so a day mixes memory, compute,
+    communication and the rest instead of working through one topic at a time.
+    """
+    templates = bank.templates
+    ranked = sorted(templates, key=lambda tid: (
+        templates[tid].difficulty, _rapid_fire_item(templates[tid]),
+        len(templates[tid].tags), tid))
+    order: list[str] = []
+    last_topic: str | None = None
+    while ranked:
+        pick = next((i for i, tid in enumerate(ranked)
+                     if templates[tid].topic != last_topic), 0)
+        tid = ranked.pop(pick)
+        order.append(tid)
+        last_topic = templates[tid].topic
+    return order
+
+
+@dataclass(frozen=True)
+class Left:
+    """What is left of today's drill.
+
+    Attributes:
+        fresh: questions not yet seen today.
+        again: questions seen earlier today that come back (missed, or still being
+            learned).
+    """
+
+    fresh: int
+    again: int
+
+    @property
+    def total(self) -> int:
+        """Everything left."""
+        return self.fresh + self.again
+
+    def __str__(self) -> str:
+        """``12 left today``, ``12 left today (+1 again)``, ``1 again``."""
+        if not self.fresh and self.again:
+            return f"{self.again} again today"
+        extra = f" (+{self.again} again)" if self.again else ""
+        return f"{self.fresh} left today{extra}"
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A question of a finished drill that was not fully right."""
+
+    label: str
+    """``TEMPLATE_ID#SEED`` (with the part for a scenario)."""
+    title: str
+    verdict: str
+    mistake: str | None
+    """The named mistake the answer matched, if any."""
+    answer: str
+    key: str
+    """The expected answer, as displayed."""
+
+
+@dataclass(frozen=True)
+class DrillSummary:
+    """The end of a drill: score, what was missed, what comes tomorrow.
+
+    Attributes:
+        questions: questions answered (a scenario counts once).
+        correct: of those, how many were fully right.
+        score: mean score over the questions answered (None when none were).
+        missed: the parts answered incorrectly or partially, in the order asked.
+        skipped: questions skipped and never answered.
+        tomorrow: cards that fall due tomorrow.
+        new_tomorrow: never-seen templates tomorrow's drill may introduce.
+    """
+
+    questions: int
+    correct: int
+    score: float | None
+    missed: list[Missed]
+    skipped: int
+    tomorrow: int
+    new_tomorrow: int
+
+
 class DrillSession(Session):
     """The daily drill: FSRS decides which templates are due (learning, due, new)."""
 
@@ -267,13 +378,24 @@ class DrillSession(Session):
         super().__init__(bank, store, settings, **kw)
         self.drill = Drill(store, settings, now=self.now)
         self._last: str | None = None
+        self._order = teaching_order(bank)
 
     def review(self) -> bool:
         return True
 
     def queue(self) -> list[str]:
-        """What is left to do today, in order."""
-        return self.drill.queue(sorted(set(self.bank.templates) - self.skipped))
+        """What is left to do today, in order (questions put aside last)."""
+        queue = self.drill.queue([t for t in self._order if t not in self.skipped])
+        later = [t for t in self.put_aside if t in queue]
+        return [t for t in queue if t not in later] + later
+
+    def left(self) -> Left:
+        """What is left today, split into unseen and returning questions."""
+        queue = self.queue()
+        start = local_day_start(local_day(self.now(), self.store.tz), self.store.tz)
+        seen = {r.template_id for r in self.store.reviews(since=start)}
+        again = sum(1 for t in queue if t in seen)
+        return Left(len(queue) - again, again)
 
     def pick(self) -> str | None:
         queue = self.queue()
@@ -281,6 +403,28 @@ class DrillSession(Session):
             queue = queue[1:] + queue[:1]
         self._last = queue[0] if queue else None
         return self._last
+
+    def summary(self) -> DrillSummary:
+        """Score, what was missed (with its named mistake), and what comes tomorrow."""
+        by_variant: dict[str, list[Outcome]] = defaultdict(list)
+        for out in self.answered:
+            by_variant[f"{out.question.id}@{id(out.question.variant)}"].append(out)
+        scores = [sum(o.grade.score for o in outs) / len(outs)
+                  for outs in by_variant.values()]
+        missed = [Missed(o.question.label, o.question.template.title, o.grade.verdict,
+                         o.grade.mistake, o.question.answer_text, o.grade.key.display)
+                  for o in self.answered if o.grade.verdict != "correct"]
+        answered = {o.question.template.id for o in self.answered}
+        forecast = self.drill.due_forecast(2, self._order)
+        return DrillSummary(
+            questions=len(scores),
+            correct=sum(1 for s in scores if s >= 0.999),
+            score=sum(scores) / len(scores) if scores else None,
+            missed=missed,
+            skipped=len([t for t in dict.fromkeys(self.put_aside) if t not in answered]),
+            tomorrow=forecast[1][1] if len(forecast) > 1 else 0,
+            new_tomorrow=min(self.settings.new_per_day,
+                             len(set(self._order) - set(self.store.cards()))))
 
 
 class PracticeSession(Session):

@@ -394,7 +394,8 @@ class QuizApp(App[int]):
 
         if event.mode == "drill" and self.state is not None:
             self.go_home()
-            self.push_screen(DoneScreen(self.state, self.bank, self.now, finished=True))
+            self.push_screen(DoneScreen(self.state, self.bank, self.now, finished=True,
+                                        session=event.session))
         else:
             self.go_home()
 

@@ -14,7 +14,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from questions.loader import Bank
-    from quiz.core.session import MockReport, Outcome, Question
+    from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
     from quiz.tui.data import HomeSummary, StatsData, TemplatePreview
 
@@ -84,6 +84,8 @@ class SessionEnded(Message):
     """A drill ran out of questions (practice never does; a mock ends in a report)."""
 
     mode: str
+    session: Session | None = None
+    """The session that ended (the drill's summary comes from it)."""
 
 
 @dataclass
@@ -117,7 +119,8 @@ class QuestionReady(Message):
     """The session drew its next question (None: the session is over)."""
 
     question: Question | None
-    left: int | None
+    left: str | None
+    """What is left of today's drill, e.g. ``5 left today (+1 again)``."""
 
 
 @dataclass
@@ -156,3 +159,10 @@ class ForecastComputed(Message):
     """The due forecast (cards due per day) is ready."""
 
     days: list[tuple[date, int]]
+
+
+@dataclass
+class DrillSummarized(Message):
+    """The summary of the drill just finished is ready."""
+
+    summary: DrillSummary

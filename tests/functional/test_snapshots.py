@@ -108,6 +108,13 @@ def test_help(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None
 
 @pytest.mark.parametrize("size", SIZES)
 def test_question_formula(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    snap(snap_compare, app, size, steps(a_question))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_drill_first_question(snap_compare: Snap, data_dir: Path,
+                              size: tuple[int, int]) -> None:
     snap(snap_compare, make_app(data_dir), size, steps(press("d"), a_question))
 
 
@@ -137,8 +144,8 @@ def test_question_invalid(snap_compare: Snap, data_dir: Path, size: tuple[int, i
 
 @pytest.mark.parametrize("size", SIZES)
 def test_feedback(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
-         steps(press("d"), typed("2*P*D"), until_screen("FeedbackScreen")))
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen")))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -147,6 +154,26 @@ def test_done_for_today(snap_compare: Snap, data_dir: Path, size: tuple[int, int
                           "parallelism/activations-untouched"])
     locations.config_path(data_dir).write_text("new_per_day = 0\n")
     snap(snap_compare, make_app(data_dir), size, steps(press("d"), until_screen("DoneScreen")))
+
+
+async def drill_with_a_miss(pilot: Pilot[Any]) -> None:
+    """Two new questions: the first missed, then both right; the drill ends."""
+    from quiz.tui.screens.feedback import FeedbackScreen
+
+    for right in (False, True, True):
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        await answer(pilot, screen.question.part.key.display if right else "1 B")
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, FeedbackScreen))
+        await pilot.press("enter")
+    await until_screen("DoneScreen")(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_drill_summary(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    data_dir.mkdir(parents=True)
+    locations.config_path(data_dir).write_text("new_per_day = 2\n")
+    snap(snap_compare, make_app(data_dir), size, steps(press("d"), drill_with_a_miss))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -238,8 +265,8 @@ def test_light_theme_home(snap_compare: Snap, data_dir: Path, size: tuple[int, i
 def test_light_theme_feedback(snap_compare: Snap, data_dir: Path,
                               size: tuple[int, int]) -> None:
     _light(data_dir)
-    snap(snap_compare, make_app(data_dir), size,
-         steps(press("d"), typed("6*P*D"), until_screen("FeedbackScreen")))
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    snap(snap_compare, app, size, steps(typed("6*P*D"), until_screen("FeedbackScreen")))
 
 
 @pytest.mark.parametrize("size", SIZES)

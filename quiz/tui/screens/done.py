@@ -1,4 +1,4 @@
-"""Done for today: nothing is due in the drill; what is coming, and what else to do."""
+"""Done for today: the drill's summary, what is coming, and what else to do."""
 
 from __future__ import annotations
 
@@ -13,12 +13,15 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from quiz.tui.messages import ForecastComputed, TaskFailed
+from quiz.core.words import plural
+from quiz.tui.data import percent
+from quiz.tui.messages import DrillSummarized, ForecastComputed, TaskFailed
 from quiz.tui.widgets.forecast import ForecastChart
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from questions.loader import Bank
+    from quiz.core.session import DrillSummary, Session
     from quiz.core.state import AppState
 
 
@@ -30,6 +33,7 @@ class DoneScreen(Screen[None]):
         bank: the loaded templates.
         now: injected clock, or None.
         finished: the user just answered the last due question.
+        session: the drill that just ended (its summary is shown).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -39,9 +43,11 @@ class DoneScreen(Screen[None]):
     ]
 
     def __init__(self, state: AppState, bank: Bank | None,
-                 now: Callable[[], datetime] | None, *, finished: bool = False) -> None:
+                 now: Callable[[], datetime] | None, *, finished: bool = False,
+                 session: Session | None = None) -> None:
         super().__init__()
         self.state, self.bank, self.now, self.finished = state, bank, now, finished
+        self.session = session
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Daily drill")
@@ -51,6 +57,7 @@ class DoneScreen(Screen[None]):
                 "That was the last question due today. Well done." if self.finished
                 else "Nothing is due in the drill right now: come back tomorrow.",
                 id="done-text")
+            yield Static("", id="done-summary", markup=False)
             yield Static("More practice never hurts: [b $text-accent]p[/] practice a topic, "
                          "[b $text-accent]m[/] a mock interview.", id="done-next")
             yield Static("Due in the next 14 days", classes="section-title")
@@ -62,15 +69,46 @@ class DoneScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _compute(self) -> None:
+        from quiz.core.session import DrillSession
         from quiz.tui.data import forecast
 
         try:
+            if isinstance(self.session, DrillSession) and self.session.answered:
+                self.post_message(DrillSummarized(self.session.summary()))
             days = forecast(self.state, self.bank, self.now)
         except Exception as exc:  # scheduling state we cannot read: say so, stay up
             self.post_message(TaskFailed("reading the forecast", str(exc)))
             return
         self.post_message(ForecastComputed(days))
 
+    @on(DrillSummarized)
+    def _summarized(self, event: DrillSummarized) -> None:
+        self.query_one("#done-summary", Static).update(summary_text(event.summary))
+
     @on(ForecastComputed)
     def _show(self, event: ForecastComputed) -> None:
         self.query_one(ForecastChart).show(event.days)
+
+
+def summary_text(summary: DrillSummary) -> str:
+    """The drill's summary in a few lines: score, each miss with its named mistake,
+    what was skipped, and how many questions tomorrow brings."""
+    lines = [f"Today: {summary.correct} of {plural(summary.questions, 'question')} "
+             f"right, mean score {percent(summary.score)}."]
+    if summary.missed:
+        lines.append("")
+        lines.append("Missed (see them again in Mistakes):")
+        for miss in summary.missed:
+            named = f" — {miss.mistake}" if miss.mistake else ""
+            answer = miss.answer.strip() or "(blank)"
+            lines.append(f"  {miss.label}  {miss.verdict}{named}")
+            lines.append(f"      you: {answer}   key: {miss.key}")
+    if summary.skipped:
+        lines.append(f"Skipped and not answered: {plural(summary.skipped, 'question')}.")
+    lines.append("")
+    coming = [plural(summary.tomorrow, "review")] if summary.tomorrow else []
+    if summary.new_tomorrow:
+        coming.append(f"up to {summary.new_tomorrow} new")
+    lines.append(f"Tomorrow: {' and '.join(coming)}." if coming
+                 else "Tomorrow: nothing is due yet.")
+    return "\n".join(lines)

@@ -50,6 +50,7 @@ class QuestionScreen(Screen[None]):
         # ctrl+g works everywhere (most terminals send ctrl+h as backspace); a plain h
         # works when the focus is not in the answer box, which keeps its letters.
         Binding("ctrl+g,ctrl+h,h", "hint", "Hint", key_display="^g"),
+        Binding("ctrl+s", "skip", "Skip"),
         Binding("escape", "leave", "Stop"),
     ]
 
@@ -91,17 +92,17 @@ class QuestionScreen(Screen[None]):
 
     # ------------------------------------------------------------ drawing
 
-    def _draw(self) -> None:
+    def _draw(self, *, skip: bool = False) -> None:
         self.busy = True
         self.question = None
-        self._draw_next()
+        self._draw_next(skip)
 
     @work(thread=True, exclusive=True, group="question", exit_on_error=False)
-    def _draw_next(self) -> None:
+    def _draw_next(self, skip: bool) -> None:
         try:
-            question = self.session.next()
-            queue = getattr(self.session, "queue", None)
-            left = len(queue()) if callable(queue) and question is not None else None
+            question = self.session.skip() if skip else self.session.next()
+            counts = getattr(self.session, "left", None)
+            left = str(counts()) if callable(counts) and question is not None else None
         except Exception as exc:  # a template that cannot draw: report, don't crash
             self.post_message(TaskFailed("drawing a question", str(exc)))
             return
@@ -118,7 +119,7 @@ class QuestionScreen(Screen[None]):
             if self.mock is not None:
                 self.finish()
             else:
-                self.post_message(SessionEnded(self.mode))
+                self.post_message(SessionEnded(self.mode, self.session))
             return
         self.question = question
         if question.part.index == 1:
@@ -134,11 +135,11 @@ class QuestionScreen(Screen[None]):
         self.query_one(AnswerBox).reset(placeholder_for(part),
                                         lambda text: preview(part, text))
 
-    def _progress(self, left: int | None) -> str:
+    def _progress(self, left: str | None) -> str:
         if self.mock is not None:
             return f"question {min(self.asked, self.mock.n)} of {self.mock.n}"
         if self.mode == "drill" and left is not None:
-            return f"{left} left today"
+            return left
         answered = self.session.answered
         if not answered:
             return ""
@@ -166,6 +167,20 @@ class QuestionScreen(Screen[None]):
             self.notify("No more hints for this question.")
             return
         self.query_one(QuestionCard).add_hint(question.hints_shown, text)
+
+    def action_skip(self) -> None:
+        """Put the question aside unscored; the drill asks it again after the rest."""
+        if self.question is None or self.busy or self.finishing:
+            return
+        self.notify("Skipped: it comes back later." if self.mode == "drill"
+                    else "Skipped.", timeout=2)
+        self._draw(skip=True)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # A mock interview has a fixed plan and no skipping: move on by answering.
+        if action == "skip" and self.mock is not None:
+            return False
+        return True
 
     @on(AnswerSubmitted)
     def _submitted(self, event: AnswerSubmitted) -> None:
