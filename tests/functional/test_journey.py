@@ -44,7 +44,7 @@ async def test_skip_records_nothing_and_brings_the_question_back_last(data_dir: 
         await answer(pilot, screen.question.part.key.display)
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         await pilot.press("enter")
-        screen = await question_shown(pilot)
+        await wait_for(pilot, lambda: screen.asked == 3 and not screen.busy)
         assert screen.question is not None and screen.question.template.id == first
 
 
@@ -60,7 +60,8 @@ async def test_the_drill_ends_with_a_summary_of_the_misses(data_dir: Path) -> No
         await answer(pilot, "1 B")
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         await pilot.press("enter")
-        screen = await question_shown(pilot)
+        await wait_for(pilot, lambda: screen.asked == 2 and not screen.busy)
+        await settle(pilot)
         assert "1 again today" in text_of(screen, "#question-progress")
         assert screen.question is not None
         await answer(pilot, screen.question.part.key.display)

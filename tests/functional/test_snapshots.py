@@ -8,6 +8,7 @@ at every changed SVG before committing it.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -160,8 +161,11 @@ async def drill_with_a_miss(pilot: Pilot[Any]) -> None:
     """Two new questions: the first missed, then both right; the drill ends."""
     from quiz.tui.screens.feedback import FeedbackScreen
 
-    for right in (False, True, True):
-        screen = await question_shown(pilot)
+    random.seed(0)  # FSRS fuzzes review intervals with the global random
+
+    screen = await question_shown(pilot)
+    for asked, right in enumerate((False, True, True), 1):
+        await wait_for(pilot, lambda: screen.asked == asked and not screen.busy)  # noqa: B023
         assert screen.question is not None
         await answer(pilot, screen.question.part.key.display if right else "1 B")
         await wait_for(pilot, lambda: isinstance(pilot.app.screen, FeedbackScreen))

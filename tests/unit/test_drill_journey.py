@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 from datetime import UTC, datetime
 from pathlib import Path
@@ -39,7 +40,7 @@ def test_day_one_starts_with_the_model_state_and_mixes_topics() -> None:
     first_day = order[:10]
     topics = [BANK.templates[t].topic for t in first_day]
     assert len(set(topics)) >= 4
-    assert all(a != b for a, b in zip(topics, topics[1:], strict=False))
+    assert all(a != b for a, b in itertools.pairwise(topics))
     assert sorted(order) == sorted(BANK.templates)
 
 

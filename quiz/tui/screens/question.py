@@ -178,9 +178,7 @@ class QuestionScreen(Screen[None]):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # A mock interview has a fixed plan and no skipping: move on by answering.
-        if action == "skip" and self.mock is not None:
-            return False
-        return True
+        return not (action == "skip" and self.mock is not None)
 
     @on(AnswerSubmitted)
     def _submitted(self, event: AnswerSubmitted) -> None:
