@@ -1,0 +1,237 @@
+"""Anki export: seeded variants of the bank as an ``.apkg`` deck, for review on a phone.
+
+Each note is one part of one variant. The front shows the prompt, the drawn parameters
+and ``TEMPLATE_ID#SEED`` (so any card can be reproduced with ``quiz ask``); the back
+shows the key, the range the grader accepts, the worked derivation and the named
+mistakes with their feedback. Tags are the topic (``topic::memory``) and the template's
+tags (``rapid-fire-3``).
+
+Anki recognises a note it already has by its GUID: here the GUID is a function of the
+template id, its version, the seed and the part, so re-importing a newer export updates
+the cards (and keeps their review history) instead of adding duplicates, while a new
+template version gives new notes. The deck and note type ids are fixed for the same
+reason.
+
+Variants are drawn at seeds ``0 … n-1``: the same command on another machine builds the
+same deck.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from questions.variants import PartVariant, Variant
+
+__all__ = [
+    "DECK_ID",
+    "DECK_NAME",
+    "FIELDS",
+    "MODEL_ID",
+    "AnkiNote",
+    "Skipped",
+    "build_notes",
+    "note_guid",
+    "select_templates",
+    "write_apkg",
+]
+
+
+def _stable_id(name: str) -> int:
+    # Anki ids are 64-bit; genanki recommends ids in [1 << 30, 1 << 31) for models/decks.
+    return (1 << 30) + int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big") % (
+        1 << 30)
+
+
+DECK_NAME: Final = "quiz: distributed training arithmetic"
+DECK_ID: Final = _stable_id("quiz deck")
+MODEL_ID: Final = _stable_id("quiz note type v1")
+FIELDS: Final = ("Variant", "Prompt", "Parameters", "Answer", "Accepted", "Derivation",
+                 "Mistakes")
+"""The note type's fields, in order (``Variant`` is the sort field)."""
+
+_CSS: Final = """
+.card { font-family: sans-serif; font-size: 18px; text-align: left; }
+.variant { color: #888; font-size: 13px; margin-top: 1em; }
+.params { font-size: 15px; }
+.answer { font-size: 22px; font-weight: bold; }
+pre.derivation { font-size: 13px; white-space: pre-wrap; }
+.mistakes { font-size: 15px; }
+"""
+_FRONT: Final = ('<div class="prompt">{{Prompt}}</div>'
+                 '{{#Parameters}}<div class="params">{{Parameters}}</div>{{/Parameters}}'
+                 '<div class="variant">{{Variant}}</div>')
+_BACK: Final = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'
+                '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}'
+                '<pre class="derivation">{{Derivation}}</pre>'
+                '{{#Mistakes}}<div class="mistakes">{{Mistakes}}</div>{{/Mistakes}}')
+
+
+@dataclass(frozen=True, slots=True)
+class AnkiNote:
+    """One note: field values (HTML), tags and the GUID Anki identifies it by."""
+
+    guid: str
+    """Stable identity: template id, version, seed and part."""
+    fields: tuple[str, ...]
+    """Values for :data:`FIELDS`, HTML-escaped."""
+    tags: tuple[str, ...]
+    """``topic::TOPIC`` and the template's tags."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A variant that could not be drawn (reported, not fatal)."""
+
+    variant: str
+    """``TEMPLATE_ID#SEED``."""
+    reason: str
+    """Why."""
+
+
+def note_guid(template_id: str, version: int, seed: int, part: int) -> str:
+    """The note's GUID: same template, version, seed and part → same GUID.
+
+    >>> note_guid("memory/model-state", 1, 7, 1) == note_guid("memory/model-state", 1, 7, 1)
+    True
+    """
+    digest = hashlib.sha256(f"quiz|{template_id}|{version}|{seed}|{part}".encode()).hexdigest()
+    return f"quiz-{digest[:20]}"
+
+
+def select_templates(bank: Bank, *, topics: Sequence[str] = (), tags: Sequence[str] = (),
+                     templates: Sequence[str] = ()) -> list[str]:
+    """Template ids matching every filter given (any value within one filter).
+
+    Args:
+        bank: The loaded templates.
+        topics: Keep templates with one of these topics.
+        tags: Keep templates with one of these tags (e.g. ``rapid-fire-3``).
+        templates: Keep these ids, or ids under these prefixes (``memory/``).
+
+    Raises:
+        LookupError: nothing matches (the message names the filters).
+    """
+    out = []
+    for tid, t in sorted(bank.templates.items()):
+        if topics and t.topic not in topics:
+            continue
+        if tags and not set(t.tags) & set(tags):
+            continue
+        if templates and not any(tid == p or tid.startswith(f"{p.rstrip('/')}/")
+                                 for p in templates):
+            continue
+        out.append(tid)
+    if not out:
+        given = [*(f"topic {x}" for x in topics), *(f"tag {x}" for x in tags),
+                 *(f"template {x}" for x in templates)]
+        raise LookupError(f"no template matches {' and '.join(given)}; see quiz templates "
+                          "list")
+    return out
+
+
+def _html(text: str) -> str:
+    return html.escape(text).replace("\n", "<br>")
+
+
+def _accepted(pv: PartVariant) -> str:
+    from solver.units import format_value
+
+    key = pv.key
+    if pv.kind == "number" and key.value is not None and key.unit:
+        low = key.value - key.tolerance * abs(key.value)
+        high = key.value + key.tolerance * abs(key.value)
+        text = (f"Accepted: {format_value(low, key.unit)} to {format_value(high, key.unit)} "
+                f"(±{key.tolerance:.0%})")
+        others = "; ".join(f"{a.name}: {format_value(a.value, key.unit)}" for a in pv.accepted)
+        return _html(text + (f". Also accepted: {others}" if others else ""))
+    if pv.kind == "formula" and key.symbols:
+        legend = ", ".join(f"{k} = {v}" for k, v in key.symbols.items())
+        return _html(f"Any equivalent formula ({legend})")
+    return ""
+
+
+def _answer(pv: PartVariant) -> str:
+    if pv.kind in ("choice", "multi"):
+        return _html("; ".join(f"{c}) {pv.spec.choices[ord(c) - ord('a')]}"
+                               for c in pv.key.correct))
+    return _html(pv.key.display)
+
+
+def _front(variant: Variant, pv: PartVariant) -> str:
+    prompt = pv.prompt
+    if len(variant.parts) > 1:
+        prompt = f"{variant.intro}\n\nPart {pv.index} of {len(variant.parts)}: {pv.prompt}"
+    if pv.kind in ("choice", "multi"):
+        prompt += "\n" + "\n".join(f"{chr(ord('a') + i)}) {c}"
+                                   for i, c in enumerate(pv.spec.choices))
+    return _html(prompt)
+
+
+def _parameters(variant: Variant) -> str:
+    from questions.variants import describe
+
+    return "<br>".join(f"{html.escape(name)} = {html.escape(describe(name, value))}"
+                       for name, value in sorted(variant.params.items()))
+
+
+def _mistakes(pv: PartVariant) -> str:
+    return "<br>".join(
+        f"<b>{html.escape(m.name)}</b> ({m.credit:.0%} credit): {html.escape(m.feedback)}"
+        for m in pv.mistakes)
+
+
+def _note(variant: Variant, pv: PartVariant) -> AnkiNote:
+    t = variant.template
+    label = variant.id if len(variant.parts) == 1 else f"{variant.id} part {pv.index}"
+    return AnkiNote(
+        guid=note_guid(t.id, t.version, variant.seed, pv.index),
+        fields=(html.escape(label), _front(variant, pv), _parameters(variant), _answer(pv),
+                _accepted(pv), _html(pv.explanation), _mistakes(pv)),
+        tags=(f"topic::{t.topic}", *(tag.replace(" ", "_") for tag in t.tags)),
+    )
+
+
+def build_notes(bank: Bank, template_ids: Iterable[str], seeds: int = 5
+                ) -> tuple[list[AnkiNote], list[Skipped]]:
+    """Draw ``seeds`` variants (seeds 0 … seeds-1) of each template into notes.
+
+    Returns:
+        The notes, in template then seed order, and the variants that could not be drawn.
+    """
+    from questions.variants import make_variant
+
+    notes: list[AnkiNote] = []
+    skipped: list[Skipped] = []
+    for tid in template_ids:
+        for seed in range(seeds):
+            try:
+                variant = make_variant(bank.get(tid), seed)
+            except (ValueError, LookupError) as exc:
+                skipped.append(Skipped(f"{tid}#{seed}", str(exc)))
+                continue
+            notes.extend(_note(variant, pv) for pv in variant.parts)
+    return notes, skipped
+
+
+def write_apkg(notes: Sequence[AnkiNote], path: Path) -> Path:
+    """Write the notes as one deck to an ``.apkg`` file (written whole, then renamed)."""
+    import genanki
+
+    model = genanki.Model(
+        MODEL_ID, "quiz question", fields=[{"name": name} for name in FIELDS],
+        templates=[{"name": "Question", "qfmt": _FRONT, "afmt": _BACK}], css=_CSS)
+    deck = genanki.Deck(DECK_ID, DECK_NAME)
+    for note in notes:
+        deck.add_note(genanki.Note(model=model, fields=list(note.fields),
+                                   tags=list(note.tags), guid=note.guid))
+    partial = path.with_name(path.name + ".partial")
+    genanki.Package(deck).write_to_file(str(partial))
+    partial.replace(path)
+    return path
