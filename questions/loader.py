@@ -16,11 +16,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from questions.schema import Part, Template
+
+if TYPE_CHECKING:
+    from questions.packs import Pack
 
 MAX_BYTES = 256 * 1024
 """Largest template file accepted (a question is a page of text, not a data set)."""
@@ -378,11 +381,19 @@ class Bank:
         templates: id -> template (bundled first; a user template may not reuse an id).
         sources: id -> file it came from.
         problems: broken files and duplicate ids, as located messages.
+        packs: id -> name of the template pack it came from (bundled and user
+            templates are not listed).
+        pack_labels: pack name -> ``pack NAME (DIST VERSION)`` for messages.
     """
 
     templates: dict[str, Template] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    packs: dict[str, str] = field(default_factory=dict)
+    pack_labels: dict[str, str] = field(default_factory=dict)
+
+    def _in(self, pack_name: str | None) -> str:
+        return f" in {self.pack_labels[pack_name]}" if pack_name else ""
 
     def get(self, template_id: str) -> Template:
         """The template with this id.
@@ -430,27 +441,53 @@ def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
     return sorted(files), problems
 
 
-def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True) -> Bank:
-    """Load the bundled bank and user folders; broken or duplicate files, and folders that
-    cannot be read, are skipped and reported in `Bank.problems` so the app keeps working."""
+def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
+              packs: Sequence[Pack] | None = None) -> Bank:
+    """Load the bundled bank, installed template packs and user folders, in that order;
+    broken or duplicate files, and folders that cannot be read, are skipped and reported
+    in `Bank.problems` (naming both sources of a duplicate id) so the app keeps working.
+
+    Args:
+        extra_dirs: user template folders.
+        bundled: whether to load the bank that ships with the app.
+        packs: the template packs to load; None: every installed one
+            (:func:`questions.packs.discover`).
+    """
+    from questions.packs import discover
+
     bank = Bank()
-    files = bundled_files() if bundled else []
+    files: list[tuple[Path, str | None]] = [(f, None) for f in bundled_files()] if bundled \
+        else []
+    for pack in discover() if packs is None else packs:
+        if pack.folder is None:
+            bank.problems.append(Problem(pack.label, 0, "entry point", str(pack.problem)))
+            continue
+        found, problems = scan_folder(pack.folder)
+        files += [(f, pack.name) for f in found]
+        bank.problems += problems
+        bank.pack_labels[pack.name] = pack.label
     for d in extra_dirs:
         found, problems = scan_folder(Path(d))
-        files += found
+        files += [(f, None) for f in found]
         bank.problems += problems
-    for path in files:
+    for path, pack_name in files:
         try:
             text = read_template_text(path)
             t = parse_template(text, str(path))
         except TemplateFileError as exc:
-            bank.problems += exc.problems
+            where = f" (in {bank.pack_labels[pack_name]})" if pack_name else ""
+            bank.problems += [Problem(p.file, p.line, p.field, p.reason + where)
+                              for p in exc.problems]
             continue
         if t.id in bank.templates:
             bank.problems.append(Problem(str(path), _line_of(text, ["id"]), "id",
-                                         f"duplicate id {t.id!r} (already in "
-                                         f"{bank.sources[t.id]}); this file is skipped"))
+                                         f"duplicate id {t.id!r}{bank._in(pack_name)} "
+                                         f"(already in {bank.sources[t.id]}"
+                                         f"{bank._in(bank.packs.get(t.id))}); "
+                                         "this file is skipped"))
             continue
         bank.templates[t.id] = t
         bank.sources[t.id] = str(path)
+        if pack_name is not None:
+            bank.packs[t.id] = pack_name
     return bank

@@ -154,14 +154,25 @@ def _list(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"id": t.id, "title": t.title, "topic": t.topic,
                            "tags": list(t.tags), "difficulty": t.difficulty,
-                           "answer_kind": t.kind} for t in templates], indent=2))
+                           "answer_kind": t.kind, "pack": bank.packs.get(t.id)}
+                          for t in templates], indent=2))
         return 0
     bundled = {str(p) for p in bundled_files()}
-    mine = sum(1 for src in bank.sources.values() if src not in bundled)
+    mine = sum(1 for tid, src in bank.sources.items()
+               if src not in bundled and tid not in bank.packs)
+    header = ["ID", "TOPIC", "KIND", "LEVEL", "TAGS", "TITLE"]
     rows = [[t.id, t.topic, t.kind, str(t.difficulty), ", ".join(t.tags), t.title]
             for t in templates]
-    print(_table([["ID", "TOPIC", "KIND", "LEVEL", "TAGS", "TITLE"], *rows]))
-    print(f"\n{_plural(len(rows), 'template')} ({mine} from your folders)")
+    if bank.packs:  # the column only when a pack is installed
+        header.append("PACK")
+        for row, t in zip(rows, templates, strict=True):
+            row.append(bank.packs.get(t.id, ""))
+    print(_table([header, *rows]))
+    from_packs = ""
+    if bank.packs:
+        names = sorted(set(bank.packs.values()))
+        from_packs = f", {len(bank.packs)} from packs: {', '.join(names)}"
+    print(f"\n{_plural(len(rows), 'template')} ({mine} from your folders{from_packs})")
     return 0
 
 

@@ -56,7 +56,7 @@ def test_list_json_has_the_contract_shape(
     rows = json.loads(out)
     assert code == 0 and err == ""
     assert rows and all(set(r) == {"id", "title", "topic", "tags", "difficulty",
-                                   "answer_kind"} for r in rows)
+                                   "answer_kind", "pack"} for r in rows)
     by_id = {r["id"]: r for r in rows}
     assert by_id["memory/model-state"]["answer_kind"] == "number"
     assert by_id["compute/flops-formula"]["answer_kind"] == "formula"

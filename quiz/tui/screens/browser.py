@@ -19,10 +19,10 @@ if TYPE_CHECKING:
 _DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
 
 
-def matches(template: Template, query: str) -> bool:
-    """Whether every word of the query is in the id, title, topic, kind or tags."""
+def matches(template: Template, query: str, pack: str | None = None) -> bool:
+    """Whether every word of the query is in the id, title, topic, kind, tags or pack."""
     haystack = " ".join([template.id, template.title, template.topic, template.kind,
-                         *template.tags]).lower()
+                         *template.tags, pack or ""]).lower()
     return all(word in haystack for word in query.lower().split())
 
 
@@ -62,10 +62,13 @@ class BrowserScreen(Screen[None]):
     def _fill(self, query: str) -> None:
         table = self.query_one("#browser-table", DataTable)
         table.clear()
-        shown = [t for _, t in sorted(self.bank.templates.items()) if matches(t, query)]
+        shown = [t for tid, t in sorted(self.bank.templates.items())
+                 if matches(t, query, self.bank.packs.get(tid))]
         for t in shown:
+            pack = self.bank.packs.get(t.id)
+            title = f"{t.title} (pack {pack})" if pack else t.title
             table.add_row(t.id, _DIFFICULTY.get(t.difficulty, str(t.difficulty)), t.kind,
-                          t.title, t.topic, key=t.id)
+                          title, t.topic, key=t.id)
         total = len(self.bank.templates)
         self.query_one("#browser-count", Static).update(
             f"{len(shown)} of {total} templates · ↓ to the list, Enter to preview")
