@@ -66,11 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
-    from quiz.commands import export, history, templates
+    from quiz.commands import export, history, layout, templates
 
     templates.add_parser(sub)
     history.add_parser(sub)
     export.add_parser(sub)
+    layout.add_parser(sub)
     return p
 
 
@@ -95,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from quiz.commands import stats
 
             return stats.run(args)
+        if args.command == "layout":
+            from quiz.commands import layout
+
+            return layout.run(args)
         if args.command == "templates":
             from quiz.commands import templates
 

@@ -23,6 +23,8 @@ from solver.perf import (
     LayoutImpossible,
     Workload,
     evaluate,
+    memory_of,
+    usable_memory,
 )
 
 PLAUSIBLE_MARGIN = 0.03
@@ -115,8 +117,10 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
                 m = per_rank // b
                 if v > 1 and m % pp:
                     continue
+                # ZeRO over a single data-parallel rank shards nothing: stage 0 only.
                 found = _best_fitting(w, Layout(tp, pp, cp, ep, dp, 0, v, b, "none"),
-                                      zeros, recomputes)
+                                      zeros if dp * cp > 1 or 0 not in zeros else [0],
+                                      recomputes)
                 if not found:
                     break   # a larger micro-batch needs more memory still
                 out.extend(found)
@@ -128,13 +132,14 @@ def _best_fitting(w: Workload, base: Layout, zeros: list[int],
                   recomputes: list[str]) -> list[Evaluation]:
     """The undominated (zero, recompute) choices that fit for one structure."""
     found: list[Evaluation] = []
+    usable = usable_memory(w)
     for r in recomputes:
         for z in zeros:
             lay = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z, base.interleave,
                          base.micro_batch, r)
-            e = evaluate(w, lay, checked=True)
-            if not e.fits:
+            if sum(memory_of(w, lay).values()) > usable:
                 continue
+            e = evaluate(w, lay, checked=True)
             found.append(e)
             if z == 1 and 0 in zeros:   # zero 0 costs the same time: keep it if it fits
                 e0 = evaluate(w, Layout(**{**lay.as_dict(), "zero": 0}),  # type: ignore[arg-type]
@@ -246,21 +251,77 @@ def closest_miss(w: Workload, fixed: Fixed | None = None) -> Evaluation | None:
 def complete(w: Workload, given: Fixed) -> Evaluation:
     """Evaluate a partly given layout: the keys it leaves out are chosen best for it.
 
+    When no completion fits, the least-memory completion is returned (``fits`` false),
+    so that the caller can say by how much, per component, it misses.
+
     Raises:
-        LayoutImpossible: the given keys cannot be built (or do not fit at all).
+        LayoutImpossible: the given keys cannot be built.
     """
     found = search(w, given)
     if found:
         return min(found, key=lambda e: e.step_time)
-    # Nothing fits: evaluate the given layout with defaults to say why.
-    partial = {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 0, "interleave": 1,
-               "micro_batch": 1, "recompute": "none", **given}
+    partial: dict[str, int | str] = {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 3,
+                                     "interleave": 1, "micro_batch": 1,
+                                     "recompute": "full", **given}
     if "dp" not in given:
         inner = int(partial["tp"]) * int(partial["pp"]) * int(partial["cp"])
         if w.gpus % inner:
             raise LayoutImpossible(f"tp*pp*cp = {inner} does not divide the {w.gpus} GPUs")
         partial["dp"] = w.gpus // inner
     lay = Layout(**partial)  # type: ignore[arg-type]
-    e = evaluate(w, lay)
-    raise LayoutImpossible(f"{lay.key} needs {e.memory_per_gpu / 1e9:.1f} GB per GPU of "
-                           f"{e.usable / 1e9:.1f} GB usable")
+    return evaluate(w, lay)
+
+
+TIME_NAMES = {"compute": "compute", "recompute": "recomputation", "tp": "TP collectives",
+              "cp": "CP K/V exchange", "ep": "EP all-to-alls", "pp_send": "pipeline sends",
+              "fsdp": "ZeRO-2/3 gathers and reduce-scatters", "bubble": "pipeline bubble",
+              "dp": "data-parallel gradient traffic", "optimizer": "optimizer step"}
+"""Readable names of the step-time components."""
+
+MEMORY_NAMES = {"weights": "weights", "gradients": "gradients",
+                "optimizer": "optimizer states", "activations": "activations",
+                "logits": "logits", "buffers": "buffers"}
+"""Readable names of the memory components."""
+
+
+def _s(v: float) -> str:
+    from solver.units import format_value
+
+    return format_value(v, "s")
+
+
+def _b(v: float) -> str:
+    from solver.units import format_value
+
+    return format_value(v, "B")
+
+
+def why(w: Workload, e: Evaluation, best: Evaluation | None = None) -> list[str]:
+    """What to change, in a few lines: memory overflow, links, and where time goes.
+
+    Args:
+        w: the workload.
+        e: the layout to explain.
+        best: the key to compare with (omitted: explain `e` alone).
+    """
+    lay, out = e.layout, []
+    if not e.fits:
+        over = e.memory_per_gpu - e.usable
+        parts = ", ".join(f"{MEMORY_NAMES[k]} {_b(v)}" for k, v in
+                          sorted(e.memory.items(), key=lambda kv: -kv[1]) if v > 0)
+        out.append(f"It does not fit: {_b(e.memory_per_gpu)} per GPU is {_b(over)} over "
+                   f"the {_b(e.usable)} usable ({parts}).")
+    if e.tp_link == "network" and lay.tp > 1:
+        out.append(f"TP {lay.tp} crosses nodes: its all-reduces on the network cost "
+                   f"{_s(e.time['tp'])} per step.")
+    if lay.cp > 1 and e.cp_link == "network":
+        out.append(f"TP x CP = {lay.tp * lay.cp} spans nodes: the K/V ring runs on the "
+                   f"network ({_s(e.time['cp'])} per step exposed).")
+    if best is not None and best.layout != lay:
+        diffs = sorted(((e.time[k] - best.time.get(k, 0.0), k) for k in e.time),
+                       reverse=True)
+        worse = [f"{TIME_NAMES[k]} {_s(e.time[k])} vs {_s(best.time.get(k, 0.0))}"
+                 for d, k in diffs if d > 0.01 * best.step_time][:3]
+        if worse and e.step_time > best.step_time:
+            out.append("Slower than the key on: " + "; ".join(worse) + ".")
+    return out

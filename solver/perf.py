@@ -383,12 +383,7 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
         t_p2p = 2 * v * act / tp / pp_bw
 
     # ---------------------------------------------------------- parameters held
-    emb_share = w.embedding_params / (1 if w.tied_embeddings and pp == 1 else 2)
-    if pp == 1:
-        emb_share = w.embedding_params
-    dense_held = w.layer_params * stage_layers / tp + emb_share / tp
-    expert_held = w.expert_params / pp / ep
-    held = dense_held + expert_held
+    held = _held(w, lay)
     shard = dp * cp                              # ranks that hold the same weights
     dp_net = tp * cp * dp > node
     dp_bw = (w.inter_bw if dp_net else w.intra_bw) * link_eff
@@ -430,33 +425,8 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
     }
     step = sum(time.values())
 
-    # ---------------------------------------------------------- memory (busiest stage)
-    wb, gb = w.weight_bytes, w.grad_bytes
-    ob = w.master_bytes + w.optimizer_bytes
-    weights = held * wb / (shard if lay.zero >= 3 else 1)
-    grads = held * gb / (shard if lay.zero >= 2 else 1)
-    optim = held * ob / (shard if lay.zero >= 1 else 1)
-    if full:
-        per_layer = 2 * tokens * h / sp_div
-        work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
-    else:
-        per_layer = _act_per_layer(w, tokens, tp, sp_div,
-                                   lay.recompute == "selective")
-        work = 0.0
-    inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
-    acts = per_layer * stage_layers * inflight + work
-    logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
-    gathered = 2 * w.layer_params / tp * wb if lay.zero == 3 else 0.0
-    memory = {"weights": weights, "gradients": grads, "optimizer": optim,
-              "activations": acts, "logits": logits if pp == 1 else 0.0,
-              "buffers": c["workspace_bytes"] + gathered}
-    if pp > 1:
-        # The last stage holds one micro-batch in flight but also the logits; keep the
-        # larger of the two stages.
-        last = per_layer * stage_layers + work + logits
-        if last > acts:
-            memory["activations"], memory["logits"] = per_layer * stage_layers + work, logits
-    usable = w.hbm_bytes * (1 - c["memory_headroom"])
+    memory = memory_of(w, lay)
+    usable = usable_memory(w)
 
     model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
                         * w.head_dim * w.layers + 2 * w.vocab * h)) * w.tokens
@@ -473,6 +443,58 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
         tp_link="network" if tp_net else "NVLink",
         cp_link="network" if cp_net else "NVLink",
         dp_link="network" if dp_net else "NVLink")
+
+
+def _held(w: Workload, lay: Layout) -> float:
+    """Parameters one GPU holds before ZeRO: its stage's layers / tp (experts / ep) and,
+    on the first or last stage, the embeddings or output layer."""
+    pp = lay.pp
+    stage_layers = w.layers / pp
+    emb_share = w.embedding_params if pp == 1 else w.embedding_params / (
+        1 if w.tied_embeddings else 2)
+    return (w.layer_params * stage_layers / lay.tp + emb_share / lay.tp
+            + w.expert_params / pp / lay.ep)
+
+
+def memory_of(w: Workload, lay: Layout) -> dict[str, float]:
+    """Bytes per GPU by component, on the busiest pipeline stage (no legality check)."""
+    tp, pp, v = lay.tp, lay.pp, lay.interleave
+    m = w.global_batch // (lay.dp * lay.micro_batch)
+    tokens = lay.micro_batch * w.seq / lay.cp
+    sp_div = tp if w.sequence_parallel else 1
+    stage_layers = w.layers / pp
+    held = _held(w, lay)
+    shard = lay.dp * lay.cp
+    wb, gb = w.weight_bytes, w.grad_bytes
+    ob = w.master_bytes + w.optimizer_bytes
+    weights = held * wb / (shard if lay.zero >= 3 else 1)
+    grads = held * gb / (shard if lay.zero >= 2 else 1)
+    optim = held * ob / (shard if lay.zero >= 1 else 1)
+    if lay.recompute == "full":
+        per_layer = 2 * tokens * w.hidden / sp_div
+        work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
+    else:
+        per_layer = _act_per_layer(w, tokens, tp, sp_div, lay.recompute == "selective")
+        work = 0.0
+    inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
+    acts = per_layer * stage_layers * inflight + work
+    logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
+    gathered = 2 * w.layer_params / tp * wb if lay.zero == 3 else 0.0
+    memory = {"weights": weights, "gradients": grads, "optimizer": optim,
+              "activations": acts, "logits": logits if pp == 1 else 0.0,
+              "buffers": w.constants["workspace_bytes"] + gathered}
+    if pp > 1:
+        # The last stage holds one micro-batch in flight but also the logits; keep the
+        # larger of the two stages.
+        last = per_layer * stage_layers + work + logits
+        if last > acts:
+            memory["activations"], memory["logits"] = per_layer * stage_layers + work, logits
+    return memory
+
+
+def usable_memory(w: Workload) -> float:
+    """Bytes a GPU offers after the allocator headroom."""
+    return w.hbm_bytes * (1 - w.constants["memory_headroom"])
 
 
 def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,

@@ -1,0 +1,173 @@
+"""`quiz layout`: search every layout of a model on a cluster, or evaluate one.
+
+Without layout keys it prints the best layouts with their breakdowns; with some
+(`--set tp=8 --set pp=2 ...`) it evaluates that layout, the keys it leaves out chosen
+best for it, and says where it ranks against the best of the (`--fix`-constrained)
+search and why.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from solver.layouts import Ranking
+    from solver.perf import Evaluation, Workload
+
+_ALIASES = {"mb": "micro_batch"}
+
+
+def add_parser(sub: Any) -> None:
+    """Register `quiz layout` on the subcommand parsers."""
+    p = sub.add_parser("layout", help="search and evaluate parallel layouts")
+    p.add_argument("--model", help="model preset, e.g. llama3-70b")
+    p.add_argument("--gpu", help="GPU preset, e.g. h100")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="workload key (gpus, seq, global_batch or tokens_per_batch, ...), "
+                   "model constant, or a layout key describing one layout")
+    p.add_argument("--fix", action="append", metavar="KEY=VALUE",
+                   help="constrain the search, e.g. recompute=full or tp=8")
+    p.add_argument("--top", type=int, default=5, help="how many layouts to list (5)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+def _layout_value(key: str, raw: str) -> int | str:
+    from solver.perf import RECOMPUTE, LayoutImpossible
+
+    if key == "recompute":
+        if raw not in RECOMPUTE:
+            raise LayoutImpossible(f"recompute is none, selective or full, not {raw!r}")
+        return raw
+    try:
+        value = int(raw)
+    except ValueError:
+        raise LayoutImpossible(f"{key} takes a whole number, not {raw!r}") from None
+    if key == "zero" and value not in (0, 1, 2, 3):
+        raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
+    if key != "zero" and value < 1:
+        raise LayoutImpossible(f"{key} must be at least 1")
+    return value
+
+
+def split(pairs: dict[str, str]) -> tuple[dict[str, str], dict[str, int | str]]:
+    """Separate workload keys from layout keys (`mb` is read as `micro_batch`)."""
+    from solver.perf import LAYOUT_KEYS
+
+    work: dict[str, str] = {}
+    layout: dict[str, int | str] = {}
+    for key, raw in pairs.items():
+        key = _ALIASES.get(key, key)
+        if key in LAYOUT_KEYS:
+            layout[key] = _layout_value(key, raw)
+        else:
+            work[key] = raw
+    return work, layout
+
+
+def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Workload:
+    """The workload the flags describe.
+
+    Raises:
+        SolverError: unknown preset or key, a bad value, a missing input.
+    """
+    from solver.engine import SolverError, parse_value, resolve_inputs
+    from solver.perf import workload_from_inputs
+
+    sets = dict(sets)
+    tokens = sets.pop("tokens_per_batch", None)
+    if tokens is not None:
+        seq = resolve_inputs(model, gpu, {"seq": sets["seq"]} if "seq" in sets else {})
+        per = float(parse_value("tokens", tokens)) / float(seq.values["seq"])
+        if per < 1 or per != int(per):
+            raise SolverError(f"tokens_per_batch ({tokens}) is not a whole number of "
+                              f"{int(float(seq.values['seq']))}-token sequences")
+        sets["global_batch"] = str(int(per))
+    inputs = resolve_inputs(model, gpu, {**sets, "microbatches": "1"})
+    return workload_from_inputs(inputs)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run `quiz layout`; returns the exit code."""
+    from quiz.commands.solve import parse_sets
+    from solver.engine import SolverError
+    from solver.layouts import complete, rank
+
+    if args.top < 1:
+        raise SolverError("--top takes a positive number")
+    work, chosen = split(parse_sets(args.set or []))
+    _, fixed = split(parse_sets(args.fix or []))
+    w = workload(args.model, args.gpu, work)
+    ranking = rank(w, fixed)
+    mine = complete(w, {**fixed, **chosen}) if chosen else None
+    if args.json:
+        print(json.dumps(to_json(ranking, mine, args.top), indent=2))
+    else:
+        print(render(w, ranking, mine, args.top, model=args.model, gpu=args.gpu))
+    return 0
+
+
+def to_json(ranking: Ranking, mine: Evaluation | None, top: int) -> dict[str, Any]:
+    """DESIGN.md's `quiz layout --json` object."""
+    best = ranking.best
+    out: dict[str, Any] = {
+        "layout": mine.to_json() if mine else None, "best": best.to_json(),
+        "rank": None, "ratio_to_best": None,
+        "candidates": [c.to_json() for c in ranking.candidates[:top]],
+        "fastest": ranking.fastest.to_json(), "note": ranking.note or None}
+    if mine is not None and mine.fits:
+        out["rank"] = ranking.rank_of(mine)
+        out["ratio_to_best"] = best.step_time / mine.step_time
+    return out
+
+
+def _line(e: Evaluation) -> str:
+    from solver.units import format_value
+
+    return (f"{e.layout.key:<46} step {format_value(e.step_time, 's'):>9}  "
+            f"MFU {e.mfu:5.1%}  {e.tokens_per_s_per_gpu:7,.0f} tok/s/GPU  "
+            f"{format_value(e.memory_per_gpu, 'B'):>8}/GPU")
+
+
+def breakdown(e: Evaluation) -> list[str]:
+    """Two lines: step time and memory by component."""
+    from solver.layouts import MEMORY_NAMES, TIME_NAMES
+    from solver.units import format_value
+
+    t = ", ".join(f"{TIME_NAMES[k]} {format_value(v, 's')}" for k, v in e.time.items()
+                  if v > 0.0005 * e.step_time)
+    m = ", ".join(f"{MEMORY_NAMES[k]} {format_value(v, 'B')}" for k, v in e.memory.items()
+                  if v > 0)
+    return [f"    time:   {t}",
+            f"    memory: {m} (of {format_value(e.usable, 'B')} usable)"]
+
+
+def render(w: Workload, ranking: Ranking, mine: Evaluation | None, top: int, *,
+           model: str | None, gpu: str | None) -> str:
+    """The human form."""
+    from solver.layouts import why
+
+    head = (f"{model or 'model'} on {w.gpus} {gpu or 'GPUs'} ({w.gpus_per_node} per node), "
+            f"{w.global_batch} sequences of {w.seq} tokens per step")
+    lines = [head, ""]
+    if mine is not None:
+        lines.append("Your layout:")
+        lines += ["  " + _line(mine), *breakdown(mine)]
+        if mine.fits:
+            ratio = ranking.best.step_time / mine.step_time
+            lines.append(f"  ranks {ranking.rank_of(mine)} of {len(ranking.candidates)}; "
+                         f"the best steps in {ratio:.0%} of its time"
+                         if ratio < 1 else f"  ranks {ranking.rank_of(mine)}: as good as "
+                         "the best")
+        lines += ["  " + s for s in why(w, mine, ranking.best if mine.fits else None)]
+        lines += ["", "Best layout:", "  " + _line(ranking.best), *breakdown(ranking.best)]
+    else:
+        lines.append(f"Best {min(top, len(ranking.candidates))} layouts (one per "
+                     "choice of tp, pp, cp, ep):")
+        for i, e in enumerate(ranking.candidates[:top], 1):
+            lines.append(f"{i:>2}. " + _line(e))
+            lines += breakdown(e)
+    if ranking.note:
+        lines += ["", f"Note: {ranking.note}."]
+    return "\n".join(lines)

@@ -1,0 +1,84 @@
+"""`quiz layout` as people and scripts call it: the JSON contract, breakdowns, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from helpers import run_cli
+
+SEED = ["layout", "--model", "llama3-70b", "--gpu", "h100", "--set", "gpus=512",
+        "--set", "seq=8192", "--set", "global_batch=1024"]
+L_KEYS = {"tp", "pp", "cp", "ep", "dp", "zero", "interleave", "micro_batch", "recompute",
+          "fits", "memory_per_gpu", "memory", "step_time", "time", "mfu", "hfu",
+          "tokens_per_s_per_gpu"}
+
+
+def test_json_follows_the_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--top", "3", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert {"layout", "best", "rank", "ratio_to_best", "candidates"} <= set(data)
+    assert data["layout"] is None and data["rank"] is None and data["ratio_to_best"] is None
+    assert len(data["candidates"]) == 3
+    for lay in [data["best"], *data["candidates"]]:
+        assert set(lay) >= L_KEYS
+        assert lay["memory_per_gpu"] == pytest.approx(sum(lay["memory"].values()))
+        assert lay["step_time"] == pytest.approx(sum(lay["time"].values()))
+    assert data["best"]["tp"] == 8 and data["best"]["dp"] == 64
+
+
+def test_a_given_layout_is_ranked_against_the_best(capsys: pytest.CaptureFixture[str]
+                                                   ) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--set", "tp=16", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["layout"]["tp"] == 16
+    assert data["rank"] > 1
+    assert data["ratio_to_best"] == pytest.approx(
+        data["best"]["step_time"] / data["layout"]["step_time"])
+    assert data["ratio_to_best"] < 0.5
+
+
+def test_human_output_names_what_costs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--set", "tp=16")
+    assert code == 0
+    assert "TP 16 crosses nodes" in out and "Best layout:" in out and "memory:" in out
+
+
+def test_a_layout_that_does_not_fit_says_by_how_much(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--set", "tp=1", "--set", "pp=1",
+                           "--set", "cp=1", "--set", "zero=0", "--set", "recompute=none")
+    assert code == 0 and "It does not fit" in out and "over" in out
+
+
+def test_fix_constrains_the_search(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--fix", "recompute=full", "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert all(c["recompute"] == "full" for c in data["candidates"])
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--set", "tp=3"], "does not divide"),
+    (["--fix", "recompute=maybe"], "recompute is"),
+    (["--set", "tp=eight"], "whole number"),
+    (["--set", "bogus=1"], "unknown key"),
+])
+def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
+                                          extra: list[str], words: str) -> None:
+    code, out, err = run_cli(capsys, *SEED, *extra)
+    assert code == 2 and out == ""
+    assert words in err and len(err.strip().splitlines()) == 1
+
+
+def test_missing_inputs_are_named(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "layout", "--model", "llama3-70b", "--gpu", "h100")
+    assert code == 2 and "global_batch" in err
+
+
+def test_nothing_fits_is_an_error_naming_the_closest(capsys: pytest.CaptureFixture[str]
+                                                     ) -> None:
+    code, out, err = run_cli(capsys, "layout", "--model", "llama3-70b", "--gpu", "h100",
+                             "--set", "gpus=8", "--set", "global_batch=8")
+    assert code == 2 and out == "" and "nothing fits" in err and "closest is" in err
