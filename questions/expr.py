@@ -12,7 +12,7 @@ True
 >>> compile_expr("__import__('os')", {"tp"})
 Traceback (most recent call last):
 ...
-questions.expr.ExprError: function calls are not allowed
+questions.expr.ExprError: function calls are not allowed (only ceil, floor, log2, max, min)
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from questions.errors import TemplateError
 
 MAX_LENGTH = 300
 MAX_POWER = 64.0
@@ -45,7 +47,7 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
 }
 
 
-class ExprError(ValueError):
+class ExprError(TemplateError):
     """A template expression that is not allowed or cannot be evaluated."""
 
 

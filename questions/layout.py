@@ -12,7 +12,8 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from solver.engine import Inputs, SolverError, evaluate, resolve_inputs
+from solver.engine import Inputs, evaluate, resolve_inputs
+from solver.errors import SolverError
 from solver.keys import Value
 from solver.units import format_value
 

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from questions.errors import TemplateError, UnknownTemplate
 from questions.schema import Part, Template
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ class Problem:
         return f"{self.file}:{self.line}: {self.field}: {self.reason}"
 
 
-class TemplateFileError(ValueError):
+class TemplateFileError(TemplateError):
     """A template file that cannot be used; carries every problem found."""
 
     def __init__(self, problems: list[Problem]) -> None:
@@ -405,7 +406,7 @@ class Bank:
         if t is None:
             close = difflib.get_close_matches(template_id, list(self.templates), n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise LookupError(f"unknown template {template_id!r}{hint}; see quiz templates "
+            raise UnknownTemplate(f"unknown template {template_id!r}{hint}; see quiz templates "
                               "list")
         return t
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import textwrap
 
+from questions.errors import TemplateError
 from questions.schema import TOPICS
 
 ID_PATTERN = re.compile(r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")
@@ -126,7 +127,7 @@ verdict = "invalid"
 '''
 
 
-class ScaffoldError(ValueError):
+class ScaffoldError(TemplateError):
     """An id that a new template cannot be written under; the message says why."""
 
 

@@ -8,9 +8,12 @@ description in the JSON Schema and in AUTHORING.md.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from questions.tags import RAPID_FIRE
+from questions.types import AnswerKind, Verdict
 
 SCHEMA_VERSION = 1
 """The format version this code reads (the ``schema`` field of a template)."""
@@ -19,7 +22,6 @@ MAX_STEPS = 1e15
 """A range's bounds may be at most this many steps from 0 (float precision ends there)."""
 
 Scalar = str | int | float | bool
-AnswerKind = Literal["number", "formula", "choice", "multi", "table", "layout"]
 TOPICS = ("memory", "compute", "parallelism", "communication", "pipeline", "inference",
           "conventions", "layout", "scenario")
 
@@ -178,7 +180,7 @@ class Example(_Model):
 
     answer: str
     """What a user might type. `{key}` is replaced by the key's display."""
-    verdict: Literal["correct", "partial", "incorrect", "invalid"]
+    verdict: Verdict
     """The verdict it must get."""
     seed: int = 0
     """The variant it is graded against."""
@@ -308,9 +310,9 @@ class Template(_Model):
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
         for tag in v:
-            if tag.startswith("rapid-fire-") and tag not in {f"rapid-fire-{i}"
-                                                             for i in range(1, 8)}:
-                raise ValueError(f"{tag!r}: rapid-fire items are numbered 1 to 7")
+            if tag.startswith("rapid-fire-") and tag not in RAPID_FIRE:
+                raise ValueError(f"{tag!r}: rapid-fire items are numbered 1 to "
+                                 f"{len(RAPID_FIRE)}")
         return v
 
     @model_validator(mode="after")

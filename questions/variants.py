@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
 from questions.schema import ParamSpec, Part, Scalar, Template
-from solver.engine import Inputs, SolverError, evaluate, resolve_inputs, solve
+from solver.engine import Inputs, evaluate, resolve_inputs, solve
+from solver.errors import SolverError
 from solver.keys import KEYS
 from solver.presets import GPUS, MODELS
 from solver.quantities import QUANTITIES
@@ -33,9 +35,6 @@ MAX_DRAW_SECONDS = 1.0
 NAMES = frozenset(KEYS) | frozenset(QUANTITIES)
 """Every name a template expression may read."""
 
-
-class TemplateError(ValueError):
-    """A template that cannot produce a variant; the message names template and reason."""
 
 
 @dataclass(frozen=True)

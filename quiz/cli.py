@@ -77,13 +77,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quiz` command; returns the process exit code."""
-    if not (sys.argv[1:] if argv is None else argv):
-        # `quiz` alone: open the app without building the whole parser (start-up time).
-        from quiz.commands import app
+    from quiz.core.errors import QuizError
 
-        return app.run(argparse.Namespace(command=None, data_dir=None, templates=[]))
-    args = build_parser().parse_args(argv)
     try:
+        if not (sys.argv[1:] if argv is None else argv):
+            # `quiz` alone: open the app without building the whole parser (start-up time).
+            from quiz.commands import app
+
+            return app.run(argparse.Namespace(command=None, data_dir=None, templates=[]))
+        args = build_parser().parse_args(argv)
         if args.command == "solve":
             from quiz.commands import solve
 
@@ -119,16 +121,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         from quiz.commands import app
 
         return app.run(args)
-    except (ValueError, LookupError) as exc:  # SolverError, unknown template, ...: one line
-        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        sys.stderr.write(f"quiz: {message}\n")
-        return 2
-    except KeyboardInterrupt:
-        return 130
     except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
         sys.stderr.close()
         return 0
+    except QuizError as exc:  # the user's or the environment's problem: one line
+        return _fail(str(exc))
+    except OSError as exc:  # a folder or file the system refuses: one line
+        return _fail(os_message(exc))
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # a bug in quiz: say so in one line, keep the details
+        where = write_crash_report(exc)
+        return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in quiz. "
+                     f"The full report is in {where}", code=1)
 
+
+def _fail(message: str, code: int = 2) -> int:
+    sys.stderr.write(f"quiz: {' '.join(message.split())}\n")
+    return code
+
+
+def os_message(exc: OSError) -> str:
+    """One line for an error of the system: ``PATH: reason``."""
+    reason = exc.strerror or str(exc)
+    return f"{exc.filename}: {reason}" if exc.filename else reason
+
+
+def write_crash_report(exc: BaseException) -> str:
+    """Write the traceback of an unexpected exception to a temporary file; its path.
+
+    The temporary folder rather than the data folder: the data folder may be the
+    very thing that is broken.
+    """
+    import tempfile
+    import traceback
+
+    text = "".join(traceback.format_exception(exc))
+    try:
+        fd, path = tempfile.mkstemp(prefix="quiz-crash-", suffix=".txt")
+        with open(fd, "w", encoding="utf-8") as out:
+            out.write(f"quiz {' '.join(sys.argv[1:])}\n\n{text}")
+    except OSError:
+        return "(nowhere: the temporary folder is not writable)"
+    return path
 
 if __name__ == "__main__":
     raise SystemExit(main())

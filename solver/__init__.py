@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from solver.engine import (
         Result,
-        SolverError,
         Step,
         evaluate,
         list_quantities,
@@ -25,6 +24,7 @@ if TYPE_CHECKING:
         solve,
         symbol,
     )
+    from solver.errors import SolverError
     from solver.keys import KEYS
     from solver.presets import GPUS, MODELS
 
@@ -44,7 +44,7 @@ __all__ = [
 
 _WHERE = {
     "Result": "solver.engine",
-    "SolverError": "solver.engine",
+    "SolverError": "solver.errors",
     "Step": "solver.engine",
     "evaluate": "solver.engine",
     "list_quantities": "solver.engine",

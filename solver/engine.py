@@ -17,15 +17,11 @@ from typing import Any, cast
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
+from solver.errors import SolverError
 from solver.keys import CHOICE_KEYS, KEYS, Key, Value
 from solver.presets import GPUS, MODELS
 from solver.quantities import QUANTITIES, Ctx, sym
 from solver.units import format_value
-
-
-class SolverError(ValueError):
-    """An input the solver cannot work with; `str()` is one line for a person."""
-
 
 # ---------------------------------------------------------------- values
 

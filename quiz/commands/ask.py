@@ -79,7 +79,7 @@ def render_ask(data: dict[str, Any]) -> str:
 
 
 def _check(args: argparse.Namespace, variant: Any) -> int:
-    from questions.variants import TemplateError
+    from questions.errors import TemplateError
     from quiz.core.grading import grade
 
     if not 1 <= args.part <= len(variant.parts):

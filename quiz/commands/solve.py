@@ -17,7 +17,7 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
     Raises:
         SolverError: a pair without `=`, or a key given twice.
     """
-    from solver.engine import SolverError
+    from solver.errors import SolverError
 
     out: dict[str, str] = {}
     for pair in pairs:
@@ -33,7 +33,8 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Run `quiz solve` for parsed arguments; returns the exit code."""
-    from solver.engine import SolverError, list_quantities, solve
+    from solver.engine import list_quantities, solve
+    from solver.errors import SolverError
 
     if args.list:
         rows = list_quantities()

@@ -6,31 +6,27 @@ templates as data (``tomllib`` + pydantic, through :mod:`questions.loader`); not
 template is ever run.
 
 Problems are printed as ``FILE:LINE: FIELD: reason``, the form editors and CI logs link
-to. ``validate`` adds the self-test (:mod:`quiz.core.selftest`) over a few seeds to the
-loader's checks, and places each failure on the line it comes from: a constraint no draw
-can meet on its ``constraints`` entry, a known mistake that equals the key on its
-``[[mistakes]]`` entry, an example with the wrong verdict on its ``[[examples]]`` entry.
+to. ``validate`` adds the self-test over a few seeds to the loader's checks, each failure
+placed on the line it comes from (:mod:`quiz.core.authoring`).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from quiz.commands.args import seed, whole
+from quiz.core.errors import UsageError
 
 if TYPE_CHECKING:
-    from questions.loader import Bank, Problem
-    from questions.schema import Template
+    from questions.loader import Bank
     from questions.variants import PartVariant, Variant
-    from quiz.core.selftest import Failure
+    from quiz.core.authoring import Checked
 
 VALIDATE_SEEDS = 5
 """Seeds `validate` draws (enough to catch an impossible constraint or a bad mistake)."""
@@ -102,8 +98,8 @@ def run(args: argparse.Namespace) -> int:
     """Run a `quiz templates` action; returns the exit code.
 
     Raises:
-        ValueError: a usage problem (bad id, existing file, unknown template ...), which
-            the caller prints as one line and exits 2 on.
+        QuizError: a usage problem (bad id, existing file, unknown template ...), which
+            the caller prints as one line and exits 2 on; OSError likewise.
     """
     args.templates = [*(getattr(args, "templates", None) or []),
                       *getattr(args, "more_templates", [])]
@@ -113,7 +109,7 @@ def run(args: argparse.Namespace) -> int:
         "list": _list, "show": _show, "new": _new, "validate": _validate, "test": _test,
         "preview": _preview, "schema": _schema}.get(args.action or "")
     if action is None:
-        raise ValueError(f"quiz templates needs an action: {', '.join(ACTIONS)} "
+        raise UsageError(f"quiz templates needs an action: {', '.join(ACTIONS)} "
                          "(see quiz templates --help)")
     try:
         return action(args)
@@ -122,8 +118,6 @@ def run(args: argparse.Namespace) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except OSError as exc:  # a folder that cannot be written or read: one line, exit 2
-        raise ValueError(f"{exc.filename or ''}: {exc.strerror or exc}".lstrip(": ")) from exc
 
 
 def _user_dir(args: argparse.Namespace) -> Path:
@@ -212,6 +206,8 @@ def _schema(args: argparse.Namespace) -> int:
     from questions.schema import Template
 
     if args.markdown:
+        from questions.reference import reference_markdown
+
         print(reference_markdown(), end="")
     else:
         print(json.dumps(Template.model_json_schema(by_alias=True), indent=2))
@@ -230,180 +226,16 @@ def _new(args: argparse.Namespace) -> int:
     folder = Path(args.dir).expanduser() if args.dir else _user_dir(args)
     path = (folder / f"{args.id}.toml").absolute()
     if path.exists():
-        raise ValueError(f"{path} already exists; choose another id or move that file")
+        raise UsageError(f"{path} already exists; choose another id or move that file")
     taken = load_bank(template_dirs(args)).sources.get(args.id)
     if taken:
-        raise ValueError(f"the id {args.id!r} is taken by {taken}; choose another id")
+        raise UsageError(f"the id {args.id!r} is taken by {taken}; choose another id")
     text = scaffold(args.id, str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("x", encoding="utf-8") as out:  # "x": never overwrite, even in a race
         out.write(text)
     print(path)
     return 0
-
-
-# ---------------------------------------------------------------- located self-test
-
-
-@dataclass
-class Checked:
-    """The outcome of checking one template (or one file that did not load).
-
-    Attributes:
-        name: the template id, or the file name when it did not load.
-        source: the file.
-        seeds: seeds drawn.
-        checks: checks planned: per seed, one for the draw and one per part's key and
-            per known mistake; plus one per example.
-        passed: checks that held.
-        problems: what failed, located in the file.
-    """
-
-    name: str
-    source: str
-    seeds: int
-    checks: int = 0
-    passed: int = 0
-    problems: list[Problem] = field(default_factory=list)
-
-
-def check_file(path: Path, seeds: int) -> Checked:
-    """Load a template file and run the self-test over `seeds` seeds, every problem located.
-
-    Never raises for a bad template: every problem is in `Checked.problems`.
-    """
-    from questions.loader import TemplateFileError, parse_template, read_template_text
-
-    try:
-        text = read_template_text(path)
-        template = parse_template(text, str(path))
-    except TemplateFileError as exc:
-        return Checked(path.name, str(path), 0, problems=list(exc.problems))
-    return check_loaded(template, str(path), text, seeds)
-
-
-def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
-    """Run the self-test of a loaded template and place each failure on its line."""
-    from questions.loader import Problem, locate
-    from quiz.core.selftest import check_template
-
-    per_seed = 1 + sum(1 + len(p.mistakes) for p in t.all_parts())
-    out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
-    try:
-        failures = check_template(t, seeds)
-    except Exception as exc:  # whatever stops the self-test is the template's to report
-        out.problems.append(Problem(source, 1, "(file)", f"the self-test stopped: "
-                                    f"{type(exc).__name__}: {exc}"))
-        return out
-    failed: set[tuple[Any, ...]] = set()
-    stopped_at: int | None = None
-    grouped: dict[tuple[int, str, str], list[tuple[Failure, str]]] = {}
-    for f in failures:
-        loc, reason, slot = _place(t, f)
-        if f.check == "variant":
-            stopped_at = f.seed
-        else:
-            failed.add(slot)
-        line, name = locate(text, loc)
-        if loc[:1] == ["constraints"] and len(loc) == 2:
-            line = _constraint_line(text, t.constraints[int(loc[1])], line)
-        grouped.setdefault((line, name, f.check), []).append((f, reason))
-    for (line, name, _), group in grouped.items():
-        seeds_seen = sorted({f.seed for f, _ in group})
-        first = group[0][1]
-        if group[0][0].check.startswith("examples"):
-            reason = f"{first} (seed {group[0][0].seed})"
-        else:
-            reason = f"{first} ({_seed_list(seeds_seen)})"
-        out.problems.append(Problem(source, line, name, reason))
-    out.problems.sort(key=lambda p: p.line)
-    if stopped_at is not None:  # check_template stops at a seed that cannot be drawn
-        out.passed = max(0, stopped_at * per_seed - len(failed))
-    else:
-        out.passed = out.checks - len(failed)
-    return out
-
-
-def _seed_list(seeds: list[int]) -> str:
-    if len(seeds) == 1:
-        return f"seed {seeds[0]}"
-    shown = ", ".join(str(s) for s in seeds[:5])
-    more = f" and {len(seeds) - 5} more" if len(seeds) > 5 else ""
-    return f"seeds {shown}{more}"
-
-
-def _place(t: Template, f: Failure) -> tuple[list[str | int], str, tuple[Any, ...]]:
-    """Where a self-test failure belongs: (field path, reason, the check it fails)."""
-    detail = f.detail
-    base: list[str | int] = []
-    part = 0
-    m = re.match(r"part (\d+): ", detail)
-    if m:
-        part = int(m.group(1)) - 1
-        base = ["parts", part] if t.parts else []
-        detail = detail[m.end():]
-    if f.check.startswith("examples["):
-        index = int(f.check.removeprefix("examples[").rstrip("]"))
-        return ["examples", index], detail, ("example", index)
-    if f.check in ("key", "key display"):
-        return [*base, "answer"], detail, (f.seed, part, "key")
-    if f.check == "mistake":
-        mistakes = t.all_parts()[part].mistakes
-        which = next((i for i, mk in enumerate(mistakes) if repr(mk.name) in detail), None)
-        loc: list[str | int] = [*base, "mistakes"] + ([which] if which is not None else [])
-        return loc, detail, (f.seed, part, which)
-    if f.check == "variant":
-        loc, reason = _variant_problem(t, detail)
-        return loc, reason, (f.seed, "variant")
-    return [], f"{f.check}: {detail}", (f.seed, "variant")
-
-
-def _variant_problem(t: Template, detail: str) -> tuple[list[str | int], str]:
-    """Place a failure to draw a variant (make_variant's TemplateError)."""
-    import difflib
-
-    from questions.variants import MAX_DRAWS, NAMES
-
-    detail = detail.removeprefix(f"{t.id}: ")
-    m = re.search(r"constraint '(.*)' failed", detail)
-    if m and m.group(1) in t.constraints:
-        i = t.constraints.index(m.group(1))
-        return ["constraints", i], (f"no draw of the parameters meets {m.group(1)!r} (tried "
-                                    f"{MAX_DRAWS}); widen the parameters or relax it")
-    m = re.search(r"constraint '(.*)' cannot be evaluated: (.*?)\)?$", detail)
-    if m and m.group(1) in t.constraints:
-        return ["constraints", t.constraints.index(m.group(1))], m.group(2)
-    if "satisfies the template" in detail:
-        return ["params"], detail
-    m = re.search(r"the prompt's \{(\w+)\}", detail)
-    if m:
-        name = m.group(1)
-        close = difflib.get_close_matches(name, sorted(NAMES | set(t.params)), n=1)
-        hint = f" (did you mean {{{close[0]}}}?)" if close else ""
-        for i, p in enumerate(t.parts):
-            if "{" + name in p.prompt:
-                return ["parts", i, "prompt"], detail + hint
-        return ["intro" if "{" + name in t.intro else "prompt"], detail + hint
-    m = re.match(r"part (\d+): ", detail)
-    if m:
-        index = int(m.group(1)) - 1
-        base: list[str | int] = ["parts", index, "answer"] if t.parts else ["answer"]
-        parts = t.all_parts()
-        expr = parts[index].answer.expr if 0 <= index < len(parts) else None
-        if expr and detail[m.end():].startswith(f"{expr}: "):
-            return [*base, "expr"], detail[m.end():]
-        return base, detail[m.end():]
-    return ["answer"], detail
-
-
-def _constraint_line(text: str, constraint: str, fallback: int) -> int:
-    """The line that holds a constraint's text (constraints are items of one array)."""
-    start = fallback - 1
-    lines = text.splitlines()
-    for n in range(max(start, 0), len(lines)):
-        if constraint in lines[n]:
-            return n + 1
-    return fallback
 
 
 # ---------------------------------------------------------------- validate
@@ -414,9 +246,10 @@ def _expand(paths: Sequence[str]) -> tuple[list[Path], list[Checked]]:
     cannot be read is a result with a problem.
 
     Raises:
-        ValueError: nothing to check at all.
+        UsageError: nothing to check at all.
     """
     from questions.loader import scan_folder
+    from quiz.core.authoring import Checked
 
     out: list[Path] = []
     unreadable: list[Checked] = []
@@ -430,14 +263,16 @@ def _expand(paths: Sequence[str]) -> tuple[list[Path], list[Checked]]:
         else:
             out.append(path)
     if not out and not unreadable:
-        raise ValueError(f"no .toml files in {', '.join(paths)}")
+        raise UsageError(f"no .toml files in {', '.join(paths)}")
     return out, unreadable
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from quiz.core.authoring import add_duplicates, check_file
+
     files, unreadable = _expand(args.paths)
     results = unreadable + [check_file(path, args.seeds) for path in files]
-    _add_duplicates(results)
+    add_duplicates(results)
     bad = 0
     for r in results:
         if r.problems:
@@ -451,39 +286,12 @@ def _validate(args: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
-def _add_duplicates(results: list[Checked]) -> None:
-    """An id used twice among these files, or by a different bundled file, is a problem
-    (the app would skip one of them)."""
-    import tomllib
-
-    from questions.loader import Problem, bundled_files, locate, read_template_text
-
-    owners: dict[str, str] = {}
-    for path in bundled_files():
-        try:
-            owners[str(tomllib.loads(path.read_text(encoding="utf-8"))["id"])] = str(path)
-        except (OSError, ValueError, KeyError):
-            continue
-    seen: dict[str, str] = {}
-    for r in results:
-        if r.seeds == 0:  # did not load
-            continue
-        source = Path(r.source).resolve()
-        other = seen.get(r.name) or owners.get(r.name)
-        if other and Path(other).resolve() != source:
-            try:
-                line, _ = locate(read_template_text(source), ["id"])
-            except ValueError:  # changed since it was checked: the id is still a problem
-                line = 1
-            r.problems.insert(0, Problem(r.source, line, "id", f"duplicate id {r.name!r} "
-                                         f"(also in {other}); the app would skip one"))
-        seen.setdefault(r.name, r.source)
-
-
 # ---------------------------------------------------------------- test
 
 
 def _test(args: argparse.Namespace) -> int:
+    from quiz.core.authoring import Checked, check_file, check_loaded
+
     results: list[Checked] = []
     if args.paths:
         files, results = _expand(args.paths)
@@ -604,89 +412,3 @@ def _preview_part(pv: PartVariant) -> list[str]:
     lines += [f"  {line}" for line in pv.explanation.splitlines()]
     lines.append("")
     return lines
-
-
-# ---------------------------------------------------------------- field reference
-
-
-def reference_markdown() -> str:
-    """The reference of every template field, as Markdown tables built from the models'
-    field docstrings (AUTHORING.md carries this text; a test keeps the two equal)."""
-    from questions import schema
-
-    sections: list[tuple[str, type[Any]]] = [
-        ("Top level", schema.Template),
-        ("`[params.NAME]`: how a parameter is drawn", schema.ParamSpec),
-        ("`[answer]` (or `[parts.answer]`)", schema.Answer),
-        ("`[[answer.accept]]`: other accepted conventions", schema.Accepted),
-        ("`answer.when`: choice keys that depend on the draw", schema.Condition),
-        ("`[[mistakes]]` (or `[[parts.mistakes]]`)", schema.Mistake),
-        ("`[[hints]]` (or `[[parts.hints]]`)", schema.Hint),
-        ("`[[examples]]`", schema.Example),
-        ("`[[parts]]`: one step of a scenario", schema.Part),
-    ]
-    out: list[str] = []
-    for title, model in sections:
-        out += [f"### {title}", "", "| field | type | default | meaning |",
-                "|---|---|---|---|"]
-        for name, info in model.model_fields.items():
-            label = info.alias or name
-            meaning = " ".join((info.description or "").split()).replace("|", "\\|")
-            out.append(f"| `{label}` | {_type_text(info.annotation, info.metadata)} | "
-                       f"{_default_text(info)} | {meaning} |")
-        out.append("")
-    return "\n".join(out)
-
-
-def _type_text(tp: Any, metadata: Sequence[Any] = ()) -> str:
-    import types
-    import typing
-
-    from pydantic import BaseModel
-
-    origin, args = typing.get_origin(tp), typing.get_args(tp)
-    text: str
-    if origin is typing.Annotated:
-        return _type_text(args[0], [*args[1:], *metadata])
-    if origin in (typing.Union, types.UnionType):
-        kinds = [a for a in args if a is not type(None)]
-        if set(kinds) == {str, int, float, bool}:
-            text = "text, number or true/false"
-        else:
-            text = " or ".join(_type_text(a) for a in kinds)
-    elif origin is typing.Literal:
-        text = " \\| ".join(f'"{a}"' for a in args)
-    elif origin in (list, dict):
-        inner = args[-1]
-        nested = isinstance(inner, type) and issubclass(inner, BaseModel)
-        of = "tables (below)" if nested else _type_text(inner)
-        text = f"{'array' if origin is list else 'table'} of {of}"
-    elif origin is tuple:
-        text = "[" + ", ".join(_type_text(a) for a in args) + "]"
-    elif isinstance(tp, type) and issubclass(tp, BaseModel):
-        text = "table (below)"
-    else:
-        text = {str: "text", int: "integer", float: "number", bool: "true/false"}.get(
-            tp, str(tp))
-    limits = []
-    for meta in metadata:
-        for attr, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<"),
-                           ("min_length", "length >="), ("max_length", "length <=")):
-            value = getattr(meta, attr, None)
-            if value is not None:
-                limits.append(f"{sign} {value}")
-    return text + (f" ({', '.join(limits)})" if limits else "")
-
-
-def _default_text(info: Any) -> str:
-    from pydantic_core import PydanticUndefined
-
-    if info.default_factory is not None:
-        value = info.default_factory()
-    elif info.default is PydanticUndefined:
-        return "required"
-    else:
-        value = info.default
-    if value is None:
-        return "none"
-    return f"`{json.dumps(value)}`"

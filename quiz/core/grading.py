@@ -17,9 +17,8 @@ from typing import Any
 
 from questions.variants import Key, PartVariant, table_display
 from quiz.core.reading import MAX_NUMBER_CHARS, Unreadable, read_choice, read_number
+from quiz.core.types import Verdict
 from solver.units import format_value
-
-Verdict = str  # "correct" | "partial" | "incorrect" | "invalid"
 
 
 @dataclass(frozen=True)
@@ -50,6 +49,11 @@ class Grade:
         if self.key.kind in ("choice", "multi"):
             out["correct"] = list(self.key.correct)
         return out
+
+
+def by_credit(credit: float) -> Verdict:
+    """``partial`` for an answer worth some credit, ``incorrect`` for none."""
+    return "partial" if credit > 0 else "incorrect"
 
 
 def relative_error(a: float, b: float) -> float:
@@ -218,11 +222,11 @@ def _number(pv: PartVariant, text: str, scale: float) -> Grade:
     for m in pv.mistakes:
         if m.value is not None and relative_error(m.value, key.value) > tol and \
                 relative_error(r.value, m.value) <= tol:
-            verdict = "partial" if m.credit > 0 else "incorrect"
+            verdict = by_credit(m.credit)
             return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
     for name, value, credit, feedback in generic_slips(key.value, key.unit):
         if relative_error(value, key.value) > tol and relative_error(r.value, value) <= tol:
-            verdict = "partial" if credit > 0 else "incorrect"
+            verdict = by_credit(credit)
             return Grade(verdict, credit, r.read_as, name, feedback, key)
     err = relative_error(r.value, key.value)
     if err <= min(2.5 * tol, MAX_NEAR_MISS):
@@ -255,7 +259,7 @@ def _formula(pv: PartVariant, text: str, scale: float) -> Grade:
     for m in pv.mistakes:
         if m.formula and formulas_equivalent(got.expr, read_formula(m.formula, letters).expr,
                                              symbols):
-            verdict = "partial" if m.credit > 0 else "incorrect"
+            verdict = by_credit(m.credit)
             return Grade(verdict, m.credit, got.read_as, m.name, m.feedback, key)
     ratio = _constant_ratio(got.expr, expected, symbols)
     if ratio is not None:
@@ -296,13 +300,13 @@ def _choice(pv: PartVariant, text: str, scale: float) -> Grade:
         return Grade("correct", 1.0, r.read_as, None, "Correct.", key)
     for m in pv.mistakes:
         if m.choice and set(m.choice) == picked:
-            verdict = "partial" if m.credit > 0 else "incorrect"
+            verdict = by_credit(m.credit)
             return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
     if pv.kind == "multi":
         score = max(0.0, (len(picked & right) - len(picked - right)) / len(right))
         missing = ", ".join(sorted(right - picked)) or "none"
         extra = ", ".join(sorted(picked - right)) or "none"
-        return Grade("partial" if score > 0 else "incorrect", round(score, 4), r.read_as,
+        return Grade(by_credit(score), round(score, 4), r.read_as,
                      None, f"Missed: {missing}; wrongly picked: {extra}. The key is "
                      f"{key.display}.", key)
     return Grade("incorrect", 0.0, r.read_as, None, f"The key is {key.display}.", key)
@@ -365,7 +369,7 @@ def _table(pv: PartVariant, text: str, scale: float) -> Grade:
         return Grade("correct", 1.0, read_as, None, "Correct.", key)
     score = round(1 - len(wrong) / len(rows), 4)
     fixes = "; ".join(f"{r}: {' '.join(key.cells[r]) or '-'}" for r in wrong)
-    verdict = "partial" if score > 0 else "incorrect"
+    verdict = by_credit(score)
     for m in pv.mistakes:
         if m.cells and all(got.get(r, set()) == set(c) for r, c in m.cells.items()):
             return Grade(verdict, score, read_as, m.name,

@@ -41,8 +41,10 @@ from typing import Annotated, Any, Final, Literal
 from fsrs import Card, Rating, Scheduler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from quiz.core.clock import from_utc_text, to_utc_text
+from quiz.core.errors import QuizError
 from quiz.core.schedule import NEW, _card_id
-from quiz.core.store import Store, from_utc_text, to_utc_text
+from quiz.core.store import Store
 
 __all__ = [
     "FORMATS",
@@ -70,7 +72,7 @@ HISTORY_FORMAT: Final = 1
 FORMATS: Final = ("json", "csv")
 
 
-class HistoryFileError(ValueError):
+class HistoryFileError(QuizError, ValueError):
     """A history file that cannot be imported: unreadable, wrong format, a bad row, or
     written by a newer quiz. The message is one line naming the file (and row)."""
 

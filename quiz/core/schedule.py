@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Final, TypedDict
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quiz.core.store import Attempt, Review, Store, local_day, local_day_start
+from quiz.core.clock import local_day, local_day_start
+from quiz.core.store import Attempt, Review, Store
 
 if TYPE_CHECKING:
     from quiz.core.settings import Settings

@@ -11,8 +11,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from questions.errors import TemplateError
 from questions.schema import Template
-from questions.variants import PartVariant, TemplateError, explain, make_variant
+from questions.variants import PartVariant, explain, make_variant
 from quiz.core.grading import grade, relative_error
 from solver.units import format_value
 

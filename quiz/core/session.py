@@ -19,14 +19,18 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from questions.errors import TemplateError
 from questions.loader import Bank
 from questions.schema import Template
-from questions.variants import PartVariant, TemplateError, Variant, describe, make_variant
+from questions.variants import PartVariant, Variant, describe, make_variant
+from quiz.core.clock import local_day, local_day_start, utc_now
+from quiz.core.errors import UsageError
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
-from quiz.core.store import Attempt, Store, local_day, local_day_start, utc_now
+from quiz.core.store import Attempt, Store
+from quiz.core.types import Mode, stored
 
 MAX_SEED = 1_000_000
 
@@ -105,7 +109,7 @@ class Outcome:
         return self.question.part.explanation
 
 
-class NoQuestions(LookupError):
+class NoQuestions(UsageError, LookupError):
     """Nothing matches the filter (practice) or nothing is due (drill)."""
 
 
@@ -131,7 +135,7 @@ class Session(ABC):
         rng: source of seeds and picks.
     """
 
-    mode = "practice"
+    mode: Mode = "practice"
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,
                  clock: Callable[[], float] = time.monotonic,
@@ -246,8 +250,7 @@ class Session(ABC):
     def _attempt(self, q: Question, g: Grade, text: str, seconds: float) -> Attempt:
         t = q.template
         return Attempt(template_id=t.id, template_version=t.version, seed=q.variant.seed,
-                       mode=self.mode,  # type: ignore[arg-type]
-                       answer_text=text[:2000], verdict=g.verdict,  # type: ignore[arg-type]
+                       mode=self.mode, answer_text=text[:2000], verdict=stored(g.verdict),
                        score=g.score, topic=t.topic, answered_at=self.now(),
                        seconds=seconds, mistake=g.mistake, hints_used=q.hints_shown,
                        hint_cost=q.hint_cost, tags=tuple(t.tags),
@@ -372,7 +375,7 @@ class DrillSummary:
 class DrillSession(Session):
     """The daily drill: FSRS decides which templates are due (learning, due, new)."""
 
-    mode = "drill"
+    mode: Mode = "drill"
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, **kw: Any) -> None:
         super().__init__(bank, store, settings, **kw)
@@ -439,7 +442,7 @@ class PracticeSession(Session):
         NoQuestions: nothing matches.
     """
 
-    mode = "practice"
+    mode: Mode = "practice"
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,
                  topic: str | None = None, difficulty: int | None = None,
@@ -509,7 +512,7 @@ class MockSession(Session):
         minutes: time limit (default: settings.mock_minutes).
     """
 
-    mode = "mock"
+    mode: Mode = "mock"
     WARNINGS = (300.0, 60.0)
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,

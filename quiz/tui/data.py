@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import date, datetime, tzinfo
+from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -137,44 +137,13 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
     drill = Drill(state.store, state.settings, now=now)
     ids = sorted(bank.templates) if bank is not None else None
     titles = {tid: t.title for tid, t in bank.templates.items()} if bank is not None else {}
+    from quiz.core.trends import item_trends, topic_trends
+
     attempts = state.store.attempts()
-    by_topic = trends([(a.answered_at, (a.topic,), a.verdict) for a in attempts],
-                      state.store.tz)
-    by_item = trends([(a.answered_at, tuple(t for t in a.tags if t.startswith("rapid-fire-")),
-                       a.verdict) for a in attempts], state.store.tz)
     return StatsData(state.store.stats(weakest=8), drill.retention(),
-                     drill.due_forecast(14, ids), titles, by_topic,
-                     {f"#{k.rsplit('-', 1)[1]}": v for k, v in by_item.items()})
-
-
-def trends(rows: list[tuple[datetime, tuple[str, ...], str]],
-           tz: tzinfo | None = None) -> dict[str, list[tuple[str, float]]]:
-    """Running share correct per group, at the end of each local day it was answered.
-
-    >>> from datetime import UTC, datetime
-    >>> t = datetime(2026, 11, 30, 12, tzinfo=UTC)
-    >>> trends([(t, ("memory",), "correct"), (t, ("memory",), "incorrect")], UTC)
-    {'memory': [('2026-11-30', 0.5)]}
-    """
-    from quiz.core.store import local_day
-
-    tallies: dict[str, dict[str, list[int]]] = {}
-    for when, groups, verdict in sorted(rows, key=lambda r: r[0]):
-        day = local_day(when, tz).isoformat()
-        for g in groups:
-            tallies.setdefault(g, {}).setdefault(day, [0, 0])
-            tallies[g][day][0] += verdict == "correct"
-            tallies[g][day][1] += 1
-    out: dict[str, list[tuple[str, float]]] = {}
-    for g, days in sorted(tallies.items()):
-        right = total = 0
-        points = []
-        for day in sorted(days):
-            right += days[day][0]
-            total += days[day][1]
-            points.append((day, round(right / total, 4)))
-        out[g] = points
-    return out
+                     drill.due_forecast(14, ids), titles,
+                     topic_trends(attempts, state.store.tz),
+                     item_trends(attempts, state.store.tz))
 
 
 # ---------------------------------------------------------------- template preview
@@ -326,29 +295,3 @@ def derivation_blocks(text: str) -> list[Block]:
             in_step = False
     flush()
     return blocks
-
-
-# ---------------------------------------------------------------- labels
-
-RAPID_FIRE: dict[str, str] = {
-    "rapid-fire-1": "model-state and activation bytes",
-    "rapid-fire-2": "FLOPs of a training run",
-    "rapid-fire-3": "the five axes and what each divides",
-    "rapid-fire-4": "axes that leave activations alone",
-    "rapid-fire-5": "why TP stays inside a node",
-    "rapid-fire-6": "gradient all-reduce volume",
-    "rapid-fire-7": "the cheapest axis on the wire",
-}
-"""Short names of the interview's rapid-fire items (tags ``rapid-fire-N``)."""
-
-
-def tag_label(tag: str) -> str:
-    """A tag as lists show it: rapid-fire items get their short name.
-
-    >>> tag_label("rapid-fire-2"), tag_label("kv-cache")
-    ('#2 FLOPs of a training run', 'kv-cache')
-    """
-    name = RAPID_FIRE.get(tag)
-    return f"#{tag.rsplit('-', 1)[1]} {name}" if name else tag
-
-

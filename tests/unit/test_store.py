@@ -16,6 +16,7 @@ from helpers import LOCAL, T0, Clock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
 from quiz.core.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -24,10 +25,6 @@ from quiz.core.store import (
     Review,
     Store,
     StoreError,
-    from_utc_text,
-    local_day,
-    local_day_start,
-    to_utc_text,
 )
 
 

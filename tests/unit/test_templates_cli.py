@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 from questions import schema
 from questions.loader import parse_template
+from questions.reference import reference_markdown
 from questions.scaffold import scaffold
 from quiz.cli import main
-from quiz.commands.templates import reference_markdown
 from quiz.core.selftest import check_template
 
 ROOT = Path(__file__).parents[2]

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from quiz.tui.data import RAPID_FIRE, tag_label
+from questions.tags import RAPID_FIRE, tag_label
 from quiz.tui.messages import PracticeChosen
 from quiz.tui.widgets.title_bar import TitleBar
 

@@ -15,7 +15,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from quiz.tui.data import StatsData, percent, tag_label
+from questions.tags import tag_label
+from quiz.tui.data import StatsData, percent
 from quiz.tui.messages import StatsComputed, TaskFailed
 from quiz.tui.widgets.accuracy_plot import AccuracyPlot
 from quiz.tui.widgets.forecast import ForecastChart

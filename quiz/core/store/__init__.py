@@ -1,0 +1,66 @@
+"""The history store: every graded attempt, the FSRS cards, mock sessions (SQLite).
+
+A small package, one concern per module:
+
+- :mod:`~quiz.core.store.schema`: numbered migrations (``PRAGMA user_version``) and the
+  ``application_id`` that marks a file as a quiz history.
+- :mod:`~quiz.core.store.recovery`: opening safely, moving an unusable file aside
+  (``<name>.corrupt-<UTC timestamp>`` with its ``-wal``/``-shm``), daily backups.
+- :mod:`~quiz.core.store.records`: the domain objects (:class:`Attempt`,
+  :class:`Review`, :class:`MockResult`) and their row converters; ``sqlite3.Row``
+  never leaks.
+- :mod:`~quiz.core.store.stats`: the summary behind ``quiz stats`` and the stats screen.
+- :mod:`~quiz.core.store.history`: :class:`Store`, the connection and its queries.
+
+Opening never throws a user's history away: a file that is not SQLite, is damaged, or
+holds someone else's (or a newer) schema is moved aside, a fresh history is started,
+and :attr:`Store.recovered_from` / :attr:`Store.recovery_message` tell the UI.
+Errors of the environment raise :class:`StoreError` and move nothing.
+
+Times are stored as UTC text (:mod:`quiz.core.clock`); "days" are local days.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quiz.core.errors import StoreError
+from quiz.core.store.history import Store
+from quiz.core.store.records import MODES, VERDICTS, Attempt, MockResult, Review
+from quiz.core.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
+from quiz.core.store.stats import DayAccuracy, GroupStats, Stats, TemplateStats
+from quiz.core.types import Mode
+from quiz.core.types import StoredVerdict as Verdict
+
+__all__ = [
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "MODES",
+    "SCHEMA_VERSION",
+    "VERDICTS",
+    "Attempt",
+    "DayAccuracy",
+    "GroupStats",
+    "MockResult",
+    "Mode",
+    "Review",
+    "Stats",
+    "Store",
+    "StoreError",
+    "TemplateStats",
+    "Verdict",
+]
+
+_MOVED_TO_CLOCK = frozenset(
+    {"from_utc_text", "local_day", "local_day_start", "to_utc_text", "utc_now"}
+)
+
+
+def __getattr__(name: str) -> Any:
+    # The time helpers moved to quiz.core.clock; this keeps old imports working while
+    # branches written before the move land. New code imports quiz.core.clock.
+    if name in _MOVED_TO_CLOCK:
+        from quiz.core import clock
+
+        return getattr(clock, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,437 @@
+"""The :class:`Store`: one SQLite connection to the history, shared behind a lock.
+
+Durability is the point. Each attempt is committed in its own transaction before
+:meth:`Store.record_attempt` returns, in WAL mode with ``synchronous=FULL``, so a
+process killed at any moment loses no answer it has already reported as saved.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import date, datetime, tzinfo
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from quiz.core.clock import local_day, to_utc_text, utc_now
+from quiz.core.errors import StoreError
+from quiz.core.store import recovery
+from quiz.core.store import stats as stats_queries
+from quiz.core.store.records import (
+    ATTEMPT_COLUMNS,
+    Attempt,
+    MockResult,
+    Review,
+    attempt_to_row,
+    finite,
+    row_to_attempt,
+    row_to_mock,
+    row_to_review,
+    validate_attempt,
+)
+from quiz.core.store.recovery import connect, diagnose, is_corruption, move_aside
+from quiz.core.store.schema import configure, migrate
+from quiz.core.store.stats import Stats
+
+__all__ = ["Store"]
+
+
+class Store:
+    """The SQLite history. Create with :meth:`Store.open`; use as a context manager.
+
+    All methods are safe to call from several threads (they share one connection
+    behind a lock). Several processes may open the same file: WAL mode lets readers
+    run alongside a writer, and writers wait up to a few seconds for each other.
+    """
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        now: Callable[[], datetime],
+        tz: tzinfo | None,
+        recovered_from: Path | None = None,
+        recovery_message: str | None = None,
+    ) -> None:
+        """Wrap an open, migrated connection. Use :meth:`Store.open` instead."""
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+        """The history file."""
+        self.now = now
+        """The clock (returns aware datetimes); injectable for tests."""
+        self.tz = tz
+        """The local time zone for "days"; None means the system's."""
+        self.recovered_from = recovered_from
+        """Where an unusable file found at :attr:`path` was moved, or None."""
+        self.recovery_message = recovery_message
+        """A sentence for the UI explaining the move, or None."""
+
+    @classmethod
+    def open(
+        cls,
+        path: Path,
+        *,
+        now: Callable[[], datetime] | None = None,
+        tz: tzinfo | None = None,
+    ) -> Store:
+        """Open (creating and migrating as needed) the history at ``path``.
+
+        An unusable file (not SQLite, damaged, a foreign schema, or a schema newer
+        than this version knows) is moved aside, never deleted; see the module
+        docstring.
+
+        Args:
+            path: The database file. Its folder is created if missing.
+            now: Clock returning an aware datetime; defaults to :func:`utc_now`.
+            tz: Local time zone for days (streaks, backups); None: the system's.
+
+        Returns:
+            The open store; check :attr:`recovered_from` after opening.
+
+        Raises:
+            StoreError: the file cannot be opened or read for a reason unrelated to
+                its content (permissions, I/O, a lock held too long).
+        """
+        clock = now or utc_now
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{path.parent}: cannot create the data folder: {exc}") from exc
+        recovered_from: Path | None = None
+        message: str | None = None
+        for _ in range(2):
+            conn = connect(path)
+            try:
+                problem = diagnose(conn, path)
+                if problem is None:
+                    try:
+                        configure(conn)
+                        migrate(conn)
+                    except sqlite3.DatabaseError as exc:
+                        if not is_corruption(exc):
+                            raise StoreError(f"{path}: cannot prepare the history: {exc}") from exc
+                        problem = f"it is damaged ({exc})"
+            except BaseException:
+                conn.close()
+                raise
+            if problem is None:
+                return cls(
+                    conn,
+                    path,
+                    now=clock,
+                    tz=tz,
+                    recovered_from=recovered_from,
+                    recovery_message=message,
+                )
+            conn.close()
+            if recovered_from is not None:
+                break
+            try:
+                recovered_from = move_aside(path, clock())
+            except OSError as exc:
+                raise StoreError(
+                    f"{path}: {problem}, and it could not be moved aside: {exc}"
+                ) from exc
+            message = (
+                f"The history file {path} could not be used because {problem}. "
+                f"It was kept as {recovered_from.name} in the same folder, and a fresh "
+                "history was started."
+            )
+        raise StoreError(f"{path}: a freshly created history is unusable: {problem}")
+
+    # ----------------------------------------------------------------- plumbing
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the WAL). Safe to call twice."""
+        with self._lock:
+            self._conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    def _query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._conn.execute(sql, params).fetchall()
+
+    @property
+    def schema_version(self) -> int:
+        """The ``user_version`` of the open database."""
+        return int(self._query("PRAGMA user_version")[0][0])
+
+    def today(self) -> date:
+        """Return the current local day according to the store's clock and zone."""
+        return local_day(self.now(), self.tz)
+
+    def integrity_ok(self) -> bool:
+        """Run ``PRAGMA integrity_check`` (slow on big files; fine for a history)."""
+        rows = self._query("PRAGMA integrity_check")
+        return [tuple(row) for row in rows] == [("ok",)]
+
+    # ----------------------------------------------------------------- attempts
+
+    def record_attempt(self, attempt: Attempt) -> int:
+        """Store an attempt, committed (and fsynced) before this returns.
+
+        Args:
+            attempt: The graded attempt; its ``id`` is ignored.
+
+        Returns:
+            The new attempt's id.
+
+        Raises:
+            ValueError: the verdict is not a stored verdict (``invalid`` input is not an
+                attempt), or another field is out of range.
+            sqlite3.IntegrityError: ``session_id`` names no mock session.
+        """
+        validate_attempt(attempt)
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                attempt_to_row(attempt),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def attempts(
+        self,
+        since: datetime | None = None,
+        template_id: str | None = None,
+        *,
+        session_id: int | None = None,
+    ) -> list[Attempt]:
+        """Return stored attempts, oldest first.
+
+        Args:
+            since: Only attempts answered at or after this aware time.
+            template_id: Only attempts at this template.
+            session_id: Only attempts in this mock session.
+        """
+        clauses: list[str] = []
+        params: list[object] = []
+        if since is not None:
+            clauses.append("answered_at >= ?")
+            params.append(to_utc_text(since))
+        if template_id is not None:
+            clauses.append("template_id = ?")
+            params.append(template_id)
+        if session_id is not None:
+            clauses.append("session_id = ?")
+            params.append(session_id)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
+        return [row_to_attempt(row) for row in rows]
+
+    def stats(self, *, recent: int = 50, weakest: int = 5) -> Stats:
+        """Summarize the history for ``quiz stats --json`` and the stats screen.
+
+        See :func:`quiz.core.store.stats.stats` (the queries live there).
+        """
+        return stats_queries.stats(self, recent=recent, weakest=weakest)
+
+
+    def start_mock(
+        self, *, minutes: int, n_questions: int, started_at: datetime | None = None
+    ) -> int:
+        """Create an unfinished mock session; its attempts refer to the returned id.
+
+        Args:
+            minutes: The time limit.
+            n_questions: The number of questions planned.
+            started_at: Start time; the store's clock when None.
+
+        Returns:
+            The session id, to pass as ``Attempt.session_id`` and to :meth:`finish_mock`.
+        """
+        return self.record_mock(
+            MockResult(
+                started_at=started_at or self.now(), minutes=minutes, n_questions=n_questions
+            )
+        )
+
+    def finish_mock(
+        self,
+        session_id: int,
+        *,
+        score: float,
+        report: Mapping[str, Any],
+        finished_at: datetime | None = None,
+    ) -> None:
+        """Mark a mock session finished with its score and report, committed at once.
+
+        Raises:
+            KeyError: no session has this id.
+        """
+        finite(score, "score")
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE mock_sessions SET finished_at = ?, score = ?, report_json = ? WHERE id = ?",
+                (
+                    to_utc_text(finished_at or self.now()),
+                    score,
+                    json.dumps(dict(report)),
+                    session_id,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise KeyError(f"no mock session with id {session_id}")
+
+    def record_mock(self, result: MockResult) -> int:
+        """Store a whole mock session in one go (finished or not); return its id."""
+        if result.score is not None:
+            finite(result.score, "score")
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                "INSERT INTO mock_sessions "
+                "(started_at, finished_at, minutes, n_questions, score, report_json) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    to_utc_text(result.started_at),
+                    to_utc_text(result.finished_at) if result.finished_at else None,
+                    result.minutes,
+                    result.n_questions,
+                    result.score,
+                    json.dumps(dict(result.report)) if result.report is not None else None,
+                ),
+            )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def mock_history(self, limit: int | None = None) -> list[MockResult]:
+        """Return mock sessions, newest first (``limit`` of them if given)."""
+        sql = "SELECT * FROM mock_sessions ORDER BY started_at DESC, id DESC"
+        params: list[object] = []
+        if limit is not None:
+            sql += " LIMIT ?"
+            params.append(limit)
+        return [row_to_mock(row) for row in self._query(sql, params)]
+
+    # ----------------------------------------------------------------- FSRS cards
+
+    def get_card(self, template_id: str) -> str | None:
+        """Return the serialized FSRS card of a template, or None if never reviewed."""
+        rows = self._query("SELECT card_json FROM cards WHERE template_id = ?", (template_id,))
+        return str(rows[0][0]) if rows else None
+
+    def cards(self) -> dict[str, str]:
+        """Return every stored card as ``{template_id: card_json}``."""
+        return {row[0]: row[1] for row in self._query("SELECT template_id, card_json FROM cards")}
+
+    def put_card(self, template_id: str, card_json: str, review: Review | None = None) -> None:
+        """Save a template's card and, if given, the review that produced it, atomically.
+
+        Args:
+            template_id: The template the card belongs to.
+            card_json: The serialized card (opaque to the store).
+            review: The review to log; its ``template_id`` must match.
+
+        Raises:
+            ValueError: ``review`` is for another template or has a bad rating/state.
+        """
+        if review is not None:
+            if review.template_id != template_id:
+                raise ValueError(
+                    f"review is for {review.template_id!r}, card is for {template_id!r}"
+                )
+            if not (1 <= review.rating <= 4 and 0 <= review.state_before <= 3):
+                raise ValueError(f"bad rating or state in {review!r}")
+        updated_at = to_utc_text(review.reviewed_at if review is not None else self.now())
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?) "
+                "ON CONFLICT (template_id) DO UPDATE SET "
+                "card_json = excluded.card_json, updated_at = excluded.updated_at",
+                (template_id, card_json, updated_at),
+            )
+            if review is not None:
+                conn.execute(
+                    "INSERT INTO review_log "
+                    "(template_id, rating, state_before, reviewed_at, attempt_id) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (
+                        template_id,
+                        review.rating,
+                        review.state_before,
+                        updated_at,
+                        review.attempt_id,
+                    ),
+                )
+
+    def reviews(
+        self, since: datetime | None = None, template_id: str | None = None
+    ) -> list[Review]:
+        """Return logged reviews, oldest first, optionally from ``since`` / for one template."""
+        clauses: list[str] = []
+        params: list[object] = []
+        if since is not None:
+            clauses.append("reviewed_at >= ?")
+            params.append(to_utc_text(since))
+        if template_id is not None:
+            clauses.append("template_id = ?")
+            params.append(template_id)
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        rows = self._query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
+        return [row_to_review(row) for row in rows]
+
+    # ----------------------------------------------------------------- meta
+
+    def get_meta(self, key: str) -> str | None:
+        """Return a value from the ``meta`` key/value table, or None."""
+        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value in the ``meta`` key/value table (committed at once)."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+    # ----------------------------------------------------------------- backups
+    def backup_if_due(self, backups_dir: Path, keep: int = 7) -> Path | None:
+        """Write today's backup if there is none yet, then keep only the newest ``keep``.
+
+        Uses SQLite's online backup API, so the copy is consistent even while other
+        connections write. The copy is written under a temporary name and renamed,
+        so an interrupted backup never counts as today's. Backups are named
+        ``<db stem>-<local date>.db`` and are ordinary quiz histories: restoring is
+        copying one over the history file.
+
+        Args:
+            backups_dir: Folder for the backups; created if missing.
+            keep: How many daily backups to keep (at least 1).
+
+        Returns:
+            The new backup's path, or None when today's backup already existed.
+        """
+        return recovery.backup_if_due(
+            self._conn, self._lock, self.path, self.today(), backups_dir, keep
+        )

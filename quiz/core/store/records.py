@@ -1,0 +1,199 @@
+"""The history's domain objects and their rows: attempts, reviews, mock sessions.
+
+Domain objects never leak ``sqlite3.Row``; the small converter functions here translate
+between the two and check every field before it is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final, cast, get_args
+
+from quiz.core.clock import from_utc_text, require_aware, to_utc_text
+from quiz.core.types import Mode, StoredVerdict
+
+__all__ = ["ATTEMPT_COLUMNS", "MODES", "VERDICTS", "Attempt", "MockResult", "Review",
+           "attempt_to_row", "finite", "row_to_attempt", "row_to_mock", "row_to_review",
+           "validate_attempt"]
+
+VERDICTS: Final[frozenset[str]] = frozenset(get_args(StoredVerdict))
+"""Verdicts that are stored. ``invalid`` (unreadable input) is never an attempt."""
+MODES: Final[frozenset[str]] = frozenset(get_args(Mode))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One graded answer. Unreadable (``invalid``) input is never an attempt."""
+
+    template_id: str
+    """Id of the question template, e.g. ``"memory/model-state"``."""
+    template_version: int
+    """Version of the template when the question was asked."""
+    seed: int
+    """Seed of the variant; with the template id it reproduces the question."""
+    mode: Mode
+    """Session kind: ``drill``, ``practice`` or ``mock``."""
+    answer_text: str
+    """The answer exactly as typed."""
+    verdict: StoredVerdict
+    """``correct``, ``partial`` or ``incorrect``."""
+    score: float
+    """Credit in [0, 1], hint costs already deducted."""
+    topic: str
+    """The template's topic."""
+    answered_at: datetime
+    """When the answer was submitted (aware; stored in UTC)."""
+    seconds: float
+    """Time taken to answer."""
+    mistake: str | None = None
+    """Name of the known mistake the answer matched, if any."""
+    hints_used: int = 0
+    """Hints revealed before answering."""
+    hint_cost: float = 0.0
+    """Credit the hints cost."""
+    tags: tuple[str, ...] = ()
+    """The template's tags (e.g. ``rapid-fire-3``)."""
+    session_id: int | None = None
+    """Mock session the attempt belongs to (see :meth:`Store.start_mock`)."""
+    id: int | None = None
+    """Row id; None until stored."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Review:
+    """One FSRS review of a template's card."""
+
+    template_id: str
+    """Template whose card was reviewed."""
+    rating: int
+    """FSRS rating: 1 Again, 2 Hard, 3 Good, 4 Easy."""
+    reviewed_at: datetime
+    """When the review happened (aware; stored in UTC)."""
+    state_before: int
+    """Card state before the review: 0 new, 1 learning, 2 review, 3 relearning."""
+    attempt_id: int | None = None
+    """The attempt that produced the rating, if any."""
+    id: int | None = None
+    """Row id; None until stored."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MockResult:
+    """One mock interview session; unfinished sessions have ``finished_at`` None."""
+
+    started_at: datetime
+    """When the session began."""
+    minutes: int
+    """Time limit in minutes."""
+    n_questions: int
+    """Number of questions planned."""
+    finished_at: datetime | None = None
+    """When it ended; None if abandoned (e.g. the app was killed)."""
+    score: float | None = None
+    """Overall score as reported by the mock session."""
+    report: Mapping[str, Any] | None = None
+    """JSON-serializable report written by the mock session."""
+    id: int | None = None
+    """Row id; None until stored."""
+
+
+def finite(value: float, what: str, *, low: float = 0.0, high: float = math.inf) -> None:
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"{what} must be a finite number in [{low}, {high}], got {value!r}")
+
+
+def validate_attempt(attempt: Attempt) -> None:
+    if attempt.verdict not in VERDICTS:
+        raise ValueError(
+            f"verdict {attempt.verdict!r} is not stored: only {sorted(VERDICTS)} are "
+            "attempts (invalid input costs no attempt)"
+        )
+    if attempt.mode not in MODES:
+        raise ValueError(f"mode {attempt.mode!r} is not one of {sorted(MODES)}")
+    if not attempt.template_id:
+        raise ValueError("template_id must not be empty")
+    if not -(2**63) <= attempt.seed < 2**63:
+        raise ValueError(f"seed {attempt.seed} does not fit in 64 bits")
+    finite(attempt.score, "score", high=1.0)
+    finite(attempt.hint_cost, "hint_cost")
+    finite(attempt.seconds, "seconds")
+    if attempt.hints_used < 0:
+        raise ValueError(f"hints_used must be >= 0, got {attempt.hints_used}")
+    if not all(isinstance(tag, str) for tag in attempt.tags):
+        raise ValueError(f"tags must be strings, got {attempt.tags!r}")
+    require_aware(attempt.answered_at, "answered_at")
+
+
+def attempt_to_row(attempt: Attempt) -> tuple[object, ...]:
+    return (
+        attempt.template_id,
+        attempt.template_version,
+        attempt.seed,
+        attempt.mode,
+        attempt.answer_text,
+        attempt.verdict,
+        float(attempt.score),
+        attempt.mistake,
+        attempt.hints_used,
+        float(attempt.hint_cost),
+        float(attempt.seconds),
+        to_utc_text(attempt.answered_at),
+        attempt.topic,
+        json.dumps(list(attempt.tags)),
+        attempt.session_id,
+    )
+
+
+ATTEMPT_COLUMNS: Final = (
+    "template_id, template_version, seed, mode, answer_text, verdict, score, mistake, "
+    "hints_used, hint_cost, seconds, answered_at, topic, tags, session_id"
+)
+
+
+def row_to_attempt(row: sqlite3.Row) -> Attempt:
+    return Attempt(
+        id=row["id"],
+        template_id=row["template_id"],
+        template_version=row["template_version"],
+        seed=row["seed"],
+        mode=cast(Mode, row["mode"]),
+        answer_text=row["answer_text"],
+        verdict=cast(StoredVerdict, row["verdict"]),
+        score=row["score"],
+        mistake=row["mistake"],
+        hints_used=row["hints_used"],
+        hint_cost=row["hint_cost"],
+        seconds=row["seconds"],
+        answered_at=from_utc_text(row["answered_at"]),
+        topic=row["topic"],
+        tags=tuple(json.loads(row["tags"])),
+        session_id=row["session_id"],
+    )
+
+
+def row_to_review(row: sqlite3.Row) -> Review:
+    return Review(
+        id=row["id"],
+        template_id=row["template_id"],
+        rating=row["rating"],
+        state_before=row["state_before"],
+        reviewed_at=from_utc_text(row["reviewed_at"]),
+        attempt_id=row["attempt_id"],
+    )
+
+
+def row_to_mock(row: sqlite3.Row) -> MockResult:
+    return MockResult(
+        id=row["id"],
+        started_at=from_utc_text(row["started_at"]),
+        finished_at=from_utc_text(row["finished_at"]) if row["finished_at"] else None,
+        minutes=row["minutes"],
+        n_questions=row["n_questions"],
+        score=row["score"],
+        report=json.loads(row["report_json"]) if row["report_json"] is not None else None,
+    )

@@ -1,0 +1,127 @@
+"""The history's schema: numbered migrations applied by ``PRAGMA user_version``.
+
+A quiz history also carries ``PRAGMA application_id`` so it is recognisable as ours.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Final
+
+from quiz.core.errors import StoreError
+
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "REQUIRED_TABLES", "SCHEMA_VERSION", "configure",
+           "migrate"]
+
+APPLICATION_ID: Final = 0x5155495A
+"""``PRAGMA application_id`` of a quiz history ("QUIZ" in ASCII)."""
+
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 1: the initial schema.
+    """
+    CREATE TABLE mock_sessions (
+        id          INTEGER PRIMARY KEY,
+        started_at  TEXT NOT NULL,
+        finished_at TEXT,
+        minutes     INTEGER NOT NULL CHECK (minutes > 0),
+        n_questions INTEGER NOT NULL CHECK (n_questions > 0),
+        score       REAL,
+        report_json TEXT
+    );
+    CREATE TABLE attempts (
+        id               INTEGER PRIMARY KEY,
+        template_id      TEXT NOT NULL CHECK (template_id <> ''),
+        template_version INTEGER NOT NULL,
+        seed             INTEGER NOT NULL,
+        mode             TEXT NOT NULL CHECK (mode IN ('drill', 'practice', 'mock')),
+        answer_text      TEXT NOT NULL,
+        verdict          TEXT NOT NULL CHECK (verdict IN ('correct', 'partial', 'incorrect')),
+        score            REAL NOT NULL CHECK (score >= 0 AND score <= 1),
+        mistake          TEXT,
+        hints_used       INTEGER NOT NULL DEFAULT 0 CHECK (hints_used >= 0),
+        hint_cost        REAL NOT NULL DEFAULT 0 CHECK (hint_cost >= 0),
+        seconds          REAL NOT NULL CHECK (seconds >= 0),
+        answered_at      TEXT NOT NULL,
+        topic            TEXT NOT NULL,
+        tags             TEXT NOT NULL DEFAULT '[]',
+        session_id       INTEGER REFERENCES mock_sessions(id)
+    );
+    CREATE INDEX attempts_by_time ON attempts(answered_at);
+    CREATE INDEX attempts_by_template ON attempts(template_id, answered_at);
+    CREATE INDEX attempts_by_session ON attempts(session_id);
+    CREATE TABLE cards (
+        template_id TEXT PRIMARY KEY,
+        card_json   TEXT NOT NULL,
+        updated_at  TEXT NOT NULL
+    );
+    CREATE TABLE review_log (
+        id           INTEGER PRIMARY KEY,
+        template_id  TEXT NOT NULL,
+        rating       INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 4),
+        state_before INTEGER NOT NULL CHECK (state_before BETWEEN 0 AND 3),
+        reviewed_at  TEXT NOT NULL,
+        attempt_id   INTEGER REFERENCES attempts(id)
+    );
+    CREATE INDEX review_log_by_time ON review_log(reviewed_at);
+    CREATE INDEX review_log_by_template ON review_log(template_id, reviewed_at);
+    CREATE TABLE meta (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
+)
+"""Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.
+
+Append only: never edit a migration that has shipped, add the next one instead.
+"""
+
+SCHEMA_VERSION: Final = len(MIGRATIONS)
+REQUIRED_TABLES: Final = frozenset({"attempts", "cards", "review_log", "mock_sessions", "meta"})
+
+
+def statements(script: str) -> list[str]:
+    """Split a migration script into statements (executescript would auto-commit)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        raise ValueError(f"incomplete SQL statement in migration: {buffer.strip()[:60]!r}")
+    return statements
+
+
+
+def configure(conn: sqlite3.Connection) -> None:
+    # WAL: readers never block the writer and a commit is one append + fsync.
+    # synchronous=FULL: the WAL is fsynced at every commit, so a committed attempt
+    # survives not only a killed process but a power cut too.
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    # BEGIN IMMEDIATE takes the write lock first, then re-reads the version: two
+    # processes opening a fresh history at once must not both run migration 1.
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > SCHEMA_VERSION:
+            raise StoreError(
+                f"the history was upgraded to schema {version} by a newer quiz meanwhile"
+            )
+        for index in range(version, SCHEMA_VERSION):
+            for statement in statements(MIGRATIONS[index]):
+                conn.execute(statement)
+            # PRAGMA values cannot be bound parameters; both are our own integers.
+            conn.execute(f"PRAGMA user_version = {index + 1:d}")
+        if version < SCHEMA_VERSION:
+            conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
