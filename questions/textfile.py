@@ -13,6 +13,8 @@ import re
 import stat
 from pathlib import Path
 
+from solver.errors import QuizError
+
 MAX_KEY_DEPTH = 64
 """Deepest dotted key or table header read (``a.b.c = 1`` is 3 deep): tomllib's time
 grows with the square of a dotted key's depth, 20 s at 60,000."""
@@ -21,7 +23,7 @@ _DEEP_KEY = re.compile(r"""(?:(?:[\w-]+|"[^"\n]{0,200}"|'[^'\n]{0,200}')\s*\.\s*
                        + f"{{{MAX_KEY_DEPTH}}}")
 
 
-class TextFileError(ValueError):
+class TextFileError(QuizError, ValueError):
     """A file that cannot be read as small UTF-8 text; the message says why, in words."""
 
 

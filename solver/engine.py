@@ -17,7 +17,7 @@ from typing import Any, cast
 import sympy as sp
 from sympy.printing.str import StrPrinter
 
-from solver.errors import SolverError
+from solver.errors import SolverError as SolverError  # re-exported for old imports
 from solver.keys import CHOICE_KEYS, KEYS, Key, Value
 from solver.presets import GPUS, MODELS
 from solver.quantities import QUANTITIES, Ctx, sym

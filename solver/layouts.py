@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
+from solver.errors import SolverError
 from solver.perf import (
     Evaluation,
     Layout,
@@ -178,7 +179,7 @@ class Ranking:
                        and c.layout != e.layout)
 
 
-class NothingFits(ValueError):
+class NothingFits(SolverError):
     """No layout fits; `closest` is the one that misses by the least."""
 
     def __init__(self, message: str, closest: Evaluation | None) -> None:

@@ -41,6 +41,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from solver.errors import SolverError
 from solver.keys import KEYS, Value
 
 if TYPE_CHECKING:
@@ -238,7 +239,7 @@ class Evaluation:
         return out
 
 
-class LayoutImpossible(ValueError):
+class LayoutImpossible(SolverError):
     """A layout that cannot be built for this workload; `str()` is one line."""
 
 
@@ -514,8 +515,8 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
     Raises:
         SolverError: a key the model needs is missing (gpus, global_batch, ...).
     """
-    from solver.engine import SolverError
     from solver.engine import evaluate as solver_evaluate
+    from solver.errors import SolverError
 
     v = inputs.values
     need = [k for k in ("layers", "hidden", "heads", "vocab", "gpus", "global_batch")
@@ -571,7 +572,7 @@ def _num(values: Mapping[str, Value], name: str, default: float | None = None) -
     raw = values.get(name)
     if raw is None or isinstance(raw, str):
         if default is None:
-            from solver.engine import SolverError
+            from solver.errors import SolverError
 
             raise SolverError(f"the layout engine needs {name} (--set {name}=VALUE)")
         return float(default)
