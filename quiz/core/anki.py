@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from quiz.core.errors import NoQuestions
+
 if TYPE_CHECKING:
     from questions.loader import Bank
     from questions.variants import PartVariant, Variant
@@ -116,7 +118,7 @@ def select_templates(bank: Bank, *, topics: Sequence[str] = (), tags: Sequence[s
         templates: Keep these ids, or ids under these prefixes (``memory/``).
 
     Raises:
-        LookupError: nothing matches (the message names the filters).
+        NoQuestions: nothing matches (the message names the filters).
     """
     out = []
     for tid, t in sorted(bank.templates.items()):
@@ -131,7 +133,7 @@ def select_templates(bank: Bank, *, topics: Sequence[str] = (), tags: Sequence[s
     if not out:
         given = [*(f"topic {x}" for x in topics), *(f"tag {x}" for x in tags),
                  *(f"template {x}" for x in templates)]
-        raise LookupError(f"no template matches {' and '.join(given)}; see quiz templates "
+        raise NoQuestions(f"no template matches {' and '.join(given)}; see quiz templates "
                           "list")
     return out
 

@@ -7,8 +7,8 @@ The hierarchy, rooted in :class:`solver.errors.QuizError`:
   used; :class:`~questions.errors.UnknownTemplate`: no template has that id.
 - :class:`StoreError`: the history cannot be opened, read or written.
 - :class:`SettingsError`: the settings file cannot be written.
-- :class:`UsageError`: a command asked for something that cannot be done (no question
-  matches a topic, a file that already exists).
+- :class:`UsageError`: a command asked for something that cannot be done (a file that
+  already exists); :class:`NoQuestions`: no template matches a topic, tag or id.
 
 ``str(exc)`` is always one line. Anything that is not a ``QuizError`` (or an
 ``OSError`` from the environment) is a bug.
@@ -20,6 +20,7 @@ from questions.errors import TemplateError, UnknownTemplate
 from solver.errors import QuizError, SolverError
 
 __all__ = [
+    "NoQuestions",
     "QuizError",
     "SettingsError",
     "SolverError",
@@ -40,3 +41,7 @@ class SettingsError(QuizError):
 
 class UsageError(QuizError, ValueError):
     """A command asked for something that cannot be done; the message says what to do."""
+
+
+class NoQuestions(UsageError, LookupError):
+    """No template matches the topic, tag, id or difficulty asked for."""

@@ -24,7 +24,7 @@ from questions.loader import Bank
 from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
 from quiz.core.clock import local_day, local_day_start, utc_now
-from quiz.core.errors import UsageError
+from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
@@ -109,8 +109,6 @@ class Outcome:
         return self.question.part.explanation
 
 
-class NoQuestions(UsageError, LookupError):
-    """Nothing matches the filter (practice) or nothing is due (drill)."""
 
 
 def preview(part: PartVariant, text: str) -> str:

@@ -349,7 +349,8 @@ class QuizApp(App[int]):
     def start_practice(self, topic: str | None, difficulty: int | None,
                        schedule: bool) -> None:
         """Start endless practice on a topic, tag or id prefix (None: everything)."""
-        from quiz.core.session import NoQuestions, PracticeSession
+        from quiz.core.errors import NoQuestions
+        from quiz.core.session import PracticeSession
 
         assert self.state is not None and self.bank is not None
         try:
