@@ -66,12 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
-    from quiz.commands import export, history, layout, templates
+    from quiz.commands import export, history, layout, serve, templates
 
     templates.add_parser(sub)
     history.add_parser(sub)
     export.add_parser(sub)
     layout.add_parser(sub)
+    serve.add_parser(sub)
     return p
 
 
@@ -106,6 +107,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from quiz.commands import templates
 
             return templates.run(args)
+        if args.command == "serve":
+            from quiz.commands import serve
+
+            return serve.run(args)
         if args.command == "export":
             from quiz.commands import export
 

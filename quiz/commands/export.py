@@ -7,13 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from quiz.commands.args import whole
 from quiz.commands.common import bank
-
-
-def _count(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 1000:
-        raise argparse.ArgumentTypeError(f"expected a whole number from 1 to 1000, not {text!r}")
-    return int(text)
 
 
 def add_parser(sub: Any) -> None:
@@ -29,7 +24,7 @@ def add_parser(sub: Any) -> None:
         "by topic and rapid-fire item. Re-importing a newer deck updates the same notes.")
     a.add_argument("--out", metavar="FILE", default="quiz.apkg",
                    help="the deck file to write (default: quiz.apkg)")
-    a.add_argument("--variants", type=_count, default=5, metavar="N",
+    a.add_argument("--variants", type=whole(1, 1000), default=5, metavar="N",
                    help="variants per template (default 5)")
     a.add_argument("--topic", action="append", default=[], help="only this topic (repeatable)")
     a.add_argument("--tag", action="append", default=[],

@@ -103,7 +103,7 @@ def test_scenarios_give_a_note_per_part_and_choices_show_their_options(
 
 @pytest.mark.parametrize(("argv", "message"), [
     (["--topic", "no-such-topic"], "no template matches topic no-such-topic"),
-    (["--variants", "0"], "expected a whole number from 1 to 1000"),
+    (["--variants", "0"], "expected a whole number from 1 to 1,000"),
     (["--out", "."], "is a folder"),
 ])
 def test_bad_export_arguments_are_one_line_and_exit_2(
