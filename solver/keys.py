@@ -188,6 +188,45 @@ _ALL = [
        "(3 x buffer); false: keeps them (2 x buffer)", kind="bool", default=True),
     _k("binary", "communication", "", "display bytes in GiB/TiB instead of GB/TB",
        kind="bool", default=False),
+    # --- serving, cost, scaling laws and reliability (issue 13)
+    _k("peak_flops_fp8", "hardware", "FLOP/s", "dense FP8 peak of one GPU (none on A100)"),
+    _k("price_per_hour", "hardware", "1", "rental price of one GPU for one hour, in dollars",
+       default=2.0),
+    _k("gpu_hours", "hardware", "1", "GPU-hours of a job (GPUs x wall-clock hours)"),
+    _k("scale_bytes", "precision", "B", "bytes of one quantization scale (0 = no group "
+       "scales)", default=0, minimum=0, exclusive_min=False),
+    _k("quant_group", "precision", "1", "weights sharing one quantization scale",
+       kind="int", default=128),
+    _k("logit_bytes", "precision", "B", "bytes of one logit (FP32 = 4)", default=4),
+    _k("attention_term", "workload", "",
+       "attention-score FLOPs in the count: none (6P only), full (12*L*s*a*d_h per token) "
+       "or causal (half of it)", kind="choice", choices=("none", "full", "causal"),
+       default="none"),
+    _k("tokens_per_param", "workload", "1", "training tokens per parameter (Chinchilla: 20)",
+       default=20),
+    _k("flops_budget", "workload", "FLOP", "training compute budget C"),
+    _k("loss", "workload", "1", "training loss in nats per token (for the critical batch)"),
+    _k("capacity_factor", "model", "1", "MoE expert capacity as a multiple of the even "
+       "share", default=1.25),
+    _k("expert_load", "model", "1", "tokens routed to the busiest expert as a multiple of "
+       "the even share", default=1.0),
+    _k("accept_rate", "workload", "1", "speculative decoding: chance a draft token is "
+       "accepted", default=0.8, maximum=0.999),
+    _k("draft_len", "workload", "1", "speculative decoding: tokens drafted per step",
+       kind="int", default=4),
+    _k("draft_cost", "workload", "1", "speculative decoding: one draft step's time as a "
+       "fraction of one target step", default=0.05, minimum=0, exclusive_min=False),
+    _k("lora_rank", "model", "1", "LoRA adapter rank r", kind="int", default=16),
+    _k("lora_targets", "model", "", "matrices LoRA adapts: all (the 7 linear layers, "
+       "QLoRA) or qv (query and value, the LoRA paper)", kind="choice",
+       choices=("all", "qv"), default="all"),
+    _k("storage_bw", "hardware", "B/s", "aggregate write bandwidth to checkpoint storage"),
+    _k("gpu_mtbf", "hardware", "s", "mean time between failures of one GPU (with its share "
+       "of host, network and software)"),
+    _k("duration", "workload", "s", "wall-clock span of a run"),
+    _k("restart_time", "hardware", "s", "time to detect a failure, restart and reload",
+       default=0, minimum=0, exclusive_min=False),
+    _k("checkpoint_interval", "hardware", "s", "time between checkpoints"),
 ]
 
 KEYS: dict[str, Key] = {k.name: k for k in _ALL}

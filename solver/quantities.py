@@ -57,6 +57,8 @@ class Ctx:
     activation_formula: str = "korthikanti"
     ring_exact: bool = True
     fsdp_reshard: bool = True
+    attention_term: str = "none"
+    lora_targets: str = "all"
 
 
 Builder = Callable[[Ctx], tuple[sp.Expr, str]]
@@ -514,3 +516,8 @@ def _step_time(c: Ctx) -> tuple[sp.Expr, str]:
             + dp_bytes / sym("inter_bw"),
             f"Each pipeline runs m micro-batches plus its bubble, then {which} crosses the "
             "network once per step (counted as exposed).")
+
+
+# The quantities of the interview's next questions (serving, cost, scaling laws, failures)
+# live in their own modules; importing them here registers them in QUANTITIES.
+from solver import reliability, scaling, serving  # noqa: E402,F401
