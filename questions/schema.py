@@ -23,7 +23,8 @@ MAX_STEPS = 1e15
 
 Scalar = str | int | float | bool
 TOPICS = ("memory", "compute", "parallelism", "communication", "pipeline", "inference",
-          "conventions", "layout", "scenario")
+          "conventions", "layout", "scenario", "cost", "scaling", "moe", "long-context",
+          "reliability")
 
 
 class _Model(BaseModel):
@@ -256,7 +257,7 @@ class Template(_Model):
     """A short title for lists."""
     topic: str
     """One of memory, compute, parallelism, communication, pipeline, inference,
-    conventions, layout, scenario."""
+    conventions, layout, scenario, cost, scaling, moe, long-context, reliability."""
     tags: list[str] = Field(default_factory=list)
     """Free tags; `rapid-fire-N` (N = 1..7) marks the interview item it drills."""
     difficulty: int = Field(default=1, ge=1, le=3)

@@ -114,6 +114,13 @@ def _chinchilla(c: Ctx) -> tuple[sp.Expr, str]:
             "a given compute.")
 
 
+@quantity("flops_budget", "FLOP", "compute a cluster delivers: gpus x peak_flops x mfu x "
+          "duration")
+def _budget(c: Ctx) -> tuple[sp.Expr, str]:
+    return (sym("gpus") * sym("peak_flops") * sym("mfu") * sym("duration"),
+            "The budget C = GPUs x delivered FLOP/s (peak x MFU) x seconds.")
+
+
 @quantity("compute_optimal_params", "param", "the compute-optimal model for a budget: "
           "sqrt(C / (6 x tokens_per_param))")
 def _opt_params(c: Ctx) -> tuple[sp.Expr, str]:
