@@ -336,9 +336,6 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             for col in cols:
                 if col not in part.columns:
                     out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
-        if part.answer_kind == "number" and m.formula:
-            out.append((base + ["mistakes", mi, "formula"], "a number answer's mistake "
-                        "uses set, expr or scale"))
     for ai, acc in enumerate(a.accept):
         check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
     for loc, text in texts:
@@ -347,27 +344,9 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 compile_expr(text, names)
             except ExprError as exc:
                 out.append((loc, str(exc)))
-    if part.answer_kind == "formula":
-        out += _check_formulas(part, base)
-    return out
+    from questions.kinds import kind_of
 
-
-def _check_formulas(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
-    """Template formulas go through the same safe reader as typed answers."""
-    import sympy as sp
-
-    from solver.formula import read_formula
-
-    allowed = {letter: sp.Symbol(letter, positive=True) for letter in part.answer.symbols}
-    out: list[tuple[list[str | int], str]] = []
-    texts = [(base + ["answer", "formula"], part.answer.formula)] + [
-        (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(part.mistakes)]
-    for loc, text in texts:
-        if text:
-            try:
-                read_formula(text, allowed)
-            except ValueError as exc:
-                out.append((loc, str(getattr(exc, "message", exc))))
+    out += kind_of(part.answer_kind).check_loaded(part, base)
     return out
 
 

@@ -213,34 +213,9 @@ class Part(_Model):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
-        a = self.answer
-        if self.answer_kind == "number" and (a.quantity is None) == (a.expr is None):
-            raise ValueError("a number answer needs exactly one of answer.quantity or "
-                             "answer.expr")
-        if self.answer_kind == "formula" and (not a.formula or not a.symbols):
-            raise ValueError("a formula answer needs answer.formula and answer.symbols")
-        if self.answer_kind in ("choice", "multi"):
-            if len(self.choices) < 2:
-                raise ValueError("a choice answer needs at least 2 choices")
-            labels = {chr(ord("a") + i) for i in range(len(self.choices))}
-            bad = [c for c in a.correct + [x for w in a.when for x in w.correct]
-                   if c not in labels]
-            if not a.correct or bad:
-                raise ValueError(f"answer.correct must name labels among "
-                                 f"{', '.join(sorted(labels))}")
-            if self.answer_kind == "choice" and any(
-                    len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
-                raise ValueError("a single-choice answer has exactly one correct label")
-        if self.answer_kind == "table":
-            if not self.rows or not self.columns:
-                raise ValueError("a table answer needs rows and columns")
-            if set(a.cells) != set(self.rows):
-                raise ValueError("answer.cells must give every row exactly once")
-            for row, cols in a.cells.items():
-                unknown = set(cols) - set(self.columns)
-                if unknown:
-                    raise ValueError(f"answer.cells.{row} uses unknown column "
-                                     f"{sorted(unknown)[0]!r}")
+        from questions.kinds import kind_of
+
+        kind_of(self.answer_kind).check_part(self)
         return self
 
 

@@ -335,64 +335,28 @@ def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar]
 
 def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
           comp: Compiled) -> PartVariant:
+    from questions.kinds import kind_of
+    from questions.kinds.base import KeyContext
+
     a = part.answer
     model, gpu, over = _split(params, t.fixed, a.set)
     try:
         inputs = resolve_inputs(model, gpu, over)
         env = _env(inputs, NAMES & _placeholders(part.prompt + t.intro)) | _free(params)
-        mistakes: list[KnownMistake] = []
-        accepted: list[AcceptedVariant] = []
-        if part.answer_kind == "number":
-            value, _ = _value(part, params, t.fixed, {}, comp, a.expr, a.quantity)
-            unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
-            if not math.isfinite(value):
-                raise TemplateError(f"{t.id}: the answer is not finite")
-            binary = a.binary and unit in ("B", "B/s")
-            key = Key("number", format_value(value, unit, binary=binary), value, unit,
-                      a.tolerance)
-            for m in part.mistakes:
-                if m.scale is not None:
-                    mv = value * m.scale
-                else:
-                    mv, _ = _value(part, params, t.fixed, m.set, comp,
-                                   m.expr if m.expr else (a.expr if m.set else None),
-                                   None if m.expr else a.quantity)
-                mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
-            for acc in a.accept:
-                av, _ = _value(part, params, t.fixed, acc.set, comp, a.expr, a.quantity)
-                accepted.append(AcceptedVariant(acc.name, acc.note, av))
-        elif part.answer_kind == "formula":
-            key = Key("formula", a.formula or "", formula=a.formula, symbols=dict(a.symbols))
-            mistakes = [KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
-                        for m in part.mistakes]
-        elif part.answer_kind in ("choice", "multi"):
-            correct = a.correct
-            for w in a.when:
-                e = comp.exprs[w.if_]
-                if e.value(_env(inputs, e.names) | _free(params)):
-                    correct = w.correct
-                    break
-            key = Key(part.answer_kind, ", ".join(correct), correct=tuple(correct))
-            mistakes = [KnownMistake(m.name, m.feedback, m.credit,
-                                     choice=tuple(m.choice or ())) for m in part.mistakes]
-        elif part.answer_kind == "table":
-            cells = {r: tuple(c) for r, c in a.cells.items()}
-            key = Key("table", table_display(part.rows, cells), cells=cells)
-            mistakes = [KnownMistake(m.name, m.feedback, m.credit,
-                                     cells={r: tuple(c) for r, c in (m.cells or {}).items()})
-                         for m in part.mistakes]
-        else:  # layout: the key is the best layout the solver finds
-            from questions.layout import best_layout
-
-            best = best_layout(inputs)
-            key = Key("layout", best.display, value=best.step_time, unit="s")
+        drawn = kind_of(part.answer_kind).draw_key(KeyContext(
+            t, part, inputs,
+            lambda extra, expr, quantity: _value(part, params, t.fixed, extra, comp, expr,
+                                                 quantity)[0],
+            lambda text: bool(comp.exprs[text].value(
+                _env(inputs, comp.exprs[text].names) | _free(params)))))
+        key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
     except (SolverError, ExprError) as exc:
         raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
     except (ArithmeticError, RecursionError) as exc:  # e.g. a drawn value too large
         raise TemplateError(f"{t.id}: part {index}: the answer cannot be derived: "
                             f"{type(exc).__name__}: {exc}") from exc
     prompt = _format(part.prompt, env, {**t.fixed, **params})
-    return PartVariant(index, prompt, part, key, tuple(mistakes), tuple(accepted),
+    return PartVariant(index, prompt, part, key, mistakes, accepted,
                        dict(over), model, gpu, env)
 
 
@@ -479,6 +443,8 @@ _SHAPE_STEPS = frozenset({"attention_params_layer", "mlp_params_layer", "norm_pa
 
 def explain(pv: PartVariant) -> str:
     """The worked derivation of a part, from the same solver objects as its key."""
+    from questions.kinds import kind_of
+
     a = pv.spec.answer
     lines: list[str] = []
     names: list[str] = []
@@ -518,17 +484,7 @@ def explain(pv: PartVariant) -> str:
         values = ", ".join(f"{n} = {describe(n, pv_env_value(pv, n))}"
                            for n in sorted(e.names))
         lines.append(f"{a.expr}  with {values}")
-    if pv.kind == "number" and pv.key.value is not None and pv.key.unit:
-        lines.append(f"Answer: {format_both(pv.key.value, pv.key.unit)}")
-    elif pv.kind == "formula":
-        legend = ", ".join(f"{k} = {v}" for k, v in pv.key.symbols.items())
-        lines.append(f"Answer: {pv.key.formula}   ({legend})")
-    elif pv.kind in ("choice", "multi"):
-        texts = pv.spec.choices
-        picks = "; ".join(f"{c}) {texts[ord(c) - ord('a')]}" for c in pv.key.correct)
-        lines.append(f"Answer: {picks}")
-    else:
-        lines.append(f"Answer: {pv.key.display}")
+    lines.append(kind_of(pv.kind).answer_line(pv))
     for acc in pv.accepted:
         lines.append(f"Also accepted ({acc.name}): "
                      f"{format_value(acc.value, pv.key.unit or '1')}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NoReturn
 
 
@@ -76,6 +76,38 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+COMMANDS: dict[str | None, str] = {
+    None: "app",
+    "solve": "solve",
+    "ask": "ask",
+    "check": "ask",
+    "stats": "stats",
+    "layout": "layout",
+    "templates": "templates",
+    "serve": "serve",
+    "export": "export",
+    "history": "history",
+    "drill": "app",
+    "mock": "app",
+    "practice": "app",
+}
+"""Each subcommand and the module of :mod:`quiz.commands` whose ``run(args)`` runs it.
+
+The module is imported only when its command runs, so ``quiz --help`` stays light.
+"""
+
+
+def _run(args: argparse.Namespace) -> int:
+    import importlib
+
+    name = COMMANDS[args.command]
+    if args.command == "drill" and (args.plain or not sys.stdin.isatty()):
+        name = "plain"  # line by line: asked for, or there is no terminal to draw on
+    run: Callable[[argparse.Namespace], int] = importlib.import_module(
+        f"quiz.commands.{name}").run
+    return run(args)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quiz` command; returns the process exit code."""
     from quiz.core.errors import QuizError
@@ -83,49 +115,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if not (sys.argv[1:] if argv is None else argv):
             # `quiz` alone: open the app without building the whole parser (start-up time).
-            from quiz.commands import app
-
-            return app.run(argparse.Namespace(command=None, data_dir=None, templates=[]))
+            return _run(argparse.Namespace(command=None, data_dir=None, templates=[]))
         args = build_parser().parse_args(argv)
-        if args.command == "solve":
-            from quiz.commands import solve
-
-            return solve.run(args)
-        if args.command in ("ask", "check"):
-            from quiz.commands import ask
-
-            return ask.run(args)
-        if args.command == "stats":
-            from quiz.commands import stats
-
-            return stats.run(args)
-        if args.command == "layout":
-            from quiz.commands import layout
-
-            return layout.run(args)
-        if args.command == "templates":
-            from quiz.commands import templates
-
-            return templates.run(args)
-        if args.command == "serve":
-            from quiz.commands import serve
-
-            return serve.run(args)
-        if args.command == "export":
-            from quiz.commands import export
-
-            return export.run(args)
-        if args.command == "history":
-            from quiz.commands import history
-
-            return history.run(args)
-        if args.command == "drill" and (args.plain or not sys.stdin.isatty()):
-            from quiz.commands import plain
-
-            return plain.run(args)
-        from quiz.commands import app
-
-        return app.run(args)
+        return _run(args)
     except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
         sys.stderr.close()
         return 0

@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(data, indent=2))
         else:
-            print(render_ask(data))
+            print(render_ask(variant))
         return 0
     return _check(args, variant)
 
@@ -36,11 +36,9 @@ def _part_json(pv: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"prompt": pv.prompt, "answer_kind": pv.kind,
                            "choices": list(pv.spec.choices), "expected": expected,
                            "explanation": pv.explanation}
-    if pv.kind == "table":
-        out |= {"rows": list(pv.spec.rows), "columns": dict(pv.spec.columns)}
-    if pv.kind == "formula":
-        out["symbols"] = dict(key.symbols)
-    return out
+    from quiz.core.kinds import kind_of
+
+    return out | kind_of(pv.kind).json_fields(pv)
 
 
 def ask_json(variant: Any) -> dict[str, Any]:
@@ -58,23 +56,21 @@ def ask_json(variant: Any) -> dict[str, Any]:
     return data
 
 
-def render_ask(data: dict[str, Any]) -> str:
+def render_ask(variant: Any) -> str:
     """The human form of `quiz ask`."""
-    lines = [f"{data['variant']}  —  {data['title']}  (difficulty {data['difficulty']})", ""]
-    parts = data.get("parts") or [data]
-    if "intro" in data:
-        lines += [data["intro"], ""]
-    for i, part in enumerate(parts, 1):
-        if len(parts) > 1:
-            lines.append(f"Part {i}:")
-        lines.append(part["prompt"])
-        for j, choice in enumerate(part["choices"]):
-            lines.append(f"  {chr(ord('a') + j)}) {choice}")
-        if part["answer_kind"] == "table":
-            cols = ", ".join(f"{k} = {v}" for k, v in part["columns"].items())
-            lines.append(f"  Rows: {', '.join(part['rows'])}. Columns: {cols}.")
+    from quiz.core.kinds import kind_of
+
+    lines = [f"{variant.id}  —  {variant.template.title}  "
+             f"(difficulty {variant.template.difficulty})", ""]
+    if variant.template.intro:
+        lines += [variant.intro, ""]
+    for pv in variant.parts:
+        if len(variant.parts) > 1:
+            lines.append(f"Part {pv.index}:")
+        lines.append(pv.prompt)
+        lines += kind_of(pv.kind).prompt_lines(pv)
         lines.append("")
-    lines.append(f"Answer with: quiz check {data['variant']} --answer '...'")
+    lines.append(f"Answer with: quiz check {variant.id} --answer '...'")
     return "\n".join(lines)
 
 

@@ -12,6 +12,7 @@ import sys
 
 def run(args: argparse.Namespace) -> int:
     """Run the drill reading answers from stdin; `:hint`, `:skip` and `:quit` work."""
+    from quiz.core.kinds import kind_of
     from quiz.core.session import DrillSession
     from quiz.core.state import load_bank_for, open_light
 
@@ -34,8 +35,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"Nothing more is due today. {answered} answered.")
             return 0
         print(f"\n[{q.label}] {q.template.title}\n{q.prompt}")
-        for i, choice in enumerate(q.part.spec.choices):
-            print(f"  {chr(ord('a') + i)}) {choice}")
+        for line in kind_of(q.part.kind).prompt_lines(q.part):
+            print(line)
         while True:
             print("> ", end="", flush=True)
             line = sys.stdin.readline()

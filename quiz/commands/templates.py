@@ -381,14 +381,12 @@ def render_preview(v: Variant, source: str) -> str:
 
 
 def _preview_part(pv: PartVariant) -> list[str]:
+    from quiz.core.kinds import kind_of
     from solver.units import format_value
 
     spec, key = pv.spec, pv.key
     lines = [textwrap.fill(line, 88) if line.strip() else "" for line in pv.prompt.splitlines()]
-    lines += [f"  {chr(ord('a') + j)}) {choice}" for j, choice in enumerate(spec.choices)]
-    if spec.rows:
-        cols = ", ".join(f"{k} = {v}" for k, v in spec.columns.items())
-        lines.append(f"  Rows: {', '.join(spec.rows)}. Columns: {cols}.")
+    lines += kind_of(pv.kind).prompt_lines(pv)
     lines.append("")
     extra = ""
     if key.value is not None and key.unit:

@@ -8,13 +8,13 @@ grades as itself; every example grades as declared.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from questions.errors import TemplateError
 from questions.schema import Template
 from questions.variants import PartVariant, explain, make_variant
 from quiz.core.grading import grade, relative_error
+from quiz.core.kinds import kind_of
 from solver.units import format_value
 
 
@@ -40,11 +40,10 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
         out.append(Failure(t.id, seed, check, where + detail))
 
     key = pv.key
-    if key.kind == "number":
-        assert key.value is not None and key.unit is not None
-        if not math.isfinite(key.value) or key.value <= 0:
-            fail("key", f"not a finite positive number: {key.value}")
-            return out
+    problem = kind_of(pv.kind).check_key(pv)
+    if problem:
+        fail("key", problem)
+        return out
     try:
         text = explain(pv)
         if not text.strip():

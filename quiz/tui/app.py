@@ -44,10 +44,6 @@ if TYPE_CHECKING:
     from quiz.core.session import Session
     from quiz.core.state import AppState
 
-MODES = ("drill", "practice", "mock", "stats", "browser", "help", "home")
-"""What :meth:`QuizApp.open_mode` accepts."""
-
-_NEEDS_BANK = frozenset({"drill", "practice", "mock", "browser"})
 _DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
 
@@ -271,51 +267,23 @@ class QuizApp(App[int]):
         self.open_mode(mode)
 
     def open_mode(self, mode: str) -> None:
-        """Open ``mode`` (one of :data:`MODES`) from wherever the user is."""
-        if mode == "help":
-            from quiz.tui.screens.help import HelpScreen
+        """Open ``mode`` (a name in :data:`quiz.tui.modes.MODES`) from wherever the user is.
 
-            if not isinstance(self.screen, HelpScreen):
-                self.push_screen(HelpScreen())
-            return
-        if mode == "home":
-            self.go_home()
-            return
-        if self.state is None:
+        A mode that needs the history or the bank says what it is waiting for (or what
+        went wrong) instead of opening.
+        """
+        from quiz.tui.modes import by_name
+
+        entry = by_name(mode)
+        if entry.needs_state and self.state is None:
             self.notify(self.failure or "Still opening your history…",
                         severity="error" if self.failure else "information")
             return
-        if mode in _NEEDS_BANK and self.bank is None:
+        if entry.needs_bank and self.bank is None:
             self.notify(self.failure or "Still loading the questions… one moment.",
                         severity="error" if self.failure else "information")
             return
-        if mode == "drill":
-            self.start_drill()
-        elif mode == "practice":
-            from quiz.tui.screens.practice import PracticeScreen
-
-            assert self.bank is not None
-            self.go_home()
-            self.push_screen(PracticeScreen(self.bank))
-        elif mode == "mock":
-            from quiz.tui.screens.mock_setup import MockSetupScreen
-
-            settings = self.state.settings
-            self.go_home()
-            self.push_screen(MockSetupScreen(settings.mock_questions, settings.mock_minutes))
-        elif mode == "stats":
-            from quiz.tui.screens.stats import StatsScreen
-
-            self.go_home()
-            self.push_screen(StatsScreen(self.state, self.bank, self.now))
-        elif mode == "browser":
-            from quiz.tui.screens.browser import BrowserScreen
-
-            assert self.bank is not None
-            self.go_home()
-            self.push_screen(BrowserScreen(self.bank))
-        else:
-            raise ValueError(f"unknown mode {mode!r}")
+        entry.opener(self)
 
     def go_home(self) -> None:
         """Close every screen above the home screen."""
@@ -403,18 +371,9 @@ class QuizApp(App[int]):
     # ------------------------------------------------------------ command palette
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield SystemCommand("Home", "Back to the home screen",
-                            lambda: self.open_mode("home"))
-        yield SystemCommand("Daily drill", "Today's due reviews and new questions",
-                            lambda: self.open_mode("drill"))
-        yield SystemCommand("Practice", "Endless questions on a topic of your choice",
-                            lambda: self.open_mode("practice"))
-        yield SystemCommand("Mock interview", "Timed questions, scored at the end",
-                            lambda: self.open_mode("mock"))
-        yield SystemCommand("Stats", "Accuracy, retention and what is due",
-                            lambda: self.open_mode("stats"))
-        yield SystemCommand("Template browser", "Search the questions and preview them",
-                            lambda: self.open_mode("browser"))
-        yield SystemCommand("Help", "Every key, on one screen",
-                            lambda: self.open_mode("help"))
+        from quiz.tui.modes import palette_modes
+
+        for mode in palette_modes():
+            yield SystemCommand(mode.title, mode.palette,
+                                lambda name=mode.name: self.open_mode(name))
         yield from super().get_system_commands(screen)

@@ -11,6 +11,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from quiz.tui.modes import MODES
+
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Everywhere", [
         ("?  F1", "this help"),
@@ -20,11 +22,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("Tab", "move between fields"),
     ]),
     ("Home", [
-        ("d", "daily drill"),
-        ("p", "practice a topic"),
-        ("m", "mock interview"),
-        ("s", "stats"),
-        ("t", "template browser"),
+        *((mode.key, mode.help) for mode in MODES if mode.key and mode.help),
         ("↑ ↓  Enter", "pick from the menu"),
     ]),
     ("Question", [

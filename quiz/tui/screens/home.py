@@ -19,6 +19,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from quiz.tui.messages import ModeChosen, SummaryRequested
+from quiz.tui.modes import MODES, Mode, menu_modes
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -27,19 +28,13 @@ if TYPE_CHECKING:
 TITLE_TEXT = "Drill the arithmetic of distributed LLM training"
 """The home screen's headline (the start-up benchmark waits for it)."""
 
-_MENU = (
-    ("drill", "d", "Daily drill", "what is due today"),
-    ("practice", "p", "Practice", "one topic, endless variants"),
-    ("mock", "m", "Mock interview", "timed, scored at the end"),
-    ("stats", "s", "Stats", "accuracy, retention, forecast"),
-    ("browser", "t", "Template browser", "search and preview"),
-    ("help", "?", "Help", "every key on one screen"),
-)
 KEYS_LINE = ("[b $text-accent]↑ ↓[/] [b $text-accent]Enter[/] choose   "
              "[b $text-accent]ctrl+p[/] command palette   [b $text-accent]ctrl+q[/] quit")
 
-_NEEDS_STATE = ("drill", "practice", "mock", "stats", "browser")
-_NEEDS_BANK = ("drill", "practice", "mock", "browser")
+
+
+def _ready(mode: Mode, *, state: bool, bank: bool) -> bool:
+    return (state or not mode.needs_state) and (bank or not mode.needs_bank)
 
 
 def _prompt(key: str, name: str, blurb: str, note: str = "") -> str:
@@ -51,16 +46,14 @@ class HomeScreen(Screen[None]):
     """Today's drill, streak and accuracy, the modes, and any warnings."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("d", "app.open_mode('drill')", "Drill"),
-        Binding("p", "app.open_mode('practice')", "Practice"),
-        Binding("m", "app.open_mode('mock')", "Mock"),
-        Binding("s", "app.open_mode('stats')", "Stats"),
-        Binding("t", "app.open_mode('browser')", "Templates"),
+        Binding(mode.key, f"app.open_mode('{mode.name}')", mode.binding)
+        for mode in MODES if mode.key and mode.binding
     ]
 
     def __init__(self) -> None:
         super().__init__()
         self._warnings: list[str] = []
+        self._state = self._bank = self._failed = False
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
@@ -86,22 +79,25 @@ class HomeScreen(Screen[None]):
 
     def _options(self, *, state: bool, bank: bool) -> list[Option]:
         options = []
-        for mode, key, name, blurb in _MENU:
-            ready = (mode not in _NEEDS_STATE or state) and (mode not in _NEEDS_BANK or bank)
+        for mode in menu_modes():
+            ready = _ready(mode, state=state, bank=bank)
             note = "" if ready else "loading…"
-            options.append(Option(_prompt(key, name, blurb, note), id=mode, disabled=not ready))
+            options.append(Option(_prompt(mode.key, mode.title, mode.blurb, note), id=mode.name,
+                                  disabled=not ready))
         return options
 
     def _enable(self, *, state: bool, bank: bool) -> None:
+        self._state, self._bank = state, bank
         menu = self.query_one("#home-menu", OptionList)
-        for mode, key, name, blurb in _MENU:
-            ready = (mode not in _NEEDS_STATE or state) and (mode not in _NEEDS_BANK or bank)
-            menu.replace_option_prompt(mode, _prompt(key, name, blurb, "" if ready
-                                                     else "loading…"))
+        waiting = "unavailable (see above)" if self._failed else "loading…"
+        for mode in menu_modes():
+            ready = _ready(mode, state=state, bank=bank)
+            menu.replace_option_prompt(mode.name, _prompt(mode.key, mode.title, mode.blurb,
+                                                          "" if ready else waiting))
             if ready:
-                menu.enable_option(mode)
+                menu.enable_option(mode.name)
             else:
-                menu.disable_option(mode)
+                menu.disable_option(mode.name)
 
     # ------------------------------------------------------------ fed by the app
 
@@ -121,7 +117,9 @@ class HomeScreen(Screen[None]):
         self._show_warnings()
 
     def failed(self, message: str) -> None:
-        """Opening the data or loading the bank failed."""
+        """Opening the data or loading the bank failed: say why, in place of "loading…"."""
+        self._failed = True
+        self._enable(state=self._state, bank=self._bank)
         self.query_one("#home-due", Static).update(
             f"[$text-error]{escape(message)}[/]")
 

@@ -1,0 +1,88 @@
+"""What every answer kind shares in the question layer: the kind's entry and its inputs.
+
+Each kind is one module beside this one; :mod:`questions.kinds` registers them. A kind
+says which fields its parts must have (checked when a template is validated), what else
+to check against the solver when a template loads, how its key, known mistakes and other
+accepted answers are drawn for a variant, and the last line of its worked explanation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from questions.schema import Part, Scalar, Template
+    from questions.variants import AcceptedVariant, Key, KnownMistake, PartVariant
+    from solver.engine import Inputs
+
+__all__ = ["DrawnKey", "KeyContext", "Location", "QuestionKind", "default_answer_line",
+           "no_checks", "no_loaded_checks"]
+
+Location = list[str | int]
+"""A field path in a template file, e.g. ``["parts", 0, "answer", "formula"]``."""
+
+
+@dataclass(frozen=True)
+class KeyContext:
+    """What drawing a part's key may use.
+
+    Attributes:
+        template: the template.
+        part: the part being drawn.
+        inputs: the solver's inputs for this draw (model, GPU, keys).
+        value: ``value(set, expr, quantity)``: the answer re-derived with the keys in
+            ``set`` changed, from ``expr`` when given, else from ``quantity`` (None: the
+            part's own quantity).
+        holds: whether a condition (an ``answer.when`` expression) holds for this draw.
+    """
+
+    template: Template
+    part: Part
+    inputs: Inputs
+    value: Callable[[Mapping[str, Scalar], str | None, str | None], float]
+    holds: Callable[[str], bool]
+
+
+@dataclass(frozen=True)
+class DrawnKey:
+    """A part's key as drawn for one variant, with its known mistakes and the other
+    conventions' answers that also grade correct."""
+
+    key: Key
+    mistakes: tuple[KnownMistake, ...] = ()
+    accepted: tuple[AcceptedVariant, ...] = ()
+
+
+def no_checks(part: Part) -> None:
+    """A kind without field requirements of its own."""
+
+
+def no_loaded_checks(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """A kind without checks against the solver of its own."""
+    return []
+
+
+def default_answer_line(pv: PartVariant) -> str:
+    """``Answer: <the key as displayed>``."""
+    return f"Answer: {pv.key.display}"
+
+
+@dataclass(frozen=True)
+class QuestionKind:
+    """One answer kind's entry in the question layer's table.
+
+    Attributes:
+        check_part: raises ``ValueError`` (a sentence naming the field, e.g.
+            ``answer.formula``) when a part of this kind lacks what it needs.
+        draw_key: the key, known mistakes and accepted answers of one variant's part.
+        answer_line: the worked explanation's last line.
+        check_loaded: problems found against the solver when a template loads, each
+            located by its field path under ``base``.
+    """
+
+    check_part: Callable[[Part], None]
+    draw_key: Callable[[KeyContext], DrawnKey]
+    answer_line: Callable[[PartVariant], str] = default_answer_line
+    check_loaded: Callable[[Part, Location], list[tuple[Location, str]]] = no_loaded_checks

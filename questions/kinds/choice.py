@@ -1,0 +1,54 @@
+"""Choice answers: one letter (``choice``) or every letter that applies (``multi``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
+
+if TYPE_CHECKING:
+    from questions.schema import Part
+    from questions.variants import PartVariant
+
+__all__ = ["KIND"]
+
+
+def check_part(part: Part) -> None:
+    """At least two choices; the key names labels among them (exactly one for choice)."""
+    a = part.answer
+    if len(part.choices) < 2:
+        raise ValueError("a choice answer needs at least 2 choices")
+    labels = {chr(ord("a") + i) for i in range(len(part.choices))}
+    bad = [c for c in a.correct + [x for w in a.when for x in w.correct] if c not in labels]
+    if not a.correct or bad:
+        raise ValueError(f"answer.correct must name labels among "
+                         f"{', '.join(sorted(labels))}")
+    if part.answer_kind == "choice" and any(
+            len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
+        raise ValueError("a single-choice answer has exactly one correct label")
+
+
+def draw_key(ctx: KeyContext) -> DrawnKey:
+    """The right labels: the first ``answer.when`` that holds, else ``answer.correct``."""
+    from questions.variants import Key, KnownMistake
+
+    part, a = ctx.part, ctx.part.answer
+    correct = a.correct
+    for w in a.when:
+        if ctx.holds(w.if_):
+            correct = w.correct
+            break
+    key = Key(part.answer_kind, ", ".join(correct), correct=tuple(correct))
+    return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit,
+                                            choice=tuple(m.choice or ()))
+                               for m in part.mistakes))
+
+
+def answer_line(pv: PartVariant) -> str:
+    """Each right label with its text."""
+    texts = pv.spec.choices
+    picks = "; ".join(f"{c}) {texts[ord(c) - ord('a')]}" for c in pv.key.correct)
+    return f"Answer: {picks}"
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line)

@@ -1,0 +1,57 @@
+"""Formula answers: an expression in the prompt's letters, each letter a solver name."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+
+if TYPE_CHECKING:
+    from questions.schema import Part
+    from questions.variants import PartVariant
+
+__all__ = ["KIND"]
+
+
+def check_part(part: Part) -> None:
+    """A formula answer names its formula and what each letter stands for."""
+    if not part.answer.formula or not part.answer.symbols:
+        raise ValueError("a formula answer needs answer.formula and answer.symbols")
+
+
+def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """Template formulas go through the same safe reader as typed answers."""
+    import sympy as sp
+
+    from solver.formula import read_formula
+
+    allowed = {letter: sp.Symbol(letter, positive=True) for letter in part.answer.symbols}
+    out: list[tuple[Location, str]] = []
+    texts = [(base + ["answer", "formula"], part.answer.formula)] + [
+        (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(part.mistakes)]
+    for loc, text in texts:
+        if text:
+            try:
+                read_formula(text, allowed)
+            except ValueError as exc:
+                out.append((loc, str(getattr(exc, "message", exc))))
+    return out
+
+
+def draw_key(ctx: KeyContext) -> DrawnKey:
+    """The formula as written; mistakes are wrong formulas."""
+    from questions.variants import Key, KnownMistake
+
+    a = ctx.part.answer
+    key = Key("formula", a.formula or "", formula=a.formula, symbols=dict(a.symbols))
+    return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
+                               for m in ctx.part.mistakes))
+
+
+def answer_line(pv: PartVariant) -> str:
+    """The formula and what its letters mean."""
+    legend = ", ".join(f"{k} = {v}" for k, v in pv.key.symbols.items())
+    return f"Answer: {pv.key.formula}   ({legend})"
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)

@@ -1,0 +1,67 @@
+"""Number answers: a value in a base unit, from a solver quantity or an expression."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from questions.errors import TemplateError
+from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+
+if TYPE_CHECKING:
+    from questions.schema import Part
+    from questions.variants import PartVariant
+
+__all__ = ["KIND"]
+
+
+def check_part(part: Part) -> None:
+    """A number answer derives from exactly one of a quantity or an expression."""
+    a = part.answer
+    if (a.quantity is None) == (a.expr is None):
+        raise ValueError("a number answer needs exactly one of answer.quantity or "
+                         "answer.expr")
+
+
+def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """A number answer's known mistakes are values, never formulas."""
+    return [(base + ["mistakes", i, "formula"], "a number answer's mistake uses set, expr "
+             "or scale") for i, m in enumerate(part.mistakes) if m.formula]
+
+
+def draw_key(ctx: KeyContext) -> DrawnKey:
+    """The value, its display, the mistakes' values and the accepted conventions'."""
+    from questions.variants import AcceptedVariant, Key, KnownMistake
+    from solver.quantities import QUANTITIES
+    from solver.units import format_value
+
+    t, a = ctx.template, ctx.part.answer
+    value = ctx.value({}, a.expr, a.quantity)
+    unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
+    if not math.isfinite(value):
+        raise TemplateError(f"{t.id}: the answer is not finite")
+    binary = a.binary and unit in ("B", "B/s")
+    key = Key("number", format_value(value, unit, binary=binary), value, unit, a.tolerance)
+    mistakes = []
+    for m in ctx.part.mistakes:
+        if m.scale is not None:
+            mv = value * m.scale
+        else:
+            mv = ctx.value(m.set, m.expr if m.expr else (a.expr if m.set else None),
+                           None if m.expr else a.quantity)
+        mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
+    accepted = [AcceptedVariant(acc.name, acc.note, ctx.value(acc.set, a.expr, a.quantity))
+                for acc in a.accept]
+    return DrawnKey(key, tuple(mistakes), tuple(accepted))
+
+
+def answer_line(pv: PartVariant) -> str:
+    """The value in SI and, for bytes, IEC units."""
+    from solver.units import format_both
+
+    if pv.key.value is not None and pv.key.unit:
+        return f"Answer: {format_both(pv.key.value, pv.key.unit)}"
+    return f"Answer: {pv.key.display}"
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)

@@ -1,0 +1,42 @@
+"""The answer kinds of the core, in one table: how each is read, graded and self-tested.
+
+One module per kind (:mod:`~quiz.core.kinds.number`, :mod:`~quiz.core.kinds.formula`,
+:mod:`~quiz.core.kinds.choice`, :mod:`~quiz.core.kinds.table`,
+:mod:`~quiz.core.kinds.layout`); :data:`KINDS` registers them under the names templates
+use (``answer_kind``). :func:`quiz.core.grading.grade` and
+:func:`quiz.core.grading.read_answer` dispatch through this table, and so does the
+self-test. A new kind is one module here, one line in :data:`KINDS`, and its
+counterparts in ``questions.kinds`` (schema checks and keys) and ``quiz.tui.kinds``
+(how the question screen asks for it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from quiz.core.kinds import choice, formula, layout, number, table
+from quiz.core.kinds.base import AnswerKind
+
+__all__ = ["KINDS", "kind_of"]
+
+KINDS: Mapping[str, AnswerKind] = {
+    "number": AnswerKind(number.read, number.grade, number.check_key),
+    "formula": AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields),
+    "choice": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
+    "multi": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
+    "table": AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,
+                        json_fields=table.json_fields),
+    "layout": AnswerKind(layout.read, layout.grade),
+}
+"""Every answer kind the core can read and grade (the keys are
+:data:`questions.types.AnswerKind`'s names; a test keeps them equal)."""
+
+
+def kind_of(name: str) -> AnswerKind:
+    """The entry of the kind called ``name``.
+
+    Raises:
+        KeyError: no such kind (templates are validated against the same names, so
+            this is a bug).
+    """
+    return KINDS[name]

@@ -1,0 +1,112 @@
+"""What every answer kind shares: the grade, the read answer, and the kind's entry.
+
+Each answer kind is one module beside this one (``number``, ``formula``, ``choice``,
+``table``, ``layout``) with a ``read`` and a ``grade`` function; the table in
+:mod:`quiz.core.kinds` registers them. Nothing here imports sympy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from questions.variants import Key, PartVariant
+from quiz.core.reading import Unreadable
+from quiz.core.types import Verdict
+
+__all__ = ["AnswerKind", "Grade", "Read", "by_credit", "invalid", "relative_error",
+           "unreadable_message"]
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of grading one answer.
+
+    Attributes:
+        verdict: correct, partial, incorrect or invalid.
+        score: 0..1 after hint costs (0 for invalid).
+        read_as: how the answer was read ("" when invalid).
+        mistake: the known mistake it matched, or None.
+        feedback: what to say to the user.
+        key: the expected answer.
+    """
+
+    verdict: Verdict
+    score: float
+    read_as: str
+    mistake: str | None
+    feedback: str
+    key: Key
+
+    def expected_json(self) -> dict[str, Any]:
+        """The `expected` object of the JSON contract."""
+        out: dict[str, Any] = {"display": self.key.display}
+        if self.key.value is not None:
+            out |= {"value": self.key.value, "unit": self.key.unit}
+        if self.key.kind in ("choice", "multi"):
+            out["correct"] = list(self.key.correct)
+        return out
+
+
+def by_credit(credit: float) -> Verdict:
+    """``partial`` for an answer worth some credit, ``incorrect`` for none."""
+    return "partial" if credit > 0 else "incorrect"
+
+
+def relative_error(a: float, b: float) -> float:
+    """|a - b| / |b| (|a| when b is 0)."""
+    if b == 0:
+        return abs(a)
+    return abs(a - b) / abs(b)
+
+
+def unreadable_message(exc: Unreadable) -> str:
+    """What was wrong and, unless the message already shows one, an example that works."""
+    message = exc.message
+    if exc.example and exc.example not in message:
+        message = f"{message.rstrip()} For example: {exc.example}"
+    return message
+
+
+def invalid(pv: PartVariant, message: str, example: str = "") -> Grade:
+    """The grade of an answer that could not be read: it costs nothing."""
+    return Grade("invalid", 0.0, "", None, unreadable_message(Unreadable(message, example)),
+                 pv.key)
+
+
+@dataclass(frozen=True)
+class Read:
+    """An answer as read for one part, before any grading.
+
+    Attributes:
+        value: what the kind's reader returned (a Reading, FormulaReading, ChoiceReading,
+            row -> columns, or Layout).
+        read_as: how it was read, for people.
+    """
+
+    value: Any
+    read_as: str
+
+
+@dataclass(frozen=True)
+class AnswerKind:
+    """One answer kind's entry in the core's table.
+
+    Attributes:
+        read: reads typed text for a part of this kind, without grading.
+            Raises :class:`~quiz.core.reading.Unreadable`.
+        grade: grades typed text against a part (tolerance scale as third argument);
+            unreadable text is an ``invalid`` grade, never an exception.
+        check_key: the self-test's check of a drawn key: a reason it is unusable, or
+            None.
+        prompt_lines: plain-text lines shown under the prompt (the choices, the
+            table's rows and columns) by ``quiz ask``, the plain drill and previews.
+        json_fields: the fields ``quiz ask --json`` adds for this kind.
+    """
+
+    read: Callable[[PartVariant, str], Read]
+    grade: Callable[[PartVariant, str, float], Grade]
+    check_key: Callable[[PartVariant], str | None] = lambda pv: None
+    prompt_lines: Callable[[PartVariant], list[str]] = lambda pv: []
+    json_fields: Callable[[PartVariant], dict[str, Any]] = lambda pv: {}

@@ -1,0 +1,49 @@
+"""Choice answers: one letter (``choice``) or every letter that applies (``multi``)."""
+
+from __future__ import annotations
+
+from questions.variants import PartVariant
+from quiz.core.kinds.base import Grade, Read, by_credit, invalid
+from quiz.core.reading import Unreadable, read_choice
+
+__all__ = ["grade", "read"]
+
+
+def read(pv: PartVariant, text: str) -> Read:
+    """Read the letters picked among the part's choices.
+
+    Raises:
+        Unreadable: with what was wrong and an example that works.
+    """
+    c = read_choice(text, pv.spec.choices, pv.kind == "multi")
+    return Read(c, c.read_as)
+
+
+def grade(pv: PartVariant, text: str, scale: float) -> Grade:
+    key = pv.key
+    choices = pv.spec.choices
+    try:
+        r = read(pv, text).value
+    except Unreadable as exc:
+        return invalid(pv, exc.message, exc.example)
+    labels = {text: chr(ord("a") + i) for i, text in enumerate(choices)}
+    picked, right = {labels[t] for t in r.picked}, set(key.correct)
+    if picked == right:
+        return Grade("correct", 1.0, r.read_as, None, "Correct.", key)
+    for m in pv.mistakes:
+        if m.choice and set(m.choice) == picked:
+            verdict = by_credit(m.credit)
+            return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
+    if pv.kind == "multi":
+        score = max(0.0, (len(picked & right) - len(picked - right)) / len(right))
+        missing = ", ".join(sorted(right - picked)) or "none"
+        extra = ", ".join(sorted(picked - right)) or "none"
+        return Grade(by_credit(score), round(score, 4), r.read_as,
+                     None, f"Missed: {missing}; wrongly picked: {extra}. The key is "
+                     f"{key.display}.", key)
+    return Grade("incorrect", 0.0, r.read_as, None, f"The key is {key.display}.", key)
+
+
+def prompt_lines(pv: PartVariant) -> list[str]:
+    """The labelled choices."""
+    return [f"  {chr(ord('a') + j)}) {choice}" for j, choice in enumerate(pv.spec.choices)]

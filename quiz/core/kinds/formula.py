@@ -1,0 +1,88 @@
+"""Formula answers: an expression in the prompt's letters, graded by equivalence.
+
+Typed text is read by our own tokenizer (:func:`solver.formula.read_formula`), never by
+``eval`` or ``sympify``; sympy is imported only when a formula is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from questions.variants import Key, PartVariant
+from quiz.core.kinds.base import Grade, Read, by_credit, invalid
+from quiz.core.reading import Unreadable
+
+__all__ = ["grade", "key_example", "letters_of", "read"]
+
+
+def letters_of(key: Key) -> dict[str, Any]:
+    """The formula's symbols, named by the prompt's letters; built here, never looked up
+    in sympy's namespace (where N, S, E, I, Q, O mean something else)."""
+    import sympy as sp
+
+    return {letter: sp.Symbol(letter, positive=True) for letter in key.symbols}
+
+
+def read(pv: PartVariant, text: str) -> Read:
+    """Read a formula over the key's letters.
+
+    Raises:
+        Unreadable: with what was wrong and an example that works.
+    """
+    key = pv.key
+    from solver.formula import read_formula
+
+    try:
+        f = read_formula(text, letters_of(key))
+    except Unreadable:
+        raise
+    except ValueError as exc:  # defensive: any other refusal is still "unreadable"
+        raise Unreadable(str(exc), key_example(key)) from exc
+    return Read(f, f.read_as)
+
+
+def grade(pv: PartVariant, text: str, scale: float) -> Grade:
+    from solver.formula import formulas_equivalent, read_formula
+
+    key = pv.key
+    try:
+        got = read(pv, text).value
+    except Unreadable as exc:
+        return invalid(pv, exc.message, exc.example)
+    letters = letters_of(key)
+    symbols = list(letters.values())
+    expected = read_formula(key.formula or "", letters).expr
+    if formulas_equivalent(got.expr, expected, symbols):
+        return Grade("correct", 1.0, got.read_as, None, "Correct.", key)
+    for m in pv.mistakes:
+        if m.formula and formulas_equivalent(got.expr, read_formula(m.formula, letters).expr,
+                                             symbols):
+            verdict = by_credit(m.credit)
+            return Grade(verdict, m.credit, got.read_as, m.name, m.feedback, key)
+    ratio = _constant_ratio(got.expr, expected, symbols)
+    if ratio is not None:
+        return Grade("partial", 0.25, got.read_as, None,
+                     f"The right variables in the right places, but off by a constant "
+                     f"factor of {ratio:.3g}. The key is {key.formula}.", key)
+    return Grade("incorrect", 0.0, got.read_as, None,
+                 f"Not equivalent to the key, {key.formula}.", key)
+
+
+def key_example(key: Key) -> str:
+    """A formula that reads, for error messages."""
+    letters = list(key.symbols)
+    return "*".join(["6", *letters[:2]]) if letters else "6*P*D"
+
+
+def _constant_ratio(a: Any, b: Any, symbols: Sequence[Any]) -> float | None:
+    """a/b when it is the same number at several points, else None (typed text is
+    evaluated under the same limits as `formulas_equivalent`: never unbounded)."""
+    from solver.formula import formula_ratio
+
+    return formula_ratio(a, b, symbols)
+
+
+def json_fields(pv: PartVariant) -> dict[str, Any]:
+    """What each letter stands for."""
+    return {"symbols": dict(pv.key.symbols)}

@@ -1,0 +1,32 @@
+"""What the question screen needs from an answer kind: how to ask for it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from questions.variants import PartVariant
+
+__all__ = ["AskedAs", "no_extra"]
+
+
+def no_extra(part: PartVariant) -> str | None:
+    """A kind that shows nothing between the prompt and the answer box."""
+    return None
+
+
+@dataclass(frozen=True)
+class AskedAs:
+    """One answer kind's entry in the question screen's table.
+
+    Attributes:
+        how_to_answer: one or two lines (content markup) saying how to type the answer.
+        placeholder: a short placeholder for the answer box (plain text).
+        extra: content markup shown under the prompt (the choices), or None.
+    """
+
+    how_to_answer: Callable[[PartVariant], str]
+    placeholder: Callable[[PartVariant], str]
+    extra: Callable[[PartVariant], str | None] = no_extra
