@@ -213,10 +213,19 @@ class Session(ABC):
 
     # --- answering
 
+    def hints_allowed(self) -> bool:
+        """Whether this session shows hints at all."""
+        return True
+
     def hint(self) -> str | None:
-        """Reveal the next hint of the current question (its cost is recorded)."""
+        """Reveal the next hint of the current question (its cost is recorded).
+
+        Returns:
+            The hint with its cost, or None when there is none left (or hints are
+            off in this session: see :meth:`hints_allowed`).
+        """
         q = self.current
-        if q is None or q.hints_left <= 0:
+        if q is None or q.hints_left <= 0 or not self.hints_allowed():
             return None
         q.hints_shown += 1
         h = q.part.spec.hints[q.hints_shown - 1]
@@ -511,7 +520,8 @@ class MockSession(Session):
     """
 
     mode: Mode = "mock"
-    WARNINGS = (300.0, 60.0)
+    WARNINGS = (300.0, 60.0, 15.0)
+    """Seconds left at which a warning is given (the last one also in short mocks)."""
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,
                  questions: int | None = None, minutes: float | None = None,
@@ -531,13 +541,18 @@ class MockSession(Session):
     def session_id(self) -> int | None:
         return self._mock_id
 
+    def hints_allowed(self) -> bool:
+        """Interviews give no hints; the ``mock_hints`` setting turns them on."""
+        return self.settings.mock_hints
+
     def remaining(self) -> float:
         """Seconds left (never negative)."""
         return max(0.0, self.deadline - self.clock())
 
     def due_warning(self) -> str | None:
-        """A warning when 5 or 1 minutes remain: the most urgent mark passed and not yet
-        given (marks at or beyond the mock's whole length are never given)."""
+        """A warning when 5 minutes, 1 minute or 15 seconds remain: the most urgent mark
+        passed and not yet given (marks at or beyond the mock's whole length are never
+        given, so a one-minute mock still gets its last-seconds warning)."""
         left = self.remaining()
         if left <= 0:
             return None
@@ -547,6 +562,8 @@ class MockSession(Session):
             return None
         mark = min(passed)
         self._warned.update(m for m in self.WARNINGS if m >= mark)
+        if mark < 60:
+            return f"{int(mark)} seconds left"
         return f"{int(mark // 60)} minute{'s' if mark > 60 else ''} left"
 
     def time_up(self) -> bool:
@@ -578,10 +595,14 @@ class MockSession(Session):
         self.current = None
 
     def finish(self) -> MockReport:
-        """End the interview, store the report, and compare with earlier mocks."""
+        """End the interview, store the report, and compare with earlier mocks.
+
+        A scenario is one question: its score is the mean over all its parts, and
+        parts the clock never reached are listed as unreached and score 0 within it.
+        """
         self.finished = True
         rows, solutions = [], []
-        topics: dict[str, list[float]] = defaultdict(list)
+        by_variant: dict[int, list[Outcome]] = defaultdict(list)
         for out in self.answered:
             q = out.question
             rows.append({"question": q.label, "topic": q.template.topic,
@@ -589,14 +610,28 @@ class MockSession(Session):
                          "seconds": round(out.seconds, 1), "answer": q.answer_text,
                          "read_as": out.grade.read_as, "key": out.grade.key.display,
                          "mistake": out.grade.mistake, "feedback": out.grade.feedback})
-            topics[q.template.topic].append(out.grade.score)
             solutions.append((q.label, q.part.explanation))
+            by_variant[id(q.variant)].append(out)
+        topics: dict[str, list[float]] = defaultdict(list)
+        question_scores = []
+        for outs in by_variant.values():
+            variant = outs[0].question.variant
+            n_parts = len(variant.parts)
+            question_scores.append(sum(o.grade.score for o in outs) / n_parts)
+            topics[variant.template.topic].append(question_scores[-1])
+            for part in variant.parts[len(outs):]:  # the clock stopped inside a scenario
+                rows.append({"question": f"{variant.id} (part {part.index}/{n_parts})",
+                             "topic": variant.template.topic, "verdict": "incorrect",
+                             "score": 0.0, "seconds": 0.0, "answer": "", "read_as": "",
+                             "key": part.key.display, "mistake": "unreached",
+                             "feedback": "Time ran out before this part."})
         asked = self.n - len(self.skipped & set(self.plan))  # a broken template is no one's fault
-        unanswered = max(0, asked - len({o.question.id for o in self.answered}))
-        scores = [o.grade.score for o in self.answered] + [0.0] * unanswered
+        unanswered = max(0, asked - len(by_variant))
+        scores = question_scores + [0.0] * unanswered
         score = sum(scores) / len(scores) if scores else 0.0
         by_topic = {t: (sum(v) / len(v), len(v)) for t, v in sorted(topics.items())}
-        previous = [m.score for m in self.store.mock_history()
+        # mock_history is newest first; the report wants the earlier ones oldest first.
+        previous = [m.score for m in reversed(self.store.mock_history())
                     if m.score is not None and m.id != self._mock_id]
         report = MockReport(score, by_topic, rows, solutions, previous, unanswered)
         self.store.finish_mock(self._mock_id, score=score,

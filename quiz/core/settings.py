@@ -46,6 +46,9 @@ class Settings(BaseModel):
     mock_questions: int = Field(default=8, ge=1, le=50)
     """Number of questions in a mock interview."""
 
+    mock_hints: bool = False
+    """Whether hints can be revealed in a mock interview (real interviews give none)."""
+
     theme: str = Field(default="textual-dark", min_length=1, max_length=100)
     """Name of the Textual theme the app uses."""
 

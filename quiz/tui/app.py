@@ -368,6 +368,22 @@ class QuizApp(App[int]):
         else:
             self.go_home()
 
+    async def action_quit(self) -> None:
+        """Quit; in a running mock interview, ask first (as Escape does)."""
+        from quiz.tui.screens.question import QuestionScreen
+
+        running = next((s for s in reversed(self.screen_stack)
+                        if isinstance(s, QuestionScreen)), None)
+        if running is not None and running.mock is not None and not running.finishing:
+            from quiz.tui.screens.confirm import ConfirmScreen
+
+            if isinstance(self.screen, ConfirmScreen):
+                self.exit()  # Ctrl+Q twice quits for sure
+            else:
+                running.confirm_leaving("Quit during the mock interview?", self.exit)
+            return
+        await super().action_quit()
+
     # ------------------------------------------------------------ command palette
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:

@@ -72,3 +72,33 @@ async def test_the_drill_ends_with_a_summary_of_the_misses(data_dir: Path) -> No
         summary = text_of(app.screen, "#done-summary")
         assert "1 of 2 questions right" in summary
         assert "memory/model-state#" in summary and "you: 1 B" in summary
+
+
+async def test_ctrl_q_in_a_mock_asks_first(data_dir: Path) -> None:
+    from quiz.tui.screens.confirm import ConfirmScreen
+    from quiz.tui.screens.question import QuestionScreen
+
+    app = make_app(data_dir, mode="mock", mock_questions=2, mock_minutes=20)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await question_shown(pilot)
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        assert app.is_running
+        await pilot.press("ctrl+q")
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_no_hint_key_in_a_mock_by_default(data_dir: Path) -> None:
+    app = make_app(data_dir, mode="mock", mock_questions=2, mock_minutes=20)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert screen.question is not None and screen.question.hints_shown == 0
+        assert "Hint" not in screen_text(app.screen.query_one("Footer"))

@@ -16,8 +16,9 @@ from quiz.tui.widgets.title_bar import TitleBar
 
 ABOUT = (
     "A mixed set of questions across topics, easiest first, against the clock. "
-    "No feedback until the end: Enter submits and the next question follows. "
-    "Warnings come at 5 and 1 minutes left; at zero, whatever is typed is submitted. "
+    "No feedback and no hints until the end (as in an interview; a setting turns hints "
+    "on): Enter submits and the next question follows. Warnings come at 5 minutes, "
+    "1 minute and 15 seconds left; at zero, whatever is typed is submitted. "
     "The report scores every question, shows every worked solution and compares "
     "you with your earlier mocks."
 )

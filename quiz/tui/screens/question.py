@@ -9,6 +9,7 @@ countdown runs, and the report comes at the end.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -164,7 +165,7 @@ class QuestionScreen(Screen[None]):
             return
         text = self.session.hint()
         if text is None:
-            self.notify("No more hints for this question.")
+            self.notify("No more hints for this question.", timeout=2)
             return
         self.query_one(QuestionCard).add_hint(question.hints_shown, text)
 
@@ -177,8 +178,11 @@ class QuestionScreen(Screen[None]):
         self._draw(skip=True)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # A mock interview has a fixed plan and no skipping: move on by answering.
-        return not (action == "skip" and self.mock is not None)
+        # A mock interview has a fixed plan and no skipping: move on by answering; and
+        # no hints unless the settings turn them on.
+        if self.mock is not None and action == "skip":
+            return False
+        return not (action == "hint" and not self.session.hints_allowed())
 
     @on(AnswerSubmitted)
     def _submitted(self, event: AnswerSubmitted) -> None:
@@ -274,12 +278,16 @@ class QuestionScreen(Screen[None]):
         if self.mock is None:
             self.dismiss(None)
             return
+        self.confirm_leaving("Leave the mock interview?", lambda: self.dismiss(None))
+
+    def confirm_leaving(self, question: str, then: Callable[[], object]) -> None:
+        """Ask before abandoning a mock (Escape, and Ctrl+Q through the app)."""
         from quiz.tui.screens.confirm import ConfirmScreen
 
         def answered(yes: bool | None) -> None:
             if yes:
-                self.dismiss(None)
+                then()
 
         self.app.push_screen(ConfirmScreen(
-            "Leave the mock interview? The answers you gave are saved, but the "
-            "interview will not be scored."), answered)
+            f"{question} The answers you gave are saved, but the interview will not "
+            "be scored."), answered)

@@ -51,7 +51,8 @@ def questions_table(report: MockReport) -> Table:
                          overflow="fold" if name == "question" else "ellipsis",
                          no_wrap=name != "question")
     for i, row in enumerate(report.rows, 1):
-        verdict = "- unanswered" if row.get("mistake") == "unanswered" else \
+        mistake = row.get("mistake")
+        verdict = f"- {mistake}" if mistake in ("unanswered", "unreached") else \
             _MARKS.get(str(row["verdict"]), str(row["verdict"]))
         table.add_row(str(i), str(row["question"]), str(row["topic"]), verdict,
                       percent(float(row["score"])), seconds_text(float(row["seconds"])))
@@ -86,7 +87,7 @@ def answers_text(report: MockReport) -> str:
         read_as = str(row.get("read_as") or "")
         yours = read_as or typed or "(no answer)"
         line = f"{i}. you: {yours}   key: {row['key']}"
-        if row.get("mistake") and row.get("mistake") != "unanswered":
+        if row.get("mistake") and row.get("mistake") not in ("unanswered", "unreached"):
             line += f"\n   mistake: {row['mistake']}"
         lines.append(line)
     return "\n".join(lines)
@@ -105,7 +106,7 @@ class ReportScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         report = self.report
-        answered = len(report.rows)
+        answered = len({str(row["question"]).split(" (part")[0] for row in report.rows})
         yield TitleBar("Mock interview report")
         with VerticalScroll(id="report-scroll"):
             yield Static(f"Mock interview score: {percent(report.score)}", id="report-score")
