@@ -75,7 +75,7 @@ def data_dir(
 
         path = _expand(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     if ensure:
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
     return path
 
 

@@ -33,6 +33,13 @@ def add_parser(sub: Any) -> None:
     i.add_argument("file", metavar="FILE", help="a file written by quiz history export")
     i.add_argument("--format", choices=("json", "csv"), default=None,
                    help="file format (default: guessed from the content)")
+    r = actions.add_parser("restore", help="list the backups, or make one the history",
+                           description="With no BACKUP, list the backups (daily ones and "
+                           "those taken before an import). With one, check it, move the "
+                           "current history (and its -wal/-shm files) aside, and put the "
+                           "backup in its place. Close quiz everywhere else first.")
+    r.add_argument("backup", nargs="?", metavar="BACKUP",
+                   help="a backup's name or date as listed, or the path of a history file")
 
 
 def _format_for(path: str | None, given: str | None) -> str:
@@ -47,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         return _export(args)
     if args.action == "import":
         return _import(args)
-    sys.stderr.write("quiz: history needs an action: export or import "
+    if args.action == "restore":
+        return _restore(args)
+    sys.stderr.write("quiz: history needs an action: export, import or restore "
                      "(see quiz history --help)\n")
     return 2
 
@@ -106,4 +115,54 @@ def _import(args: argparse.Namespace) -> int:
     print(f"Imported {result.added} new attempt(s) from {path}; {result.already} were "
           f"already here. Spaced-repetition cards rebuilt ({result.cards}). "
           f"Backup of the history before the import: {backup}")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from quiz import locations
+    from quiz.core.errors import StoreError
+    from quiz.core.store import Store
+    from quiz.core.store.recovery import backup_summary, restore_backup
+
+    folder = locations.data_dir(args.data_dir)
+    path = locations.db_path(folder)
+    backups_dir = locations.backups_dir(folder)
+    backups = sorted(backups_dir.glob("*.db")) if backups_dir.is_dir() else []
+    if args.backup is None:
+        if not backups:
+            print(f"No backups in {backups_dir} yet (one is taken each day quiz starts).")
+            return 0
+        print(f"Backups in {backups_dir}:")
+        for backup in backups:
+            try:
+                count, last = backup_summary(backup)
+                about = f"{count} attempt(s), last {last[:16] if last else 'none'}"
+            except StoreError as exc:
+                about = f"unusable: {str(exc).removeprefix(f'{backup}: ')}"
+            print(f"  {backup.name:<40} {about}")
+        print("Restore one with: quiz history restore NAME")
+        return 0
+    wanted = args.backup
+    matches = [b for b in backups if wanted in (b.name, b.stem)
+               or b.stem.endswith(f"-{wanted}")]
+    if len(matches) == 1:
+        backup = matches[0]
+    elif len(matches) > 1:
+        raise StoreError(f"{wanted!r} matches several backups: "
+                         f"{', '.join(b.name for b in matches)}")
+    else:
+        backup = Path(wanted).expanduser()
+        if not backup.exists():
+            raise StoreError(f"no backup named {wanted!r}; quiz history restore lists them")
+    if backup.resolve() == path.resolve():
+        raise StoreError(f"{backup} is the history itself; pick a backup")
+    count, _ = backup_summary(backup)
+    aside = restore_backup(path, backup, datetime.now(UTC))
+    with Store.open(path) as store:  # migrates an older backup; proves it opens
+        restored = len(store.attempts())
+    print(f"Restored {backup.name}: {restored} attempt(s) (the backup had {count}).")
+    if aside is not None:
+        print(f"The history it replaced is kept as {aside}.")
     return 0

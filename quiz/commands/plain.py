@@ -12,6 +12,7 @@ import sys
 
 def run(args: argparse.Namespace) -> int:
     """Run the drill reading answers from stdin; `:hint`, `:skip` and `:quit` work."""
+    from quiz.core.errors import StoreError
     from quiz.core.kinds import kind_of
     from quiz.core.session import DrillSession
     from quiz.core.state import load_bank_for, open_light
@@ -37,17 +38,31 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n[{q.label}] {q.template.title}\n{q.prompt}")
         for line in kind_of(q.part.kind).prompt_lines(q.part):
             print(line)
+        unsaved: str | None = None  # an answer the history could not take yet
         while True:
             print("> ", end="", flush=True)
             line = sys.stdin.readline()
             if not line or line.strip() == ":quit":
+                if unsaved is not None:
+                    print(f"\nNot saved: {unsaved!r}.", end="")
                 print(f"\nStopped. {answered} answered.")
                 return 0
             text = line.strip()
             if text == ":hint":
                 print(session.hint() or "No more hints.")
                 continue
-            out = session.submit(text)
+            if not text and unsaved is not None:
+                text = unsaved
+            try:
+                out = session.submit(text)
+            except StoreError as exc:
+                # A read-only file, a full disk, a lock held too long: keep the answer.
+                unsaved = text
+                print(f"Could not save your answer: {exc}")
+                print("Press Enter to try again (your answer is kept), type another "
+                      "answer, or :quit.", flush=True)
+                continue
+            unsaved = None
             g = out.grade
             if g.verdict == "invalid":
                 print(f"Can't read that (no attempt used): {g.feedback}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 
 def run(args: argparse.Namespace) -> int:
@@ -14,7 +15,11 @@ def run(args: argparse.Namespace) -> int:
     folder = locations.data_dir(args.data_dir)
     path = locations.db_path(folder)
     with Store.open(path) as store:
+        if store.recovery_message:  # say so, or "0 attempts" would look like a loss
+            print(f"warning: {store.recovery_message}", file=sys.stderr)
         stats = store.stats()
+    for problem in stats["unreadable"]:
+        print(f"warning: {path}: {problem}; left out of the statistics", file=sys.stderr)
     if args.json:
         print(json.dumps(stats, indent=2, default=str))
         return 0

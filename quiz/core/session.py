@@ -25,6 +25,7 @@ from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
 from quiz.core.clock import local_day, local_day_start, utc_now
 from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
+from quiz.core.errors import StoreError
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
@@ -270,17 +271,24 @@ class Session(ABC):
     def _record(self, q: Question, g: Grade, text: str, seconds: float, *,
                 last: bool) -> int:
         attempt = self._attempt(q, g, text, seconds)
+        # Committed before returning. A StoreError here (read-only file, full disk, a
+        # lock held too long) changes nothing, so the caller can keep the typed answer
+        # and submit it again.
+        attempt_id = self.store.record_attempt(attempt)
         self._part_scores.append(g.score)
         self._seconds += seconds
-        attempt_id = self.store.record_attempt(attempt)  # committed before returning
         if last and self.review():
             mean = sum(self._part_scores) / len(self._part_scores)
             verdict = "correct" if mean >= 0.999 else "partial" if mean > 0 else "incorrect"
             hints = q.hints_shown
             rating = rating_for(verdict, self._seconds, hints, q.template.expected_seconds)
             if rating is not None:
-                Drill(self.store, self.settings, now=self.now).review(
-                    q.template.id, rating, self.now(), attempt_id=attempt_id)
+                try:
+                    Drill(self.store, self.settings, now=self.now).review(
+                        q.template.id, rating, self.now(), attempt_id=attempt_id)
+                except StoreError as exc:  # the answer is saved; only its schedule is not
+                    self.warnings.append(f"your answer was saved, but the review schedule "
+                                         f"was not updated: {exc}")
         return attempt_id
 
 

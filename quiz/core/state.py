@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from quiz import locations
 from quiz.core.settings import Settings, load_settings
-from quiz.core.store import Store
+from quiz.core.store import Store, StoreError
 
 if TYPE_CHECKING:
     from questions.loader import Bank
@@ -50,15 +50,20 @@ def open_light(data_dir: str | Path | None = None,
         template_dirs: the `--templates` values.
         now: the store's clock (aware datetimes), injectable for tests.
     """
-    folder = locations.data_dir(data_dir, ensure=True)
+    folder = locations.data_dir(data_dir)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot create the data folder: "
+                         f"{exc.strerror or exc}") from exc
     settings, warnings = load_settings(locations.config_path(folder))
     store = Store.open(locations.db_path(folder), now=now)
     if store.recovery_message:
         warnings.append(store.recovery_message)
     try:
         store.backup_if_due(locations.backups_dir(folder))
-    except OSError as exc:  # a backup must never stop the app
-        warnings.append(f"could not write today's backup: {exc}")
+    except (OSError, StoreError) as exc:  # a backup must never stop the app
+        warnings.append(str(exc))
     dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
         template_dirs)]
     return AppState(folder, settings, store, dirs, warnings)

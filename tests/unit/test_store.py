@@ -421,20 +421,21 @@ def test_foreign_sqlite_file_is_moved_aside_untouched(tmp_path: Path) -> None:
         aside.close()
 
 
-def test_history_from_a_newer_quiz_is_moved_aside_not_downgraded(tmp_path: Path) -> None:
+def test_history_from_a_newer_quiz_is_refused_not_moved_or_downgraded(tmp_path: Path) -> None:
+    """Moving it aside as damaged would hide it from the newer quiz too: say upgrade."""
     path = tmp_path / "history.db"
     with Store.open(path) as store:
         store.record_attempt(make_attempt())
     conn = raw(path)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
-    with Store.open(path) as store:
-        assert store.recovered_from is not None
-        assert "newer version" in (store.recovery_message or "")
-        assert store.attempts() == []
-    aside = raw(store.recovered_from)
-    assert aside.execute("SELECT count(*) FROM attempts").fetchone()[0] == 1
-    aside.close()
+    with pytest.raises(StoreError, match="upgrade quiz"):
+        Store.open(path)
+    assert not list(tmp_path.glob("*.corrupt-*"))
+    conn = raw(path)
+    assert conn.execute("SELECT count(*) FROM attempts").fetchone()[0] == 1
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+    conn.close()
 
 
 def test_wal_and_shm_files_move_with_the_corrupt_file(tmp_path: Path, clock: Clock) -> None:

@@ -13,9 +13,12 @@ A small package, one concern per module:
 - :mod:`~quiz.core.store.history`: :class:`Store`, the connection and its queries.
 
 Opening never throws a user's history away: a file that is not SQLite, is damaged, or
-holds someone else's (or a newer) schema is moved aside, a fresh history is started,
-and :attr:`Store.recovered_from` / :attr:`Store.recovery_message` tell the UI.
-Errors of the environment raise :class:`StoreError` and move nothing.
+holds someone else's schema is moved aside, a fresh history is started, and
+:attr:`Store.recovered_from` / :attr:`Store.recovery_message` tell the UI. A history
+written by a newer quiz, and errors of the environment (a folder or device where the
+file should be, permissions, a full disk, a lock held too long), raise
+:class:`StoreError` and move nothing. Files and folders are created private to the
+user (0600, 0700). ``quiz history restore`` puts a backup back in place.
 
 Times are stored as UTC text (:mod:`quiz.core.clock`); "days" are local days.
 """

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from quiz.core.clock import local_day, to_utc_text, utc_now
 from quiz.core.errors import StoreError
@@ -38,6 +38,8 @@ from quiz.core.store.schema import configure, migrate
 from quiz.core.store.stats import Stats
 
 __all__ = ["Store"]
+
+T = TypeVar("T")
 
 
 class Store:
@@ -82,9 +84,8 @@ class Store:
     ) -> Store:
         """Open (creating and migrating as needed) the history at ``path``.
 
-        An unusable file (not SQLite, damaged, a foreign schema, or a schema newer
-        than this version knows) is moved aside, never deleted; see the module
-        docstring.
+        An unusable file (not SQLite, damaged, a foreign schema) is moved aside,
+        never deleted; see the module docstring.
 
         Args:
             path: The database file. Its folder is created if missing.
@@ -96,12 +97,13 @@ class Store:
 
         Raises:
             StoreError: the file cannot be opened or read for a reason unrelated to
-                its content (permissions, I/O, a lock held too long).
+                its content (permissions, I/O, a lock held too long, not a regular
+                file), or it was written by a newer quiz.
         """
         clock = now or utc_now
         path = Path(path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"{path.parent}: cannot create the data folder: {exc}") from exc
         recovered_from: Path | None = None
@@ -166,18 +168,28 @@ class Store:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
+        with self._lock, self._environment("save to"):
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
+                self._conn.execute("COMMIT")
             except BaseException:
-                self._conn.execute("ROLLBACK")
+                if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
+                    self._conn.execute("ROLLBACK")
                 raise
-            self._conn.execute("COMMIT")
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
-        with self._lock:
+        with self._lock, self._environment("read"):
             return self._conn.execute(sql, params).fetchall()
+
+    @contextmanager
+    def _environment(self, doing: str) -> Iterator[None]:
+        """Failures of the environment (a read-only file, a full disk, a lock held too
+        long, an I/O error) as one-line :class:`StoreError`; nothing was written."""
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise StoreError(f"{self.path}: could not {doing} the history: {exc}") from exc
 
     @property
     def schema_version(self) -> int:
@@ -246,7 +258,16 @@ class Store:
             params.append(session_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
-        return [row_to_attempt(row) for row in rows]
+        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+
+    def _read_row(self, convert: Callable[[sqlite3.Row], T], row: sqlite3.Row,
+                  what: str) -> T:
+        """A row as a domain object; a malformed row is a one-line error naming it."""
+        try:
+            return convert(row)
+        except (ValueError, TypeError, KeyError, OverflowError) as exc:
+            raise StoreError(f"{self.path}: {what} {row['id']} cannot be read ({exc}); "
+                             "run quiz history restore to pick a backup") from exc
 
     def stats(self, *, recent: int = 50, weakest: int = 5) -> Stats:
         """Summarize the history for ``quiz stats --json`` and the stats screen.
@@ -330,7 +351,8 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [row_to_mock(row) for row in self._query(sql, params)]
+        return [self._read_row(row_to_mock, row, "mock session")
+                for row in self._query(sql, params)]
 
     # ----------------------------------------------------------------- FSRS cards
 
@@ -397,7 +419,7 @@ class Store:
             params.append(template_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
-        return [row_to_review(row) for row in rows]
+        return [self._read_row(row_to_review, row, "review") for row in rows]
 
     # ----------------------------------------------------------------- meta
 
@@ -422,8 +444,8 @@ class Store:
         Uses SQLite's online backup API, so the copy is consistent even while other
         connections write. The copy is written under a temporary name and renamed,
         so an interrupted backup never counts as today's. Backups are named
-        ``<db stem>-<local date>.db`` and are ordinary quiz histories: restoring is
-        copying one over the history file.
+        ``<db stem>-<local date>.db`` and are ordinary quiz histories: ``quiz history
+        restore`` puts one back (moving the current history and its -wal/-shm aside).
 
         Args:
             backups_dir: Folder for the backups; created if missing.

@@ -1,10 +1,11 @@
 """Opening a history safely, moving unusable files aside, and daily backups.
 
 Opening never throws a user's history away. A file that is not SQLite, is damaged, or
-holds someone else's schema (or a newer schema than this version knows) is renamed to
-``<name>.corrupt-<UTC timestamp>`` together with its ``-wal``/``-shm`` files. Errors of
-the environment (permissions, a full disk, a lock held too long) are not corruption:
-they raise :class:`~quiz.core.errors.StoreError` and move nothing.
+holds someone else's schema is renamed to ``<name>.corrupt-<UTC timestamp>`` together
+with its ``-wal``/``-shm`` files. A history from a newer quiz, a reset schema version,
+and errors of the environment (a folder, device or dangling link in its place,
+permissions, a full disk, a lock held too long) are not corruption: they raise
+:class:`~quiz.core.errors.StoreError` and move nothing.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
+import tempfile
 import threading
+import time
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Final
@@ -20,7 +23,8 @@ from typing import Final
 from quiz.core.errors import StoreError
 from quiz.core.store.schema import APPLICATION_ID, REQUIRED_TABLES, SCHEMA_VERSION
 
-__all__ = ["backup_if_due", "connect", "diagnose", "is_corruption", "move_aside"]
+__all__ = ["backup_if_due", "backup_summary", "check_file", "connect", "diagnose",
+           "is_corruption", "list_backups", "move_aside", "restore_backup"]
 
 _SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 # Primary result codes that mean "this file is damaged or not a database". Anything
@@ -37,7 +41,34 @@ def is_corruption(exc: sqlite3.Error) -> bool:
 
 
 
+def check_file(path: Path) -> None:
+    """Refuse a history path that SQLite must not open: a folder, a device, a pipe, or a
+    link to nothing (SQLite would create the file at the link's target).
+
+    Raises:
+        StoreError: with what the path is instead of a history file.
+    """
+    try:
+        if path.is_symlink() and not path.exists():
+            raise StoreError(f"{path}: is a link to {os.readlink(path)}, which does not "
+                             "exist; remove the link or point it at a history file")
+        if path.exists() and not path.is_file():
+            kind = "a folder" if path.is_dir() else "not a regular file (a device or pipe)"
+            raise StoreError(f"{path}: is {kind}, not a history file; move it away")
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot look at the history: {exc.strerror or exc}") from exc
+
+
 def connect(path: Path) -> sqlite3.Connection:
+    check_file(path)
+    try:
+        # Created here, private to the user: SQLite gives its -wal and -shm files the
+        # mode of the database file.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create the history: {exc.strerror or exc}") from exc
     try:
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, so that a commit
         # happens exactly where durability needs it. check_same_thread=False because
@@ -95,9 +126,18 @@ def diagnose(conn: sqlite3.Connection, path: Path) -> str | None:
         shown = ", ".join(sorted(objects)[:5]) or "none"
         return f"it is not a quiz history (foreign schema; tables: {shown})"
     if version > SCHEMA_VERSION:
-        return (
-            f"it was written by a newer version of quiz (schema {version}; "
-            f"this version knows up to {SCHEMA_VERSION})"
+        # Not damage: moving it aside would hide the history from the newer quiz too.
+        raise StoreError(
+            f"{path}: was written by a newer version of quiz (schema {version}; this one "
+            f"reads up to {SCHEMA_VERSION}); upgrade quiz to use it"
+        )
+    if version == 0:
+        # Our application_id and tables, but user_version 0: the version was reset (by
+        # hand, or a tool). Migration 1 would fail on the existing tables, and guessing
+        # the version could apply the wrong migrations: say so, move nothing.
+        raise StoreError(
+            f"{path}: its schema version was reset to 0 (PRAGMA user_version) although "
+            "it holds a quiz history; run quiz history restore to pick a backup"
         )
     missing = REQUIRED_TABLES - objects
     if missing:
@@ -106,9 +146,10 @@ def diagnose(conn: sqlite3.Connection, path: Path) -> str | None:
 
 
 
-def move_aside(path: Path, when: datetime) -> Path:
+def move_aside(path: Path, when: datetime, label: str = "corrupt") -> Path:
+    """Rename ``path`` and its -wal/-shm/-journal files to ``<name>.<label>-<stamp>``."""
     stamp = when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
-    base = f"{path.name}.corrupt-{stamp}"
+    base = f"{path.name}.{label}-{stamp}"
     aside = path.with_name(base)
     counter = 1
     while aside.exists() or any(p.exists() for p in _sidecars(aside)):
@@ -120,7 +161,8 @@ def move_aside(path: Path, when: datetime) -> Path:
     for side, new_side in zip(_sidecars(path), _sidecars(aside), strict=True):
         if side.exists():
             side.rename(new_side)
-    path.rename(aside)
+    if path.exists() or path.is_symlink():
+        path.rename(aside)
     return aside
 
 
@@ -141,36 +183,149 @@ def backup_if_due(
 ) -> Path | None:
     """Back up the history open on ``conn`` unless today's backup exists; prune old ones.
 
-    See :meth:`quiz.core.store.Store.backup_if_due`, which calls this.
+    See :meth:`quiz.core.store.Store.backup_if_due`, which calls this. Safe when several
+    processes start at once: each writes its own temporary file and renames it into
+    place (the last rename wins, and every candidate is a whole backup).
+
+    Raises:
+        StoreError: the backup could not be written (the caller reports and goes on).
     """
     if keep < 1:
         raise ValueError(f"keep must be >= 1, got {keep}")
     target = backups_dir / _backup_name(path, today)
     written: Path | None = None
-    if not target.exists():
-        backups_dir.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(target.name + ".partial")
-        partial.unlink(missing_ok=True)
-        dest = sqlite3.connect(str(partial))
-        try:
-            with lock:
-                conn.backup(dest)
-            # One self-contained file: no -wal beside the backup.
-            dest.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dest.close()
-        os.replace(partial, target)
-        written = target
-    _prune_backups(path, backups_dir, keep)
+    try:
+        if not target.exists():
+            backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
+                                        dir=backups_dir)  # mode 0600
+            os.close(fd)
+            partial = Path(name)
+            try:
+                dest = sqlite3.connect(str(partial))
+                try:
+                    with lock:
+                        conn.backup(dest)
+                    # One self-contained file: no -wal beside the backup.
+                    dest.execute("PRAGMA journal_mode=DELETE")
+                finally:
+                    dest.close()
+                os.replace(partial, target)
+            finally:
+                partial.unlink(missing_ok=True)
+            written = target
+        _prune_backups(path, backups_dir, keep)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"{backups_dir}: could not write today's backup: {exc}") from exc
     return written
 
 
+def list_backups(path: Path, backups_dir: Path) -> list[Path]:
+    """The daily backups of the history at ``path``, oldest first."""
+    if not backups_dir.is_dir():
+        return []
+    pattern = _backup_pattern(path)
+    return sorted(entry for entry in backups_dir.iterdir() if pattern.fullmatch(entry.name))
+
+
+def _backup_pattern(path: Path) -> re.Pattern[str]:
+    return re.compile(rf"{re.escape(path.stem)}-(\d{{4}}-\d{{2}}-\d{{2}})\.db")
+
+
 def _prune_backups(path: Path, backups_dir: Path, keep: int) -> None:
-    pattern = re.compile(rf"{re.escape(path.stem)}-(\d{{4}}-\d{{2}}-\d{{2}})\.db")
-    dated = sorted(
-        (match.group(1), entry)
-        for entry in backups_dir.iterdir()
-        if (match := pattern.fullmatch(entry.name))
-    )
-    for _, old in dated[:-keep]:
+    for old in list_backups(path, backups_dir)[:-keep]:
         old.unlink(missing_ok=True)
+    # Temporary files of backups whose process was killed: gone after a day.
+    cutoff = time.time() - 86_400
+    for stale in backups_dir.glob(".*.partial"):
+        try:
+            if stale.stat().st_mtime < cutoff:
+                stale.unlink(missing_ok=True)
+        except OSError:
+            continue
+
+
+# --------------------------------------------------------------------------- restore
+
+
+def backup_summary(backup: Path) -> tuple[int, str | None]:
+    """(attempts, time of the last one) in a backup, read without changing it.
+
+    Raises:
+        StoreError: it is not a usable quiz history (named, with the reason).
+    """
+    conn = _open_read_only(backup)
+    try:
+        row = conn.execute("SELECT count(*), max(answered_at) FROM attempts").fetchone()
+    except sqlite3.Error as exc:
+        raise StoreError(f"{backup}: cannot read this backup: {exc}") from exc
+    finally:
+        conn.close()
+    return int(row[0]), row[1]
+
+
+def _open_read_only(backup: Path) -> sqlite3.Connection:
+    check_file(backup)
+    if not backup.is_file():
+        raise StoreError(f"{backup}: no such backup")
+    try:
+        conn = sqlite3.connect(f"{backup.resolve().as_uri()}?mode=ro", uri=True,
+                               timeout=_BUSY_TIMEOUT_S)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{backup}: cannot open this backup: {exc}") from exc
+    try:
+        problem = diagnose(conn, backup)
+        if problem is None and conn.execute("PRAGMA user_version").fetchone()[0] == 0:
+            problem = "it is empty"
+        if problem is None:
+            check = conn.execute("PRAGMA integrity_check").fetchall()
+            if [tuple(r) for r in check] != [("ok",)]:
+                problem = f"it is damaged (integrity_check: {check[0][0]})"
+    except BaseException:
+        conn.close()
+        raise
+    if problem is not None:
+        conn.close()
+        raise StoreError(f"{backup}: cannot restore this backup: {problem}")
+    return conn
+
+
+def restore_backup(path: Path, backup: Path, when: datetime) -> Path | None:
+    """Make ``backup`` the history at ``path``; the current history is moved aside.
+
+    The backup is checked first (a quiz history, not damaged, not newer than this
+    version) and copied beside the history under a temporary name. Only then is the
+    current history moved aside *with* its -wal and -shm files (a leftover -wal would
+    otherwise be replayed into the restored file, undoing the restore), and the copy
+    renamed into place. The backup itself is left as it was.
+
+    Returns:
+        Where the replaced history was moved (``<name>.before-restore-<stamp>``), or
+        None when there was none.
+
+    Raises:
+        StoreError: the backup is unusable, or a file could not be written or moved.
+    """
+    source = _open_read_only(backup)
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.restore-", suffix=".db",
+                                    dir=path.parent)  # mode 0600
+        os.close(fd)
+        copy = Path(name)
+        try:
+            dest = sqlite3.connect(str(copy))
+            try:
+                source.backup(dest)
+                dest.execute("PRAGMA journal_mode=DELETE")
+            finally:
+                dest.close()
+            present = [p for p in (path, *_sidecars(path)) if p.exists() or p.is_symlink()]
+            aside = move_aside(path, when, "before-restore") if present else None
+            os.replace(copy, path)
+        finally:
+            copy.unlink(missing_ok=True)
+    except (OSError, sqlite3.Error) as exc:
+        raise StoreError(f"{path}: could not restore {backup}: {exc}") from exc
+    finally:
+        source.close()
+    return aside

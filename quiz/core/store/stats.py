@@ -49,6 +49,8 @@ class Stats(TypedDict):
     recent_accuracy: float | None
     weakest_templates: list[TemplateStats]
     accuracy_by_day: list[DayAccuracy]
+    unreadable: list[str]
+    """Attempts left out because their row cannot be read, each named by its id."""
 
 
 def stats(store: Store, *, recent: int = 50, weakest: int = 5) -> Stats:
@@ -66,7 +68,7 @@ def stats(store: Store, *, recent: int = 50, weakest: int = 5) -> Stats:
         A JSON-serializable :class:`Stats` dict.
     """
     rows = store._query(
-        "SELECT template_id, verdict, score, answered_at, topic, tags "
+        "SELECT id, template_id, verdict, score, answered_at, topic, tags "
         "FROM attempts ORDER BY answered_at, id"
     )
     by_topic: dict[str, list[tuple[bool, float]]] = {}
@@ -75,16 +77,27 @@ def stats(store: Store, *, recent: int = 50, weakest: int = 5) -> Stats:
     by_day: dict[date, list[bool]] = {}
     verdicts: list[str] = []
     scores: list[float] = []
+    unreadable: list[str] = []
     for row in rows:
-        correct = row["verdict"] == "correct"
-        score = float(row["score"])
+        try:
+            # Read every field first: a malformed row (edited by hand, a damaged page)
+            # is left out whole and named, never half-counted or fatal.
+            correct = row["verdict"] == "correct"
+            score = float(row["score"])
+            tags = json.loads(row["tags"])
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise ValueError("tags is not a list of text")
+            day = local_day(from_utc_text(row["answered_at"]), store.tz)
+            topic, template_id = str(row["topic"]), str(row["template_id"])
+        except (ValueError, TypeError, OverflowError) as exc:
+            unreadable.append(f"attempt {row['id']}: {exc}")
+            continue
         verdicts.append(row["verdict"])
         scores.append(score)
-        by_topic.setdefault(row["topic"], []).append((correct, score))
-        for tag in json.loads(row["tags"]):
+        by_topic.setdefault(topic, []).append((correct, score))
+        for tag in tags:
             by_tag.setdefault(tag, []).append((correct, score))
-        by_template.setdefault(row["template_id"], []).append(score)
-        day = local_day(from_utc_text(row["answered_at"]), store.tz)
+        by_template.setdefault(template_id, []).append(score)
         by_day.setdefault(day, []).append(correct)
 
     def group(items: list[tuple[bool, float]]) -> GroupStats:
@@ -118,6 +131,7 @@ def stats(store: Store, *, recent: int = 50, weakest: int = 5) -> Stats:
             (day.isoformat(), len(oks), sum(oks) / len(oks))
             for day, oks in sorted(by_day.items())
         ],
+        "unreadable": unreadable,
     }
 
 def _streak(days: set[date], today: date) -> int:

@@ -106,6 +106,11 @@ class StatsScreen(Screen[None]):
     def _show(self, event: StatsComputed) -> None:
         data = event.data
         s = data.stats
+        if s["unreadable"]:
+            self.notify("Left out of these statistics, unreadable: "
+                        + "; ".join(s["unreadable"][:3])
+                        + (" …" if len(s["unreadable"]) > 3 else ""),
+                        title="Your history", severity="warning", timeout=15)
         self.query_one("#stats-summary", Static).update(summary_text(data))
         self.query_one(AccuracyPlot).show(s["accuracy_by_day"])
         none = "[$text-muted]nothing yet[/]"
