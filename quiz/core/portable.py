@@ -395,22 +395,18 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     Returns:
         The backup's path.
     """
-    backups_dir.mkdir(parents=True, exist_ok=True)
+    from quiz.core.store.recovery import snapshot
+
+    backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     stamp = store.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = backups_dir / f"{store.path.stem}-before-import-{stamp}.db"
     counter = 1
     while target.exists():
         target = backups_dir / f"{store.path.stem}-before-import-{stamp}-{counter}.db"
         counter += 1
-    partial = target.with_name(target.name + ".partial")
     source = sqlite3.connect(str(store.path))
     try:
-        dest = sqlite3.connect(str(partial))
-        try:
-            source.backup(dest)
-            dest.execute("PRAGMA journal_mode=DELETE")
-        finally:
-            dest.close()
+        partial = snapshot(source, backups_dir, f".{target.name}.", ".partial")
     finally:
         source.close()
     partial.replace(target)

@@ -24,7 +24,7 @@ from quiz.core.errors import StoreError
 from quiz.core.store.schema import APPLICATION_ID, REQUIRED_TABLES, SCHEMA_VERSION
 
 __all__ = ["backup_if_due", "backup_summary", "check_file", "connect", "diagnose",
-           "is_corruption", "list_backups", "move_aside", "restore_backup"]
+           "is_corruption", "list_backups", "move_aside", "restore_backup", "snapshot"]
 
 _SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 # Primary result codes that mean "this file is damaged or not a database". Anything
@@ -197,19 +197,8 @@ def backup_if_due(
     try:
         if not target.exists():
             backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
-                                        dir=backups_dir)  # mode 0600
-            os.close(fd)
-            partial = Path(name)
+            partial = snapshot(conn, backups_dir, f".{target.name}.", ".partial", lock)
             try:
-                dest = sqlite3.connect(str(partial))
-                try:
-                    with lock:
-                        conn.backup(dest)
-                    # One self-contained file: no -wal beside the backup.
-                    dest.execute("PRAGMA journal_mode=DELETE")
-                finally:
-                    dest.close()
                 os.replace(partial, target)
             finally:
                 partial.unlink(missing_ok=True)
@@ -218,6 +207,35 @@ def backup_if_due(
     except (OSError, sqlite3.Error) as exc:
         raise StoreError(f"{backups_dir}: could not write today's backup: {exc}") from exc
     return written
+
+
+def snapshot(conn: sqlite3.Connection, folder: Path, prefix: str, suffix: str,
+             lock: threading.RLock | None = None) -> Path:
+    """A consistent copy of the database open on ``conn`` (SQLite's online backup, so
+    other connections may keep writing), as one self-contained file (no -wal) private
+    to the user, under a fresh temporary name in ``folder``; the caller renames it.
+
+    Raises:
+        OSError, sqlite3.Error: the copy could not be written (nothing is left behind).
+    """
+    fd, name = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=folder)  # mode 0600
+    os.close(fd)
+    copy = Path(name)
+    try:
+        dest = sqlite3.connect(str(copy))
+        try:
+            if lock is None:
+                conn.backup(dest)
+            else:
+                with lock:
+                    conn.backup(dest)
+            dest.execute("PRAGMA journal_mode=DELETE")
+        finally:
+            dest.close()
+    except BaseException:
+        copy.unlink(missing_ok=True)
+        raise
+    return copy
 
 
 def list_backups(path: Path, backups_dir: Path) -> list[Path]:
@@ -308,17 +326,8 @@ def restore_backup(path: Path, backup: Path, when: datetime) -> Path | None:
     """
     source = _open_read_only(backup)
     try:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.restore-", suffix=".db",
-                                    dir=path.parent)  # mode 0600
-        os.close(fd)
-        copy = Path(name)
+        copy = snapshot(source, path.parent, f".{path.name}.restore-", ".db")
         try:
-            dest = sqlite3.connect(str(copy))
-            try:
-                source.backup(dest)
-                dest.execute("PRAGMA journal_mode=DELETE")
-            finally:
-                dest.close()
             present = [p for p in (path, *_sidecars(path)) if p.exists() or p.is_symlink()]
             aside = move_aside(path, when, "before-restore") if present else None
             os.replace(copy, path)
