@@ -315,8 +315,12 @@ def teaching_order(bank: Bank) -> list[str]:
     order: list[str] = []
     last_topic: str | None = None
     while ranked:
+        # Mix topics only among the easiest templates left: never let a change of topic
+        # pull a harder template ahead of an easier one.
+        level = templates[ranked[0]].difficulty
         pick = next((i for i, tid in enumerate(ranked)
-                     if templates[tid].topic != last_topic), 0)
+                     if templates[tid].difficulty == level
+                     and templates[tid].topic != last_topic), 0)
         tid = ranked.pop(pick)
         order.append(tid)
         last_topic = templates[tid].topic
