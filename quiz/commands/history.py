@@ -1,6 +1,6 @@
 """`quiz history export|import`: move your history between machines or into a spreadsheet.
 
-The file formats and the merge rules live in :mod:`quiz.core.portable`; this module only
+The file formats and the merge rules live in :mod:`quiz.core.store.portable`; this module only
 reads arguments, files and prints one-line results.
 """
 
@@ -69,7 +69,7 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from quiz.core.portable import export_history
+    from quiz.core.store.portable import export_history
 
     fmt = _format_for(args.out, args.format)
     with _open_store(args) as store:
@@ -90,7 +90,7 @@ def _export(args: argparse.Namespace) -> int:
 
 def _import(args: argparse.Namespace) -> int:
     from quiz import locations
-    from quiz.core.portable import backup_before_import, import_history, parse
+    from quiz.core.store.portable import backup_before_import, import_history, parse
 
     path = Path(args.file)
     try:

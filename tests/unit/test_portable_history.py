@@ -1,4 +1,4 @@
-"""Portable history (quiz.core.portable, `quiz history export|import`): export, merge,
+"""Portable history (quiz.core.store.portable, `quiz history export|import`): export, merge,
 validation, backups and the FSRS rebuild."""
 
 from __future__ import annotations
@@ -16,7 +16,10 @@ from helpers import LOCAL, T0, Clock, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from quiz.core.portable import (
+from quiz.core.schedule import Drill
+from quiz.core.settings import Settings
+from quiz.core.store import Attempt, Store
+from quiz.core.store.portable import (
     HISTORY_FORMAT,
     HistoryFileError,
     backup_before_import,
@@ -24,9 +27,6 @@ from quiz.core.portable import (
     import_history,
     parse,
 )
-from quiz.core.schedule import Drill
-from quiz.core.settings import Settings
-from quiz.core.store import Attempt, Store
 
 
 def attempt(**overrides: object) -> Attempt:

@@ -11,6 +11,8 @@ A small package, one concern per module:
   never leaks.
 - :mod:`~quiz.core.store.stats`: the summary behind ``quiz stats`` and the stats screen.
 - :mod:`~quiz.core.store.history`: :class:`Store`, the connection and its queries.
+- :mod:`~quiz.core.store.portable`: ``quiz history export|import``: JSON/CSV files of
+  every attempt, merged back without duplicates, FSRS cards rebuilt from the merged log.
 
 Opening never throws a user's history away: a file that is not SQLite, is damaged, or
 holds someone else's schema is moved aside, a fresh history is started, and

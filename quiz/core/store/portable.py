@@ -44,7 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.errors import QuizError
 from quiz.core.schedule import NEW, _card_id
-from quiz.core.store import Store
+from quiz.core.store.history import Store
 
 __all__ = [
     "FORMATS",
