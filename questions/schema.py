@@ -134,6 +134,9 @@ class Answer(_Model):
     """For choice, multi and table answers: why the key is right, in words."""
     show: list[str] = Field(default_factory=list)
     """Solver quantities whose worked derivation the explanation adds."""
+    why: str = ""
+    """For an `expr` answer: what its final combination of quantities does, in words
+    (the last step of the worked solution)."""
 
 
 class Mistake(_Model):

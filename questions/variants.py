@@ -15,17 +15,20 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
 from questions.schema import ParamSpec, Part, Scalar, Template
-from solver.engine import Inputs, evaluate, resolve_inputs, solve
+from solver.engine import Inputs, evaluate, resolve_inputs
 from solver.errors import SolverError
 from solver.keys import KEYS
 from solver.presets import GPUS, MODELS
 from solver.quantities import QUANTITIES
 from solver.units import format_both, format_value
+
+if TYPE_CHECKING:
+    from questions.derivation import Derivation
 
 MAX_DRAWS = 200
 """Redraws allowed before a template is declared unsatisfiable."""
@@ -107,17 +110,25 @@ class PartVariant:
         return self.spec.answer_kind
 
     @cached_property
-    def explanation(self) -> str:
-        """The worked derivation (computed on first use: it prints sympy formulas).
+    def derivation(self) -> Derivation:
+        """The worked derivation (computed on first use: it runs the solver's steps).
 
-        Never raises: a derivation the solver cannot produce becomes a sentence saying
-        why, so feedback and reports always render (the self-test calls :func:`explain`
-        directly and reports the failure as a template bug).
+        Never raises: a derivation the solver cannot produce becomes one saying why, so
+        feedback and reports always render (the self-test calls
+        :func:`questions.derivation.explain` directly and reports the failure as a
+        template bug).
         """
+        from questions.derivation import Derivation, explain
+
         try:
             return explain(self)
         except (ValueError, LookupError) as exc:  # SolverError, TemplateError, ExprError
-            return f"The worked derivation could not be produced: {exc}"
+            return Derivation(intro=f"The worked derivation could not be produced: {exc}")
+
+    @property
+    def explanation(self) -> str:
+        """The worked derivation as plain text (the JSON contract's ``explanation``)."""
+        return self.derivation.text()
 
 
 @dataclass
@@ -434,61 +445,6 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar]) -
 
 
 # ---------------------------------------------------------------- explanations
-
-
-_SHAPE_STEPS = frozenset({"attention_params_layer", "mlp_params_layer", "norm_params_layer",
-                          "expert_params_layer", "moe_shared_params_layer",
-                          "embedding_params"})
-
-
-def explain(pv: PartVariant) -> str:
-    """The worked derivation of a part, from the same solver objects as its key."""
-    from questions.kinds import kind_of
-
-    a = pv.spec.answer
-    lines: list[str] = []
-    names: list[str] = []
-    if pv.kind == "number":
-        if a.quantity:
-            names = [a.quantity]
-        elif a.expr:
-            # Keys with a default that are also quantities (mfu) are inputs here.
-            names = sorted(n for n in compile_expr(a.expr, NAMES | frozenset(pv.env)).names
-                           if n in QUANTITIES
-                           and not (n in KEYS and KEYS[n].default is not None))
-    names += [n for n in a.show if n not in names]
-    if a.explanation:
-        lines.append(reflow(a.explanation))
-    for name in names:
-        r = solve(name, model=pv.model, gpu=pv.gpu, overrides=pv.overrides)
-        lines.append(f"{name}: {QUANTITIES[name].meaning}")
-        brief = name not in _SHAPE_STEPS | {"params", "active_params"}
-        i = 0
-        for step in r.steps:
-            if brief and step.name in _SHAPE_STEPS:
-                continue
-            i += 1
-            if brief and step.name == "params":
-                lines.append(f"  {i}. params = {step.display}, counted from the model's "
-                             "shape (`quiz solve params` shows the count).")
-                continue
-            lines += [f"  {i}. {step.text}",
-                      f"     {step.formula}",
-                      f"       = {step.substituted}",
-                      f"       = {step.display}"]
-        shown = {k: v for k, v in r.conventions.items() if KEYS[k].group != "model"}
-        if shown:
-            lines.append("  Conventions: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
-    if pv.kind == "number" and a.expr:
-        e = compile_expr(a.expr, NAMES | frozenset(pv.env))
-        values = ", ".join(f"{n} = {describe(n, pv_env_value(pv, n))}"
-                           for n in sorted(e.names))
-        lines.append(f"{a.expr}  with {values}")
-    lines.append(kind_of(pv.kind).answer_line(pv))
-    for acc in pv.accepted:
-        lines.append(f"Also accepted ({acc.name}): "
-                     f"{format_value(acc.value, pv.key.unit or '1')}")
-    return "\n".join(lines)
 
 
 def pv_env_value(pv: PartVariant, name: str) -> float:

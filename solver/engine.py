@@ -20,6 +20,7 @@ from sympy.printing.str import StrPrinter
 from solver.errors import SolverError as SolverError  # re-exported for old imports
 from solver.keys import CHOICE_KEYS, KEYS, Key, Value
 from solver.presets import GPUS, MODELS
+from solver.pretty import pretty
 from solver.quantities import QUANTITIES, Ctx, sym
 from solver.units import format_value
 
@@ -435,6 +436,8 @@ class Step:
         value: the result in base units.
         unit: the base unit.
         display: the value for people.
+        pretty: the formula as a person writes it (`solver.pretty`).
+        pretty_substituted: the substitution likewise.
     """
 
     name: str
@@ -444,6 +447,8 @@ class Step:
     value: float
     unit: str
     display: str
+    pretty: str = ""
+    pretty_substituted: str = ""
 
 
 @dataclass(frozen=True)
@@ -552,7 +557,8 @@ def solve(
     for node in d.nodes:
         steps.append(Step(node.name, node.text, f"{node.name} = {node.local}",
                           _Substituted(env).doprint(node.local), env[node.name], node.unit,
-                          _show(env[node.name], node.unit, binary)))
+                          _show(env[node.name], node.unit, binary),
+                          f"{node.name} = {pretty(node.local)}", pretty(node.local, env)))
     last = d.nodes[-1]
     conventions: dict[str, Value] = {c: inp.values[c] for c in d.conventions
                                      if c in inp.values and c in CHOICE_KEYS}

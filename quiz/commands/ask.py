@@ -35,7 +35,8 @@ def _part_json(pv: Any) -> dict[str, Any]:
         expected["correct"] = list(key.correct)
     out: dict[str, Any] = {"prompt": pv.prompt, "answer_kind": pv.kind,
                            "choices": list(pv.spec.choices), "expected": expected,
-                           "explanation": pv.explanation}
+                           "explanation": pv.explanation,
+                           "derivation": pv.derivation.to_json()}
     from quiz.core.kinds import kind_of
 
     return out | kind_of(pv.kind).json_fields(pv)
@@ -86,7 +87,8 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     data = {"template": variant.template.id, "seed": variant.seed, "part": args.part,
             "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
             "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
-            "explanation": pv.explanation}
+            "explanation": pv.explanation,
+            "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

@@ -72,5 +72,7 @@ def run(args: argparse.Namespace) -> int:
                   f"key {g.key.display}")
             if g.mistake:
                 print(f"Mistake: {g.mistake}")
-            print(g.feedback, flush=True)
+            print(g.feedback)
+            print("\nWorked solution:")
+            print(q.part.derivation.text(), flush=True)
             break

@@ -59,28 +59,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def render(result: Result, *, model: str | None, gpu: str | None) -> str:
-    """The human form: every step as text, formula, substitution and value."""
-    from solver.quantities import QUANTITIES
-
-    lines = [f"{result.quantity}: {QUANTITIES[result.quantity].meaning}"]
-    given = [f"model {model}" if model else "", f"gpu {gpu}" if gpu else ""]
-    if any(given):
-        lines.append("  " + ", ".join(g for g in given if g))
-    for i, step in enumerate(result.steps, 1):
-        lines += [f"{i:>2}. {step.text}",
-                  f"    {step.formula}",
-                  f"      = {step.substituted}",
-                  f"      = {step.display}"]
-    from solver.keys import KEYS
+    """The human form: the same step layout as every worked solution in the app."""
+    from questions.derivation import Derivation, result_section
 
     # The model's own shape choices (mlp, norm ...) are facts of the preset, not
     # conventions, unless the question is the parameter count itself.
     shape = result.quantity in ("params", "active_params", "params_per_gpu")
-    shown = {k: v for k, v in result.conventions.items()
-             if shape or KEYS[k].group != "model"}
-    if shown:
-        lines.append("Conventions: " + ", ".join(f"{k}={v}" for k, v in shown.items()))
+    given = ", ".join(g for g in (f"model {model}" if model else "",
+                                  f"gpu {gpu}" if gpu else "") if g)
     value = f"{result.value:.6g} {result.unit}".replace("e+", "e")
     extra = f" ({result.display_iec})" if result.display_iec != result.display else ""
-    lines.append(f"Result: {result.quantity} = {result.display}{extra}  [{value}]")
-    return "\n".join(lines)
+    d = Derivation(intro=f"Given {given}." if given else "",
+                   sections=(result_section(result, shape_shown=shape),),
+                   answer=f"{result.quantity} = {result.display}{extra}  [{value}]")
+    return d.text()

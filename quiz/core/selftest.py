@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from questions.derivation import explain
 from questions.errors import TemplateError
 from questions.schema import Template
-from questions.variants import PartVariant, explain, make_variant
+from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade, relative_error
 from quiz.core.kinds import kind_of
 from solver.units import format_value
@@ -45,9 +46,11 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
         fail("key", problem)
         return out
     try:
-        text = explain(pv)
-        if not text.strip():
+        derivation = explain(pv)
+        if not derivation.text().strip():
             fail("explanation", "empty")
+        elif not derivation.steps and not derivation.intro:
+            fail("explanation", "no worked step and no words: say why the key is right")
     except Exception as exc:  # any failure here is a template bug to report, not crash on
         fail("explanation", f"cannot be derived: {exc}")
     values = [(m.name, m.value) for m in pv.mistakes if m.value is not None]

@@ -17,7 +17,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.loader import Bank
@@ -32,6 +32,9 @@ from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store
 from quiz.core.types import Mode, stored
+
+if TYPE_CHECKING:
+    from questions.derivation import Derivation
 
 MAX_SEED = 1_000_000
 
@@ -518,7 +521,7 @@ class MockReport:
     score: float
     by_topic: dict[str, tuple[float, int]]
     rows: list[dict[str, Any]]
-    solutions: list[tuple[str, str]]
+    solutions: list[tuple[str, Derivation]]
     previous: list[float] = field(default_factory=list)
     unreached: int = 0
 
@@ -622,7 +625,7 @@ class MockSession(Session):
                          "seconds": round(out.seconds, 1), "answer": q.answer_text,
                          "read_as": out.grade.read_as, "key": out.grade.key.display,
                          "mistake": out.grade.mistake, "feedback": out.grade.feedback})
-            solutions.append((q.label, q.part.explanation))
+            solutions.append((q.label, q.part.derivation))
             by_variant[id(q.variant)].append(out)
         topics: dict[str, list[float]] = defaultdict(list)
         question_scores = []

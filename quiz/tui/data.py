@@ -7,13 +7,14 @@ inside the functions.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from questions.derivation import Derivation
+    from questions.derivation import Step as DerivationStep
     from questions.loader import Bank
     from quiz.core.state import AppState
     from quiz.core.store import Stats
@@ -159,7 +160,7 @@ class PartPreview:
     choices: list[str]
     key: str
     mistakes: list[tuple[str, float, str]]
-    explanation: str
+    derivation: Derivation
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview
     parts = [
         PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), pv.key.display,
                     [(m.name, m.credit, m.feedback) for m in pv.mistakes],
-                    pv.explanation)
+                    pv.derivation)
         for pv in variant.parts
     ]
     params = [(k, describe(k, v)) for k, v in variant.params.items()]
@@ -208,7 +209,7 @@ def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview
     if intro and parts:
         first = parts[0]
         parts[0] = PartPreview(first.index, first.kind, f"{intro}\n\n{first.prompt}",
-                               first.choices, first.key, first.mistakes, first.explanation)
+                               first.choices, first.key, first.mistakes, first.derivation)
     return TemplatePreview(template_id, seed, template.title, params, parts)
 
 
@@ -228,70 +229,38 @@ class Block:
     text: str
 
 
-_QUANTITY = re.compile(r"^[a-z_][a-z0-9_]*: \S")
-_STEP = re.compile(r"^\s+\d+\.\s")
+def derivation_blocks(d: Derivation) -> list[Block]:
+    """The blocks of a structured derivation, in reading order (no text is parsed).
 
-
-def derivation_blocks(text: str) -> list[Block]:
-    """Split the core's plain-text derivation into blocks a screen can style.
-
-    The core writes prose, then per quantity a ``name: meaning`` line and numbered
-    steps whose formula and values are indented below them, then ``Answer: ...``.
-    Lines that fit no pattern stay prose, so an unexpected format still reads.
-
-    >>> [b.kind for b in derivation_blocks("Why.\\nx: a thing\\n  1. Add.\\n"
-    ...  "     x = a + b\\n       = 3\\nAnswer: 3")]
+    >>> from questions.derivation import Derivation, Section, Step
+    >>> step = Step("x", "a thing", "Add.", "x = a + b", "1 + 2", 3.0, "1", "3")
+    >>> [b.kind for b in derivation_blocks(Derivation("Why.", (Section("x", "a thing",
+    ...  (step,)),), answer="3"))]
     ['text', 'quantity', 'step', 'math', 'answer']
     """
+    from questions.derivation import sentence_case
+
     blocks: list[Block] = []
-    prose: list[str] = []
-    math: list[str] = []
+    if d.intro:
+        blocks += [Block("text", para) for para in d.intro.split("\n\n") if para.strip()]
 
-    def flush() -> None:
-        if prose:
-            blocks.append(Block("text", " ".join(prose)))
-            prose.clear()
-        if math:
-            blocks.append(Block("math", "\n".join(math)))
-            math.clear()
+    def step_blocks(label: str, step: DerivationStep) -> None:
+        blocks.append(Block("step", f"{label}{step.why}"))
+        if step.formula:
+            blocks.append(Block("math", f"{step.formula}\n  = {step.substitution}\n"
+                                        f"  = {step.result}"))
 
-    in_step = False
-    for raw in text.splitlines():
-        line = raw.rstrip()
-        stripped = line.strip()
-        if not stripped:
-            flush()
-            in_step = False
-            continue
-        if _STEP.match(line):
-            flush()
-            blocks.append(Block("step", stripped))
-            in_step = True
-        elif in_step and line.startswith("     "):
-            math.append(stripped)
-        elif stripped.startswith(("Answer:", "Answer ")):
-            flush()
-            blocks.append(Block("answer", stripped))
-            in_step = False
-        elif stripped.startswith(("Conventions:", "Also accepted")):
-            flush()
-            blocks.append(Block("note", stripped))
-            in_step = False
-        elif not line.startswith(" ") and "  with " in line:
-            flush()  # "expr  with name = value, ...": the final combination
-            blocks.append(Block("math", stripped))
-            in_step = False
-        elif not line.startswith(" ") and _QUANTITY.match(line):
-            flush()
-            blocks.append(Block("quantity", stripped))
-            in_step = False
-        elif line.startswith("  ") and not in_step:
-            flush()
-            math.append(stripped)
-        else:
-            if math:
-                flush()
-            prose.append(stripped)
-            in_step = False
-    flush()
+    for sec in d.sections:
+        blocks.append(Block("quantity", sentence_case(sec.meaning)))
+        for i, step in enumerate(sec.steps, 1):
+            step_blocks(f"{i}. ", step)
+        if sec.conventions:
+            blocks.append(Block("note", "Conventions: " + "; ".join(sec.conventions) + "."))
+    if d.combination:
+        step_blocks("", d.combination)
+    if d.answer:
+        blocks.append(Block("answer", f"Answer: {d.answer}"))
+    blocks += [Block("note", f"Also accepted ({a})") for a in d.also]
+    if d.mistake:
+        blocks.append(Block("note", f"Your answer matches a known mistake: {d.mistake[0]}"))
     return blocks

@@ -29,7 +29,7 @@ def test_human_output_shows_formula_substitution_and_result(
 ) -> None:
     code, out, _ = run(capsys, "solve", "tp_bytes", "--model", "llama3-70b", "--set", "tp=8")
     assert code == 0
-    assert "tp_bytes = " in out and "75.2 GB" in out and "Result:" in out
+    assert "tp_bytes = " in out and "75.2 GB" in out and "Answer: tp_bytes = " in out
 
 
 def test_list_names_every_contract_quantity(capsys: pytest.CaptureFixture[str]) -> None:

@@ -60,7 +60,7 @@ class FeedbackScreen(Screen[bool]):
                 yield Static(f"Hints used: {question.hints_shown} "
                              f"(cost {percent(question.hint_cost)} of the score)",
                              classes="muted", markup=False)
-            yield Derivation(question.part.explanation, title="Worked solution",
+            yield Derivation(question.part.derivation, title="Worked solution",
                              id="feedback-derivation")
         yield Footer()
 

@@ -197,7 +197,7 @@ class QuestionScreen(Screen[None]):
         try:
             outcome = self.session.submit(text)
             if outcome.grade.verdict != "invalid" and self.mock is None:
-                _ = outcome.question.part.explanation  # warm the cache off the loop
+                _ = outcome.question.part.derivation  # warm the cache off the loop
         except Exception as exc:
             self.post_message(TaskFailed("grading the answer", str(exc)))
             return
@@ -256,7 +256,7 @@ class QuestionScreen(Screen[None]):
             if expire_with is not None and mock.current is not None:
                 mock.expire(expire_with)
             for o in mock.answered:  # derive off the event loop (sympy printing)
-                _ = o.question.part.explanation
+                _ = o.question.part.derivation
             report = mock.finish()
         except Exception as exc:
             self.post_message(TaskFailed("scoring the mock interview", str(exc)))

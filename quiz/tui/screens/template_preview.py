@@ -48,7 +48,7 @@ class PartView(Vertical):
                 lines.append(f"• [b]{escape(name)}[/] ({credit:.0%} credit): "
                              f"{escape(feedback)}")
             yield Static("\n".join(lines), classes="preview-mistakes")
-        yield Derivation(part.explanation, title="Worked solution")
+        yield Derivation(part.derivation, title="Worked solution")
 
 
 class TemplatePreviewScreen(Screen[None]):

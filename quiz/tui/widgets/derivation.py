@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
 from quiz.tui.data import derivation_blocks
 
+if TYPE_CHECKING:
+    from questions.derivation import Derivation as Worked
+
 
 class Derivation(Vertical):
-    """Shows the core's plain-text derivation with each kind of line styled apart.
+    """Shows a structured worked derivation with each kind of piece styled apart.
 
     Args:
-        text: the derivation (``Outcome.explanation`` or a template preview's).
+        derivation: the derivation (a part's, a template preview's, a report's).
         title: a heading shown above it, or None.
     """
 
@@ -29,14 +34,14 @@ class Derivation(Vertical):
     Derivation > .-answer { margin-top: 1; text-style: bold; color: $text-success; }
     """
 
-    def __init__(self, text: str, *, title: str | None = None, id: str | None = None,
+    def __init__(self, derivation: Worked, *, title: str | None = None, id: str | None = None,
                  classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._text = text
+        self._derivation = derivation
         self._title = title
 
     def compose(self) -> ComposeResult:
         if self._title:
             yield Static(self._title, classes="derivation-title", markup=False)
-        for block in derivation_blocks(self._text):
+        for block in derivation_blocks(self._derivation):
             yield Static(block.text, classes=f"-{block.kind}", markup=False)
