@@ -10,10 +10,10 @@ import sympy as sp
 from questions.derivation import Derivation, convention_words, explain, show_expr
 from questions.loader import load_bank
 from questions.variants import make_variant
+from quiz.tui.data import derivation_blocks
 from solver.engine import solve
 from solver.pretty import pretty
 from solver.quantities import sym
-from quiz.tui.data import derivation_blocks
 
 BANK = load_bank(bundled=True)
 
