@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from solver.units import format_both, format_value
+from solver.units import format_value
 
 if TYPE_CHECKING:
     from questions.variants import PartVariant
