@@ -1,4 +1,5 @@
-"""Tags with a meaning: the interview's rapid-fire items (``rapid-fire-N``).
+"""Tags with a meaning: the interview's rapid-fire items (``rapid-fire-N``) and the areas
+of the questions interviews ask next (:data:`AREAS`: decode, cost, moe ...).
 
 A template's ``tags`` are free words, except ``rapid-fire-N``, which marks the
 interview's rapid-fire item N that the template drills; :data:`RAPID_FIRE` names them.
@@ -6,7 +7,7 @@ interview's rapid-fire item N that the template drills; :data:`RAPID_FIRE` names
 
 from __future__ import annotations
 
-__all__ = ["RAPID_FIRE", "rapid_fire_number", "tag_label"]
+__all__ = ["AREAS", "RAPID_FIRE", "rapid_fire_number", "tag_label"]
 
 RAPID_FIRE: dict[str, str] = {
     "rapid-fire-1": "model-state and activation bytes",
@@ -19,15 +20,37 @@ RAPID_FIRE: dict[str, str] = {
 }
 """Short names of the interview's rapid-fire items (tags ``rapid-fire-N``)."""
 
+AREAS: dict[str, str] = {
+    "decode": "decode is memory-bound",
+    "prefill": "prefill and time to first token",
+    "cost": "GPU-hours and dollars",
+    "scaling-laws": "Chinchilla and compute-optimal runs",
+    "batch-size": "how a global batch is made",
+    "recompute": "recomputation: memory for FLOPs",
+    "precision": "FP8 and quantized weights",
+    "moe": "mixture of experts",
+    "overlap": "hiding communication behind compute",
+    "reliability": "checkpoints and failures",
+    "long-context": "attention at long context",
+    "topology": "fabrics and NVLink domains",
+    "speculative-decoding": "speculative decoding",
+    "lora": "LoRA and QLoRA memory",
+    "logits": "the logits' memory",
+}
+"""The interview's next questions beyond the rapid-fire list, by tag, with short names."""
+
 
 def tag_label(tag: str) -> str:
     """A tag as lists show it: rapid-fire items get their short name.
 
-    >>> tag_label("rapid-fire-2"), tag_label("kv-cache")
-    ('#2 FLOPs of a training run', 'kv-cache')
+    >>> tag_label("rapid-fire-2"), tag_label("kv-cache"), tag_label("moe")
+    ('#2 FLOPs of a training run', 'kv-cache', 'moe: mixture of experts')
     """
     name = RAPID_FIRE.get(tag)
-    return f"#{tag.rsplit('-', 1)[1]} {name}" if name else tag
+    if name:
+        return f"#{tag.rsplit('-', 1)[1]} {name}"
+    area = AREAS.get(tag)
+    return f"{tag}: {area}" if area else tag
 
 
 

@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from questions.tags import RAPID_FIRE, tag_label
+from questions.tags import AREAS, RAPID_FIRE, tag_label
 from quiz.tui.messages import PracticeChosen
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -29,13 +29,15 @@ Target = tuple[str, str | None]
 
 
 def practice_targets(bank: Bank) -> list[list[Target]]:
-    """What can be practised, in groups: everything; each topic; each rapid-fire item."""
+    """What can be practised, in groups: everything; each topic; each rapid-fire item;
+    each area of the interview's next questions (decode, cost, MoE ...)."""
     topics = sorted({t.topic for t in bank.templates.values()})
     tags = {tag for t in bank.templates.values() for tag in t.tags}
     groups: list[list[Target]] = [
         [("Everything", None)],
         [(topic, topic) for topic in topics],
         [(tag_label(tag), tag) for tag in sorted(RAPID_FIRE) if tag in tags],
+        [(tag_label(tag), tag) for tag in AREAS if tag in tags],
     ]
     return [group for group in groups if group]
 

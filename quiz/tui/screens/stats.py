@@ -15,7 +15,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
-from questions.tags import tag_label
+from questions.tags import AREAS, tag_label
 from quiz.tui.data import StatsData, percent
 from quiz.tui.messages import StatsComputed, TaskFailed
 from quiz.tui.widgets.accuracy_plot import AccuracyPlot
@@ -81,6 +81,8 @@ class StatsScreen(Screen[None]):
             yield Static("", id="stats-tags", classes="table")
             yield TrendPlot("Share correct so far, by rapid-fire item (#1-#7)",
                             id="stats-item-trend")
+            yield Static("By interview area", classes="section-title")
+            yield Static("", id="stats-areas", classes="table")
             yield Static("Due in the next 14 days", classes="section-title")
             yield ForecastChart("", id="stats-forecast")
             yield Static("Weakest templates (at least 2 answers)", classes="section-title")
@@ -119,6 +121,9 @@ class StatsScreen(Screen[None]):
         tags = {k: v for k, v in s["by_tag"].items() if k.startswith("rapid-fire-")}
         self.query_one("#stats-tags", Static).update(
             groups_table("item", tags, tag_label) if tags else none)
+        areas = {k: v for k, v in s["by_tag"].items() if k in AREAS}
+        self.query_one("#stats-areas", Static).update(
+            groups_table("area", areas, tag_label) if areas else none)
         self.query_one("#stats-topic-trend", TrendPlot).show(data.topic_trend)
         self.query_one("#stats-item-trend", TrendPlot).show(data.item_trend)
         self.query_one(ForecastChart).show(data.forecast)
