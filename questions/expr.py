@@ -48,7 +48,16 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
 
 
 class ExprError(TemplateError):
-    """A template expression that is not allowed or cannot be evaluated."""
+    """A template expression that is not allowed or cannot be evaluated.
+
+    ``expr`` is the expression's text when it failed while being evaluated, and
+    ``reason`` what went wrong without it.
+    """
+
+    def __init__(self, message: str, *, expr: str | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(message, reason=reason)
+        self.expr = expr
 
 
 @dataclass(frozen=True)
@@ -68,13 +77,15 @@ class Expr:
         try:
             return _walk(self.tree, env)
         except ZeroDivisionError as exc:
-            raise ExprError(f"{self.text}: division by zero") from exc
+            reason = "division by zero"
+            cause: BaseException = exc
         except OverflowError as exc:
-            raise ExprError(f"{self.text}: a number grows too large to work with") from exc
+            reason, cause = "a number grows too large to work with", exc
         except RecursionError as exc:
-            raise ExprError(f"{self.text}: nested too deeply") from exc
+            reason, cause = "nested too deeply", exc
         except (ValueError, TypeError) as exc:
-            raise ExprError(f"{self.text}: {exc}") from exc
+            reason, cause = str(exc), exc
+        raise ExprError(f"{self.text}: {reason}", expr=self.text, reason=reason) from cause
 
 
 def compile_expr(text: str, known: set[str] | frozenset[str]) -> Expr:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from questions.errors import TemplateError, UnknownTemplate
+from questions.errors import FieldError, TemplateError, UnknownTemplate
 from questions.schema import Part, Template
 
 if TYPE_CHECKING:
@@ -183,8 +183,9 @@ def schema_problems(exc: ValidationError, data: dict[str, Any], text: str,
         elif err["type"] == "string_pattern_mismatch" and loc == ["id"]:
             reason = (f"{err['input']!r} is not an id: use topic/name in lower case "
                       "(letters, digits, - and _), e.g. \"memory/model-state\"")
-        if not loc or (loc[0] == "parts" and len(loc) == 2):
-            loc += _loc_from_reason(reason, data)
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, FieldError):  # a whole-model check names its field
+            loc += list(cause.field)
         if (len(loc) > 1 and loc[-1] in top_level and loc[0] != "parts"
                 and (err["type"] == "extra_forbidden" or loc[0] == "fixed")):
             reason += (f"; {loc[-1]} is a top-level field: move it above the first [table] "
@@ -196,23 +197,6 @@ def schema_problems(exc: ValidationError, data: dict[str, Any], text: str,
         at = ["prompt"] if loc and loc[0] not in data and "prompt" in data else loc
         problems.append(Problem(name, _line_of(text, at), _field(loc), reason))
     return problems
-
-
-def _loc_from_reason(reason: str, data: dict[str, Any]) -> list[str | int]:
-    """The field a whole-model error is about (pydantic gives such errors no location)."""
-    if "not both" in reason:
-        return ["parts"]
-    if "needs both prompt and answer" in reason:
-        return ["prompt"] if "answer" in data else ["answer"]
-    if reason.startswith("schema "):
-        return ["schema"]
-    m = re.match(r"(answer(?:\.\w+)?)", reason)
-    if m:
-        return list(m.group(1).split("."))
-    for word in ("choices", "rows", "columns", "answer"):
-        if word in reason:
-            return [word]
-    return []
 
 
 def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
@@ -379,14 +363,15 @@ class Bank:
         """The template with this id.
 
         Raises:
-            KeyError: with a one-line message and a suggestion.
+            UnknownTemplate: a ``LookupError`` (and a ``QuizError``) with a one-line
+                message and a suggestion.
         """
         t = self.templates.get(template_id)
         if t is None:
             close = difflib.get_close_matches(template_id, list(self.templates), n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            raise UnknownTemplate(f"unknown template {template_id!r}{hint}; see quiz templates "
-                              "list")
+            raise UnknownTemplate(f"unknown template {template_id!r}{hint}; see quiz "
+                                  "templates list")
         return t
 
 

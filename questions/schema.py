@@ -12,6 +12,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from questions.errors import FieldError
 from questions.tags import RAPID_FIRE
 from questions.types import AnswerKind, Verdict
 
@@ -53,22 +54,22 @@ class ParamSpec(_Model):
     @model_validator(mode="after")
     def _one_source(self) -> ParamSpec:
         if (self.choices is None) == (self.range is None):
-            raise ValueError("give exactly one of choices or range")
+            raise FieldError((), "give exactly one of choices or range")
         if self.choices is not None and not self.choices:
-            raise ValueError("choices must not be empty")
+            raise FieldError(("choices",), "choices must not be empty")
         if self.range is not None:
             lo, hi = self.range
             if not lo <= hi:
-                raise ValueError("range must be [low, high] with low <= high")
+                raise FieldError(("range",), "range must be [low, high] with low <= high")
             if not (math.isfinite(lo) and math.isfinite(hi)):
-                raise ValueError("range must be finite numbers")
+                raise FieldError(("range",), "range must be finite numbers")
             if self.log and lo <= 0:
-                raise ValueError("a log range must be positive")
+                raise FieldError(("range",), "a log range must be positive")
             if self.step is not None:
                 if not (math.isfinite(self.step) and self.step > 0):
-                    raise ValueError("step must be a positive number")
+                    raise FieldError(("step",), "step must be a positive number")
                 if max(abs(lo), abs(hi)) / self.step > MAX_STEPS:
-                    raise ValueError(f"step {self.step:g} is too small for the range "
+                    raise FieldError(("step",), f"step {self.step:g} is too small for the range "
                                      f"[{lo:g}, {hi:g}]: at most {MAX_STEPS:.0e} steps "
                                      "from 0")
         return self
@@ -166,7 +167,8 @@ class Mistake(_Model):
         given = [x for x in (self.set or None, self.expr, self.scale, self.formula,
                              self.choice, self.cells) if x is not None]
         if len(given) != 1:
-            raise ValueError("give exactly one of set, expr, scale, formula, choice, cells")
+            raise FieldError((), "give exactly one of set, expr, scale, formula, choice, "
+                             "cells")
         return self
 
 
@@ -297,15 +299,17 @@ class Template(_Model):
     @model_validator(mode="after")
     def _single_or_parts(self) -> Template:
         if self.schema_ != SCHEMA_VERSION:
-            raise ValueError(f"schema {self.schema_} is not supported (this quiz reads "
-                             f"schema {SCHEMA_VERSION})")
+            raise FieldError(("schema",), f"schema {self.schema_} is not supported (this "
+                             f"quiz reads schema {SCHEMA_VERSION})")
         single = bool(self.prompt) or self.answer is not None
         if single and self.parts:
-            raise ValueError("give either prompt/answer or [[parts]], not both")
+            raise FieldError(("parts",), "give either prompt/answer or [[parts]], not both")
         if not single and not self.parts:
-            raise ValueError("a template needs a prompt and an answer (or [[parts]])")
+            raise FieldError(("answer",), "a template needs a prompt and an answer (or "
+                             "[[parts]])")
         if single and (not self.prompt or self.answer is None):
-            raise ValueError("a single-part template needs both prompt and answer")
+            raise FieldError(("prompt",) if self.answer is not None else ("answer",),
+                             "a single-part template needs both prompt and answer")
         return self
 
     def all_parts(self) -> list[Part]:

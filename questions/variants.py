@@ -150,7 +150,8 @@ class Variant:
     def intro(self) -> str:
         """The scenario's setting, formatted."""
         return self.parts[0].prompt if not self.template.intro else _format(
-            self.template.intro, self.parts[0].env, {**self.template.fixed, **self.params})
+            self.template.intro, self.parts[0].env, {**self.template.fixed, **self.params},
+            ("intro",))
 
 
 def parse_variant_id(text: str) -> tuple[str, int | None]:
@@ -250,7 +251,7 @@ def compiled(t: Template) -> Compiled:
                 if text:
                     exprs[text] = compile_expr(text, free)
     except ExprError as exc:
-        raise TemplateError(f"{t.id}: {exc}") from exc
+        raise TemplateError(f"{t.id}: {exc}", reason=str(exc)) from exc
     got = _COMPILED[key] = Compiled(constraints, exprs)
     return got
 
@@ -290,11 +291,14 @@ def make_variant(t: Template, seed: int) -> Variant:
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
     last = "no draw was tried"
+    field: tuple[str | int, ...] = ("params",)
+    reason: str | None = None
     deadline = time.thread_time() + MAX_DRAW_SECONDS
     for _ in range(MAX_DRAWS):
         if time.thread_time() > deadline:
-            raise TemplateError(f"{t.id}: drawing a variant took over {MAX_DRAW_SECONDS:g} "
-                                f"s ({last}); simplify the parameters or constraints")
+            slow = (f"drawing a variant took over {MAX_DRAW_SECONDS:g} s ({last}); "
+                    "simplify the parameters or constraints")
+            raise TemplateError(f"{t.id}: {slow}", field=("answer",), reason=slow)
         try:
             params = {name: _draw(spec, rng) for name, spec in t.params.items()}
             model, gpu, over = _split(params, t.fixed)
@@ -305,18 +309,24 @@ def make_variant(t: Template, seed: int) -> Variant:
                                         if isinstance(v, int | float)}
             failed = [c.text for c in comp.constraints if not _holds(c, env)]
         except (SolverError, ExprError) as exc:
-            last = str(exc)
+            last, field, reason = str(exc), ("params",), None
+            if isinstance(exc, ExprError) and exc.expr in t.constraints:
+                field, reason = ("constraints", t.constraints.index(exc.expr)), exc.reason
             continue
         except (ArithmeticError, ValueError) as exc:  # overflow while drawing a number
-            last = f"a parameter cannot be drawn: {exc}"
+            last, field, reason = f"a parameter cannot be drawn: {exc}", ("params",), None
             continue
         if failed:
             last = f"constraint {failed[0]!r} failed"
+            field = ("constraints", t.constraints.index(failed[0]))
+            reason = (f"no draw of the parameters meets {failed[0]!r} (tried {MAX_DRAWS}); "
+                      "widen the parameters or relax it")
             continue
         break
     else:
-        raise TemplateError(f"{t.id}: no draw in {MAX_DRAWS} satisfies the template "
-                            f"({last})")
+        message = f"no draw in {MAX_DRAWS} satisfies the template ({last})"
+        raise TemplateError(f"{t.id}: {message}", field=field,
+                            reason=message if reason is None else reason)
     parts = [_part(t, i, p, params, comp) for i, p in enumerate(t.all_parts(), 1)]
     return Variant(t, seed, params, inputs, parts)
 
@@ -326,9 +336,8 @@ def _holds(constraint: Expr, env: Mapping[str, Any]) -> bool:
     try:
         return bool(constraint.value(env))
     except ExprError as exc:
-        reason = str(exc).removeprefix(f"{constraint.text}: ")
-        raise ExprError(f"constraint {constraint.text!r} cannot be evaluated: "
-                        f"{reason}") from exc
+        raise ExprError(f"constraint {constraint.text!r} cannot be evaluated: {exc.reason}",
+                        expr=constraint.text, reason=exc.reason) from exc
 
 
 def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar],
@@ -362,11 +371,19 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
                 _env(inputs, comp.exprs[text].names) | _free(params)))))
         key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
     except (SolverError, ExprError) as exc:
-        raise TemplateError(f"{t.id}: part {index}: {exc}") from exc
+        field: tuple[str | int, ...] = ("parts", index - 1, "answer") if t.parts \
+            else ("answer",)
+        if isinstance(exc, ExprError) and exc.expr is not None and exc.expr == a.expr:
+            field += ("expr",)
+        raise TemplateError(f"{t.id}: part {index}: {exc}", field=field,
+                            reason=str(exc)) from exc
     except (ArithmeticError, RecursionError) as exc:  # e.g. a drawn value too large
-        raise TemplateError(f"{t.id}: part {index}: the answer cannot be derived: "
-                            f"{type(exc).__name__}: {exc}") from exc
-    prompt = _format(part.prompt, env, {**t.fixed, **params})
+        reason = f"the answer cannot be derived: {type(exc).__name__}: {exc}"
+        raise TemplateError(f"{t.id}: part {index}: {reason}",
+                            field=("parts", index - 1, "answer") if t.parts else ("answer",),
+                            reason=reason) from exc
+    prompt = _format(part.prompt, env, {**t.fixed, **params},
+                     ("parts", index - 1, "prompt") if t.parts else ("prompt",))
     return PartVariant(index, prompt, part, key, mistakes, accepted,
                        dict(over), model, gpu, env)
 
@@ -420,7 +437,8 @@ def reflow(text: str) -> str:
     return "\n\n".join(paragraphs)
 
 
-def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar]) -> str:
+def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
+            field: tuple[str | int, ...] = ("prompt",)) -> str:
     text = reflow(text)
     out = []
     for literal, name, spec, _ in string.Formatter().parse(text):
@@ -432,8 +450,12 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar]) -
         elif name in env:
             value = env[name]
         else:
-            raise TemplateError(f"the prompt's {{{name}}} names no parameter, key or "
-                                "quantity")
+            import difflib
+
+            message = f"the prompt's {{{name}}} names no parameter, key or quantity"
+            close = difflib.get_close_matches(name, sorted(NAMES | set(params)), n=1)
+            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            raise TemplateError(message, field=field, reason=message + hint)
         if spec == "raw":
             out.append(str(value))
         elif spec == "both" and not isinstance(value, str):

@@ -108,8 +108,9 @@ def extra_template_dirs(
 
     Folders from the command line come first, then those from the environment
     variable (separated by ``os.pathsep``). Empty entries are skipped and duplicates
-    are kept only once, in first-seen order. Folders are not checked for existence:
-    the template loader reports a missing folder with its own error.
+    are kept only once, in first-seen order. Folders are not checked for existence
+    here: ``quiz templates`` warns about a missing one, and elsewhere a missing folder
+    simply holds no templates.
 
     Args:
         cli: The values of the repeatable ``--templates DIR`` flag.

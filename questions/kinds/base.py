@@ -74,8 +74,8 @@ class QuestionKind:
     """One answer kind's entry in the question layer's table.
 
     Attributes:
-        check_part: raises ``ValueError`` (a sentence naming the field, e.g.
-            ``answer.formula``) when a part of this kind lacks what it needs.
+        check_part: raises :class:`~questions.errors.FieldError` (the field and the
+            reason) when a part of this kind lacks what it needs.
         draw_key: the key, known mistakes and accepted answers of one variant's part.
         answer_line: the worked explanation's last line.
         check_loaded: problems found against the solver when a template loads, each

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
@@ -17,15 +18,16 @@ def check_part(part: Part) -> None:
     """At least two choices; the key names labels among them (exactly one for choice)."""
     a = part.answer
     if len(part.choices) < 2:
-        raise ValueError("a choice answer needs at least 2 choices")
+        raise FieldError(("choices",), "a choice answer needs at least 2 choices")
     labels = {chr(ord("a") + i) for i in range(len(part.choices))}
     bad = [c for c in a.correct + [x for w in a.when for x in w.correct] if c not in labels]
     if not a.correct or bad:
-        raise ValueError(f"answer.correct must name labels among "
+        raise FieldError(("answer", "correct"), f"answer.correct must name labels among "
                          f"{', '.join(sorted(labels))}")
     if part.answer_kind == "choice" and any(
             len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
-        raise ValueError("a single-choice answer has exactly one correct label")
+        raise FieldError(("answer",), "a single-choice answer has exactly one correct "
+                         "label")
 
 
 def draw_key(ctx: KeyContext) -> DrawnKey:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
@@ -16,7 +17,8 @@ __all__ = ["KIND"]
 def check_part(part: Part) -> None:
     """A formula answer names its formula and what each letter stands for."""
     if not part.answer.formula or not part.answer.symbols:
-        raise ValueError("a formula answer needs answer.formula and answer.symbols")
+        raise FieldError(("answer",), "a formula answer needs answer.formula and "
+                         "answer.symbols")
 
 
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from questions.errors import TemplateError
+from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
@@ -19,8 +19,8 @@ def check_part(part: Part) -> None:
     """A number answer derives from exactly one of a quantity or an expression."""
     a = part.answer
     if (a.quantity is None) == (a.expr is None):
-        raise ValueError("a number answer needs exactly one of answer.quantity or "
-                         "answer.expr")
+        raise FieldError(("answer",), "a number answer needs exactly one of "
+                         "answer.quantity or answer.expr")
 
 
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
@@ -39,7 +39,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     value = ctx.value({}, a.expr, a.quantity)
     unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
     if not math.isfinite(value):
-        raise TemplateError(f"{t.id}: the answer is not finite")
+        raise TemplateError(f"{t.id}: the answer is not finite",
+                            reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
     key = Key("number", format_value(value, unit, binary=binary), value, unit, a.tolerance)
     mistakes = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
@@ -16,13 +17,14 @@ def check_part(part: Part) -> None:
     """Rows and columns are given, and the key gives every row once, in known columns."""
     a = part.answer
     if not part.rows or not part.columns:
-        raise ValueError("a table answer needs rows and columns")
+        raise FieldError(("rows",), "a table answer needs rows and columns")
     if set(a.cells) != set(part.rows):
-        raise ValueError("answer.cells must give every row exactly once")
+        raise FieldError(("answer", "cells"), "answer.cells must give every row exactly "
+                         "once")
     for row, cols in a.cells.items():
         unknown = set(cols) - set(part.columns)
         if unknown:
-            raise ValueError(f"answer.cells.{row} uses unknown column "
+            raise FieldError(("answer", "cells"), f"answer.cells.{row} uses unknown column "
                              f"{sorted(unknown)[0]!r}")
 
 

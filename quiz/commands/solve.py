@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from solver.engine import Result
+    from solver.keys import Value
 
 
 def parse_sets(pairs: list[str]) -> dict[str, str]:
@@ -31,6 +32,38 @@ def parse_sets(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def read_sets(pairs: list[str]) -> dict[str, Value]:
+    """`KEY=VALUE` strings as solver overrides, numbers read by the answer reader.
+
+    A number is read exactly as a typed answer is (``70.5bn``, ``1,130``, ``2^30``,
+    ``80 GB``, ``400 Gb/s``), in the key's base unit, so ``--set`` and the question
+    screen never disagree about what a number means. Flags and choices, and keys the
+    solver does not know, go to the solver as typed: it names the problem.
+
+    Raises:
+        SolverError: a pair without `=`, a key given twice, or a number that cannot be
+            read (with what was wrong and an example).
+    """
+    from quiz.core.reading import Unreadable, read_number
+    from solver.errors import SolverError
+    from solver.keys import KEYS
+    from solver.units import BASE_UNITS
+
+    out: dict[str, Value] = {}
+    for name, text in parse_sets(pairs).items():
+        key = KEYS.get(name)
+        if key is None or key.kind not in ("int", "float") or key.unit not in BASE_UNITS:
+            out[name] = text
+            continue
+        try:
+            out[name] = read_number(text, key.unit).value
+        except Unreadable as exc:
+            example = f" (e.g. {exc.example})" if exc.example else ""
+            raise SolverError(f"{name} needs a number, not {text!r}: "
+                              f"{exc.message}{example}") from None
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `quiz solve` for parsed arguments; returns the exit code."""
     from solver.engine import list_quantities, solve
@@ -48,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.quantity:
         raise SolverError("quiz solve needs a QUANTITY (see quiz solve --list)")
     result = solve(args.quantity, model=args.model, gpu=args.gpu,
-                   overrides=parse_sets(args.set or []))
+                   overrides=read_sets(args.set or []))
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:

@@ -11,7 +11,6 @@ self-test grades answers, and grading is in ``quiz.core``.)
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -114,66 +113,21 @@ def _seed_list(seeds: list[int]) -> str:
 
 def _place(t: Template, f: Failure) -> tuple[list[str | int], str, tuple[Any, ...]]:
     """Where a self-test failure belongs: (field path, reason, the check it fails)."""
-    detail = f.detail
-    base: list[str | int] = []
-    part = 0
-    m = re.match(r"part (\d+): ", detail)
-    if m:
-        part = int(m.group(1)) - 1
-        base = ["parts", part] if t.parts else []
-        detail = detail[m.end():]
-    if f.check.startswith("examples["):
-        index = int(f.check.removeprefix("examples[").rstrip("]"))
-        return ["examples", index], detail, ("example", index)
+    reason = f.reason or f.detail
+    part = f.part or 0
+    base: list[str | int] = ["parts", part] if t.parts and f.part is not None else []
+    if f.example is not None:
+        return ["examples", f.example], reason, ("example", f.example)
     if f.check in ("key", "key display"):
-        return [*base, "answer"], detail, (f.seed, part, "key")
+        return [*base, "answer"], reason, (f.seed, part, "key")
     if f.check == "mistake":
-        mistakes = t.all_parts()[part].mistakes
-        which = next((i for i, mk in enumerate(mistakes) if repr(mk.name) in detail), None)
-        loc: list[str | int] = [*base, "mistakes"] + ([which] if which is not None else [])
-        return loc, detail, (f.seed, part, which)
+        loc: list[str | int] = [*base, "mistakes"]
+        if f.mistake is not None:
+            loc.append(f.mistake)
+        return loc, reason, (f.seed, part, f.mistake)
     if f.check == "variant":
-        loc, reason = _variant_problem(t, detail)
-        return loc, reason, (f.seed, "variant")
-    return [], f"{f.check}: {detail}", (f.seed, "variant")
-
-
-def _variant_problem(t: Template, detail: str) -> tuple[list[str | int], str]:
-    """Place a failure to draw a variant (make_variant's TemplateError)."""
-    import difflib
-
-    from questions.variants import MAX_DRAWS, NAMES
-
-    detail = detail.removeprefix(f"{t.id}: ")
-    m = re.search(r"constraint '(.*)' failed", detail)
-    if m and m.group(1) in t.constraints:
-        i = t.constraints.index(m.group(1))
-        return ["constraints", i], (f"no draw of the parameters meets {m.group(1)!r} (tried "
-                                    f"{MAX_DRAWS}); widen the parameters or relax it")
-    m = re.search(r"constraint '(.*)' cannot be evaluated: (.*?)\)?$", detail)
-    if m and m.group(1) in t.constraints:
-        return ["constraints", t.constraints.index(m.group(1))], m.group(2)
-    if "satisfies the template" in detail:
-        return ["params"], detail
-    m = re.search(r"the prompt's \{(\w+)\}", detail)
-    if m:
-        name = m.group(1)
-        close = difflib.get_close_matches(name, sorted(NAMES | set(t.params)), n=1)
-        hint = f" (did you mean {{{close[0]}}}?)" if close else ""
-        for i, p in enumerate(t.parts):
-            if "{" + name in p.prompt:
-                return ["parts", i, "prompt"], detail + hint
-        return ["intro" if "{" + name in t.intro else "prompt"], detail + hint
-    m = re.match(r"part (\d+): ", detail)
-    if m:
-        index = int(m.group(1)) - 1
-        base: list[str | int] = ["parts", index, "answer"] if t.parts else ["answer"]
-        parts = t.all_parts()
-        expr = parts[index].answer.expr if 0 <= index < len(parts) else None
-        if expr and detail[m.end():].startswith(f"{expr}: "):
-            return [*base, "expr"], detail[m.end():]
-        return base, detail[m.end():]
-    return ["answer"], detail
+        return list(f.field) or ["answer"], reason, (f.seed, "variant")
+    return [], f"{f.check}: {f.detail}", (f.seed, "variant")
 
 
 def _constraint_line(text: str, constraint: str, fallback: int) -> int:

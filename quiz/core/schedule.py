@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Final, TypedDict
 
 from fsrs import Card, Rating, Scheduler, State
 
 from quiz.core.clock import local_day, local_day_start
-from quiz.core.store import Attempt, Review, Store
+from quiz.core.store import Review, Store
 
 if TYPE_CHECKING:
     from quiz.core.settings import Settings
@@ -47,7 +46,6 @@ __all__ = [
     "NEW",
     "Drill",
     "Rating",
-    "Recorded",
     "TodayCounts",
     "rating_for",
 ]
@@ -122,18 +120,6 @@ class TodayCounts(TypedDict):
     """New templates the drill may still introduce today."""
 
 
-@dataclass(frozen=True, slots=True)
-class Recorded:
-    """Outcome of :meth:`Drill.record`."""
-
-    attempt_id: int
-    """Id of the stored attempt."""
-    rating: Rating | None
-    """The rating given to the template's card (None: no review happened)."""
-    due: datetime | None
-    """When the card is next due (None when no review happened)."""
-
-
 def _card_id(template_id: str) -> int:
     # fsrs defaults card ids to the creation time in ms and sleeps 1 ms to keep them
     # unique; a hash of the template id is unique, stable and costs no sleep.
@@ -172,8 +158,8 @@ class Drill:
 
     Args:
         store: The history; cards and the review log live there.
-        settings: Supplies ``new_per_day``, ``reviews_per_day``, ``expected_seconds``;
-            read at each call, so changed settings apply at once.
+        settings: Supplies ``new_per_day`` and ``reviews_per_day``; read at each call,
+            so changed settings apply at once.
         now: Clock returning an aware datetime; defaults to the store's clock.
         scheduler: The FSRS scheduler; defaults to ``fsrs.Scheduler()`` (default
             parameters, 90 % desired retention, interval fuzzing on).
@@ -325,34 +311,6 @@ class Drill:
             ),
         )
         return card.due.astimezone(UTC)
-
-    def record(self, attempt: Attempt, *, review: bool = True) -> Recorded:
-        """Store an attempt, then rate and review its template's card.
-
-        The attempt is committed first, on its own: if the process dies between the
-        two steps, the answer is kept and only the card update is lost.
-
-        Args:
-            attempt: The graded attempt (never an ``invalid`` one).
-            review: Whether this attempt should move the card (the drill: yes;
-                the caller decides for practice and mock).
-
-        Returns:
-            The attempt id, the rating and the card's next due time.
-        """
-        attempt_id = self.store.record_attempt(attempt)
-        if not review:
-            return Recorded(attempt_id, None, None)
-        rating = rating_for(
-            attempt.verdict,
-            attempt.seconds,
-            attempt.hints_used,
-            self.settings.expected_seconds,
-        )
-        if rating is None:  # pragma: no cover - record_attempt rejects invalid
-            return Recorded(attempt_id, None, None)
-        due = self.review(attempt.template_id, rating, attempt.answered_at, attempt_id=attempt_id)
-        return Recorded(attempt_id, rating, due)
 
     def due_forecast(
         self, days: int = 14, template_ids: Sequence[str] | None = None

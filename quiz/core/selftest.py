@@ -21,12 +21,31 @@ from solver.units import format_value
 
 @dataclass(frozen=True)
 class Failure:
-    """One property that did not hold."""
+    """One property that did not hold, and what it is about (as data, for placing it).
+
+    Attributes:
+        template: the template id.
+        seed: the seed drawn.
+        check: which property failed (``variant``, ``key``, ``key display``,
+            ``mistake``, ``explanation``, ``deterministic``, ``examples[i]``).
+        detail: the sentence, prefixed with ``part N:`` in a scenario.
+        reason: the sentence alone.
+        part: the part (0-based) it is about, if any.
+        mistake: the known mistake (index in the part's ``mistakes``), if any.
+        example: the example (index in ``examples``), if any.
+        field: for a variant that cannot be drawn, the field the template's error
+            names (empty when it names none).
+    """
 
     template: str
     seed: int
     check: str
     detail: str
+    reason: str = ""
+    part: int | None = None
+    mistake: int | None = None
+    example: int | None = None
+    field: tuple[str | int, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.template}#{self.seed}: {self.check}: {self.detail}"
@@ -37,8 +56,8 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     out: list[Failure] = []
     where = f"part {pv.index}: " if len(t.all_parts()) > 1 else ""
 
-    def fail(check: str, detail: str) -> None:
-        out.append(Failure(t.id, seed, check, where + detail))
+    def fail(check: str, detail: str, mistake: int | None = None) -> None:
+        out.append(Failure(t.id, seed, check, where + detail, detail, pv.index - 1, mistake))
 
     key = pv.key
     problem = kind_of(pv.kind).check_key(pv)
@@ -53,20 +72,20 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             fail("explanation", "no worked step and no words: say why the key is right")
     except Exception as exc:  # any failure here is a template bug to report, not crash on
         fail("explanation", f"cannot be derived: {exc}")
-    values = [(m.name, m.value) for m in pv.mistakes if m.value is not None]
-    for i, (n1, v1) in enumerate(values):
-        for n2, v2 in values[i + 1:]:
+    values = [(j, m.name, m.value) for j, m in enumerate(pv.mistakes) if m.value is not None]
+    for i, (j, n1, v1) in enumerate(values):
+        for _, n2, v2 in values[i + 1:]:
             if relative_error(v1, v2) <= key.tolerance:
                 fail("mistake", f"{n1!r} and {n2!r} give the same answer ({v1:.4g}); "
-                     "the grader could only ever name the first")
+                     "the grader could only ever name the first", j)
     g = grade(pv, key.display)
     if g.verdict != "correct":
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
-    for m in pv.mistakes:
+    for j, m in enumerate(pv.mistakes):
         if m.value is not None and key.value is not None:
             if relative_error(m.value, key.value) <= key.tolerance:
                 fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
-                     f"the key {key.value:.4g}")
+                     f"the key {key.value:.4g}", j)
                 continue
             typed = format_value(m.value, key.unit or "1", digits=4)
         elif m.formula:
@@ -84,7 +103,7 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             g = grade(pv, typed)
             if g.mistake != m.name:
                 fail("mistake", f"{typed!r} should be recognized as {m.name!r}, got "
-                     f"{g.mistake}")
+                     f"{g.mistake}", j)
             continue
         else:
             continue
@@ -92,7 +111,7 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
         want = "partial" if m.credit > 0 else "incorrect"
         if g.mistake != m.name or g.verdict != want:
             fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
-                 f"({g.mistake})")
+                 f"({g.mistake})", j)
     return out
 
 
@@ -104,7 +123,7 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
             v1 = make_variant(t, seed)
             v2 = make_variant(t, seed)
         except TemplateError as exc:
-            out.append(Failure(t.id, seed, "variant", str(exc)))
+            out.append(Failure(t.id, seed, "variant", str(exc), exc.reason, field=exc.field))
             return out
         if v1.params != v2.params or [p.prompt for p in v1.parts] != [p.prompt for p in
                                                                        v2.parts]:
@@ -124,10 +143,12 @@ def check_examples(t: Template) -> list[Failure]:
         try:
             v = make_variant(t, ex.seed)
         except TemplateError as exc:
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", str(exc)))
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", str(exc), str(exc),
+                               example=i))
             continue
         if not 1 <= ex.part <= len(v.parts):
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", f"no part {ex.part}"))
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", f"no part {ex.part}",
+                               f"no part {ex.part}", example=i))
             continue
         pv = v.parts[ex.part - 1]
         typed = ex.answer.replace("{key}", pv.key.display)
@@ -136,6 +157,6 @@ def check_examples(t: Template) -> list[Failure]:
             want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
             got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else
                                " with no known mistake")
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]",
-                               f"{typed!r} should grade {want}; it grades {got}"))
+            wrong = f"{typed!r} should grade {want}; it grades {got}"
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
     return out

@@ -55,8 +55,6 @@ class Settings(BaseModel):
     tolerance_scale: float = Field(default=1.0, gt=0, le=100, allow_inf_nan=False)
     """Multiplies every template's relative tolerance (2.0 grades twice as leniently)."""
 
-    expected_seconds: float = Field(default=90.0, gt=0, le=86_400, allow_inf_nan=False)
-    """Time a question is expected to take; fast or slow answers adjust the FSRS rating."""
 
 
 def _line_of(text: str, key: str) -> int | None:
@@ -76,6 +74,11 @@ def _where(path: Path, text: str, key: str) -> str:
 
 MAX_SETTINGS_BYTES = 64 * 1024
 """Largest settings file read (the whole file written by the app is about 2 KB)."""
+
+
+RETIRED = frozenset({"expected_seconds"})
+"""Settings older versions wrote that are now ignored (expected_seconds: each template
+says how long it takes, and the scheduler uses that)."""
 
 
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
@@ -109,6 +112,9 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
     except (RecursionError, MemoryError):
         return Settings(), [f"{path}: nested too deeply to read; using defaults"]
 
+    # Settings this version no longer has are dropped without a warning: older
+    # versions wrote every field, so every existing file still names them.
+    data = {k: v for k, v in data.items() if k not in RETIRED}
     warnings: list[str] = []
     # Each round drops the top-level keys pydantic complained about; it ends because
     # every round removes at least one key, and an empty dict is always valid.

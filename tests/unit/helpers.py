@@ -3,14 +3,22 @@ the path)."""
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
 from quiz.cli import main
+from quiz.core.schedule import Drill, Rating, rating_for
+from quiz.core.store import Attempt
+
+FUZZ_EXAMPLES = 10_000 if os.environ.get("QUIZ_FUZZ") == "full" else 300
+"""Examples per fuzz property: a few hundred locally, the full 10,000 in CI (`.ci/run`
+sets QUIZ_FUZZ=full), so the local suite stays quick and CI still digs deep."""
 
 # UTC-5 without DST: local days differ from UTC days between 19:00 and 24:00 local.
 LOCAL = timezone(timedelta(hours=-5))
@@ -32,6 +40,33 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """What :func:`record` stored: the attempt's id, and the rating and next due time
+    of its card (None when no review happened)."""
+
+    attempt_id: int
+    rating: Rating | None
+    due: datetime | None
+
+
+def record(drill: Drill, attempt: Attempt, *, review: bool = True,
+           expected_seconds: float = 90.0) -> Recorded:
+    """Store a single-part answer and review its card, as a session does for one.
+
+    The attempt is committed first, on its own, then the card is rated and reviewed.
+    """
+    attempt_id = drill.store.record_attempt(attempt)
+    if not review:
+        return Recorded(attempt_id, None, None)
+    rating = rating_for(attempt.verdict, attempt.seconds, attempt.hints_used,
+                        expected_seconds)
+    assert rating is not None  # record_attempt refused "invalid" already
+    due = drill.review(attempt.template_id, rating, attempt.answered_at,
+                       attempt_id=attempt_id)
+    return Recorded(attempt_id, rating, due)
 
 
 class Hang(Exception):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fsrs import Card, Rating, Scheduler
-from helpers import LOCAL, T0, Clock, run_cli
+from helpers import LOCAL, T0, Clock, record, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -51,7 +51,7 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 def drill_answer(store: Store, a: Attempt) -> None:
     """Record an attempt the way the drill does: attempt, then its card's review."""
-    Drill(store, Settings()).record(a)
+    record(Drill(store, Settings()), a)
 
 
 # ----------------------------------------------------------------------- round trip

@@ -8,13 +8,15 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from helpers import FUZZ_EXAMPLES
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from quiz.core.reading import Unreadable, read_choice, read_formula, read_number
 from solver.units import BASE_UNITS, DAY, HOUR, MINUTE, MONTH, YEAR
 
-FUZZ = settings(max_examples=10_000, deadline=None, suppress_health_check=list(HealthCheck))
+FUZZ = settings(max_examples=FUZZ_EXAMPLES, deadline=None,
+                suppress_health_check=list(HealthCheck))
 
 SYMBOLS = {name: sympy.Symbol(name) for name in ("P", "D", "N", "B", "d_h")}
 CHOICES = ["all-reduce", "all-gather", "ring", "tree"]

@@ -27,7 +27,6 @@ def test_defaults() -> None:
     assert s.mock_questions == 8
     assert s.theme == "textual-dark"
     assert s.tolerance_scale == 1.0
-    assert s.expected_seconds == 90
 
 
 def test_every_field_is_documented() -> None:
@@ -58,7 +57,7 @@ def test_valid_file_is_read(tmp_path: Path) -> None:
         ("theme = 5", "theme"),
         ('theme = ""', "theme"),
         ("tolerance_scale = 0.0", "tolerance_scale"),
-        ("expected_seconds = nan", "expected_seconds"),
+        ("tolerance_scale = nan", "tolerance_scale"),
         ("reviews_per_day = [1, 2]", "reviews_per_day"),
     ],
 )
@@ -124,7 +123,6 @@ def test_round_trip_save_load(tmp_path: Path) -> None:
         mock_questions=12,
         theme="gruvbox",
         tolerance_scale=1.5,
-        expected_seconds=120.25,
     )
     save_settings(original, path)
     assert load_settings(path) == (original, [])
@@ -137,12 +135,9 @@ def test_round_trip_save_load(tmp_path: Path) -> None:
 @given(
     theme=st.text(min_size=1, max_size=100),
     scale=st.floats(min_value=1e-6, max_value=100),
-    seconds=st.floats(min_value=1e-3, max_value=86_400),
 )
-def test_any_valid_settings_round_trip(
-    tmp_path: Path, theme: str, scale: float, seconds: float
-) -> None:
-    original = Settings(theme=theme, tolerance_scale=scale, expected_seconds=seconds)
+def test_any_valid_settings_round_trip(tmp_path: Path, theme: str, scale: float) -> None:
+    original = Settings(theme=theme, tolerance_scale=scale)
     path = tmp_path / "config.toml"
     save_settings(original, path)
     tomllib.loads(path.read_text(encoding="utf-8"))  # always valid TOML
@@ -213,3 +208,12 @@ def test_importing_core_modules_does_no_work(tmp_path: Path) -> None:
     }
     subprocess.run([sys.executable, "-c", code], env=env, check=True, cwd=tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_a_retired_setting_in_an_old_file_is_ignored_quietly(tmp_path: Path) -> None:
+    # Older versions wrote expected_seconds into every settings file; it did nothing
+    # (each template says how long it takes), and it must not warn on every start.
+    path = tmp_path / "config.toml"
+    path.write_text("expected_seconds = 90.0\nmock_minutes = 20\n")
+    settings, warnings = load_settings(path)
+    assert warnings == [] and settings.mock_minutes == 20

@@ -66,7 +66,7 @@ BAD = [
     (["solve", "params", "--model", "llama3-8b", "--set", "layers=-4"], "greater than 0"),
     (["solve", "params", "--model", "llama3-8b", "--set", "layers=0"], "greater than 0"),
     (["solve", "params", "--model", "llama3-8b", "--set", "layers=nan"], "needs a number"),
-    (["solve", "params", "--model", "llama3-8b", "--set", "hidden=1e400"], "finite"),
+    (["solve", "params", "--model", "llama3-8b", "--set", "hidden=1e400"], "too large"),
     (["solve", "params", "--model", "llama3-8b", "--set", "layers=many"], "needs a number"),
     (["solve", "params", "--model", "llama3-8b", "--set", "layers=3.5"], "whole number"),
     (["solve", "params", "--set", "tied_embeddings=maybe"], "true or false"),
@@ -106,3 +106,13 @@ def test_real_process_prints_no_traceback() -> None:
     proc = subprocess.run([sys.executable, "-m", "quiz.cli", "solve", "params", "--set",
                            "layers=-1"], capture_output=True, text=True)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(("typed", "value"), [("70.5bn", 70.5e9), ("70,500,000,000", 70.5e9),
+                                              ("2^36", 2.0**36), ("70.5 billion", 70.5e9)])
+def test_set_reads_numbers_as_answers_are_read(
+        capsys: pytest.CaptureFixture[str], typed: str, value: float) -> None:
+    # Regression: --set had a number parser of its own that refused what answers accept.
+    code, out, _ = run(capsys, "solve", "model_state_bytes", "--set", f"params={typed}",
+                       "--json")
+    assert code == 0 and json.loads(out)["value"] == pytest.approx(16 * value)

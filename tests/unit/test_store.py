@@ -560,13 +560,6 @@ def test_review_for_another_template_is_rejected_and_nothing_saved(store: Store)
     assert store.reviews() == []
 
 
-def test_meta_values_are_set_and_replaced(store: Store) -> None:
-    assert store.get_meta("k") is None
-    store.set_meta("k", "1")
-    store.set_meta("k", "2")
-    assert store.get_meta("k") == "2"
-
-
 def test_store_can_be_used_from_worker_threads(store: Store) -> None:
     errors: list[BaseException] = []
 

@@ -421,22 +421,6 @@ class Store:
         rows = self._query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
         return [self._read_row(row_to_review, row, "review") for row in rows]
 
-    # ----------------------------------------------------------------- meta
-
-    def get_meta(self, key: str) -> str | None:
-        """Return a value from the ``meta`` key/value table, or None."""
-        rows = self._query("SELECT value FROM meta WHERE key = ?", (key,))
-        return str(rows[0][0]) if rows else None
-
-    def set_meta(self, key: str, value: str) -> None:
-        """Set a value in the ``meta`` key/value table (committed at once)."""
-        with self._transaction() as conn:
-            conn.execute(
-                "INSERT INTO meta (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (key, value),
-            )
-
     # ----------------------------------------------------------------- backups
     def backup_if_due(self, backups_dir: Path, keep: int = 7) -> Path | None:
         """Write today's backup if there is none yet, then keep only the newest ``keep``.
