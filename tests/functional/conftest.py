@@ -7,7 +7,6 @@ grows), a fixed random seed, a fixed "now" and a hand-driven monotonic clock.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import inspect
 import time
@@ -61,14 +60,17 @@ def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizA
                    **kw)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run ``async def`` tests on a fresh event loop (no asyncio plugin needed)."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    names = pyfuncitem._fixtureinfo.argnames
-    asyncio.run(pyfuncitem.obj(**{name: pyfuncitem.funcargs[name] for name in names}))
-    return True
+@pytest.fixture
+def anyio_backend() -> str:
+    """The ``async def`` tests run on asyncio (Textual's loop), through anyio's plugin."""
+    return "asyncio"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every ``async def`` test here is an anyio test: no marker to forget."""
+    for item in items:
+        if isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj):
+            item.add_marker(pytest.mark.anyio)
 
 
 @pytest.fixture

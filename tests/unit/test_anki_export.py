@@ -7,6 +7,7 @@ import json
 import sqlite3
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import run_cli
@@ -14,7 +15,7 @@ from helpers import run_cli
 from quiz.core.anki import DECK_ID, FIELDS, MODEL_ID, note_guid
 
 
-def read_apkg(path: Path, tmp: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
+def read_apkg(path: Path, tmp: Path) -> tuple[list[dict[str, object]], dict[str, Any]]:
     """The notes (fields by name, tags, guid) and the collection row of an .apkg."""
     with zipfile.ZipFile(path) as archive:
         assert "collection.anki2" in archive.namelist()

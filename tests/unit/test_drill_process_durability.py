@@ -19,7 +19,7 @@ LABEL = re.compile(r"^\[([a-z0-9_/-]+)#(\d+)")
 
 def _read_until(proc: subprocess.Popen[str], pattern: str) -> list[str]:
     assert proc.stdout is not None
-    lines = []
+    lines: list[str] = []
     while True:
         line = proc.stdout.readline()
         assert line, f"process ended early: {lines}"

@@ -7,12 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from solver.engine import resolve_inputs
+from solver.keys import Value
 from solver.layouts import NothingFits, complete, divisors, rank
 from solver.perf import Layout, LayoutImpossible, Workload, evaluate, workload_from_inputs
 
 
-def seed_case(**over: object) -> Workload:
-    values = {"gpus": 512, "global_batch": 1024, "seq": 8192, "microbatches": 1, **over}
+def seed_case(**over: Value) -> Workload:
+    values: dict[str, Value] = {"gpus": 512, "global_batch": 1024, "seq": 8192,
+                                "microbatches": 1, **over}
     return workload_from_inputs(resolve_inputs("llama3-70b", "h100", values))
 
 

@@ -71,7 +71,7 @@ def test_practice_filters_by_topic_tag_and_id(store: Store) -> None:
 
 def test_drill_schedules_and_stops_at_the_daily_cap(store: Store) -> None:
     s = DrillSession(BANK, store, Settings(new_per_day=3), rng=random.Random(3))
-    asked = []
+    asked: list[str] = []
     while (q := s.next()) is not None and len(asked) < 20:
         asked.append(q.template.id)
         while True:  # answer every part of a scenario
