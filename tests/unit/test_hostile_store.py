@@ -136,9 +136,11 @@ def read_only_connect(monkeypatch: pytest.MonkeyPatch) -> None:
     real = sqlite3.connect
 
     def connect(database: str, *args: Any, **kw: Any) -> sqlite3.Connection:
-        return real(f"{Path(database).resolve().as_uri()}?mode=ro", *args, uri=True, **kw)
+        conn: sqlite3.Connection = real(f"{Path(database).resolve().as_uri()}?mode=ro", *args,
+                                        uri=True, **kw)
+        return conn
 
-    monkeypatch.setattr(recovery.sqlite3, "connect", connect)
+    monkeypatch.setattr(sqlite3, "connect", connect)
 
 
 def test_a_read_only_history_is_one_line_and_exit_2(
@@ -171,7 +173,7 @@ def test_an_unreadable_history_is_one_line_and_exit_2(
         def refuse(*args: Any, **kw: Any) -> sqlite3.Connection:
             raise sqlite3.OperationalError("unable to open database file")
 
-        monkeypatch.setattr(recovery.sqlite3, "connect", refuse)
+        monkeypatch.setattr(sqlite3, "connect", refuse)
     else:
         (data / "history.db").chmod(0)
     assert_one_line_exit_2(capsys, "stats")
@@ -288,7 +290,7 @@ def test_a_backup_sqlite_error_does_not_stop_start_up(
 
     def open_then_break(*args: Any, **kw: Any) -> Store:
         store = real_open(*args, **kw)
-        monkeypatch.setattr(recovery.sqlite3, "connect", broken)
+        monkeypatch.setattr(sqlite3, "connect", broken)
         return store
 
     monkeypatch.setattr(Store, "open", open_then_break)
