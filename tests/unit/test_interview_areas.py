@@ -27,8 +27,7 @@ def test_numeric_questions_of_the_new_areas_know_two_mistakes() -> None:
     for t in BANK.templates.values():
         if not set(AREAS) & set(t.tags):
             continue
-        parts = t.parts or [t]
-        for part in parts:
+        for part in t.all_parts():
             if part.answer_kind == "number":
                 assert len(part.mistakes) >= 2, t.id
 
