@@ -74,6 +74,7 @@ def _export(args: argparse.Namespace) -> int:
     fmt = _format_for(args.out, args.format)
     with _open_store(args) as store:
         text = export_history(store, fmt)
+        count = len(store.attempts())
     if args.out is None:
         sys.stdout.write(text)
         return 0
@@ -83,7 +84,6 @@ def _export(args: argparse.Namespace) -> int:
     except OSError as exc:
         sys.stderr.write(f"quiz: {out}: cannot write: {exc.strerror or exc}\n")
         return 2
-    count = max(0, text.count("\n") - 1) if fmt == "csv" else text.count('"template":')
     print(f"Exported {count} attempt(s) to {out} ({fmt}).")
     return 0
 
@@ -94,7 +94,9 @@ def _import(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        # newline="": line ends inside quoted CSV fields (typed answers) stay as written.
+        with path.open(encoding="utf-8-sig", newline="") as handle:
+            text = handle.read()
     except FileNotFoundError:
         sys.stderr.write(f"quiz: {path}: no such file\n")
         return 2

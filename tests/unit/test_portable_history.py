@@ -68,7 +68,8 @@ attempts_st = st.builds(
     mistake=st.none() | st.sampled_from(["forgot-optimizer", "bits, not bytes"]),
     seconds=st.floats(0, 1e4),
     answered_at=st.integers(0, 10**6).map(lambda s: T0 + timedelta(seconds=s, microseconds=s)),
-    tags=st.lists(st.sampled_from(["rapid-fire-1", "memory", "zero"]), max_size=2,
+    tags=st.lists(st.sampled_from(["rapid-fire-1", "memory", "two words", 'a;b,"c']),
+                  max_size=2,
                   unique=True).map(tuple),
 )
 
@@ -185,6 +186,12 @@ def test_unreadable_or_newer_files_are_refused_in_one_line(text: str, message: s
     assert "\n" not in str(info.value)
 
 
+def test_csv_tags_with_spaces_survive_a_round_trip(store: Store) -> None:
+    store.record_attempt(attempt(tags=("rapid-fire-1", "my own tag")))
+    [row] = parse(export_history(store, "csv"), "csv").attempts
+    assert row.tags == ("rapid-fire-1", "my own tag")
+
+
 def test_csv_row_errors_name_the_line(store: Store) -> None:
     store.record_attempt(attempt())
     lines = export_history(store, "csv").splitlines()
@@ -227,7 +234,7 @@ def test_history_export_and_import_on_the_command_line(tmp_path: Path,
     assert json.loads(printed)["attempts"] == 1
     code, printed, _ = run_cli(capsys, "--data-dir", str(tmp_path / "two"), "history",
                                "export", "--format", "csv")
-    assert printed == out.read_text()
+    assert printed == out.read_bytes().decode()
 
 
 @pytest.mark.parametrize(("content", "message"), [

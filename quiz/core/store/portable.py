@@ -238,14 +238,17 @@ def dump(history: HistoryFile, fmt: str) -> str:
         return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        # CRLF (RFC 4180) also makes the writer quote any field holding a lone CR,
+        # which a reader would otherwise take for the end of the row.
+        writer = csv.writer(out, lineterminator="\r\n")
         writer.writerow(_CSV_COLUMNS)
         for row in history.attempts:
             writer.writerow([
                 HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
                 row.verdict, repr(row.score), row.mistake or "", row.hints_used,
                 repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
-                " ".join(row.tags), "" if row.rating is None else row.rating,
+                json.dumps(list(row.tags), ensure_ascii=False),
+                "" if row.rating is None else row.rating,
             ])
         return out.getvalue()
     raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -321,6 +324,15 @@ def _parse_json(text: str, source: str) -> HistoryFile:
     return HistoryFile(tuple(attempts), tuple(mocks))
 
 
+def _csv_tags(cell: str) -> object:
+    # A JSON list, so that a tag may hold spaces or commas (user templates' tags are
+    # free text); a cell that is not one is handed to validation as is, to be named.
+    try:
+        return json.loads(cell) if cell else []
+    except json.JSONDecodeError:
+        return cell
+
+
 def _parse_csv(text: str, source: str) -> HistoryFile:
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
@@ -352,7 +364,7 @@ def _parse_csv(text: str, source: str) -> HistoryFile:
             values: dict[str, object] = dict(record)
             values["mistake"] = record["mistake"] or None
             values["rating"] = record["rating"] or None
-            values["tags"] = tuple(record["tags"].split())
+            values["tags"] = _csv_tags(record["tags"])
             try:
                 attempts.append(AttemptRow.model_validate(values))
             except ValidationError as exc:
