@@ -170,9 +170,12 @@ def _front(variant: Variant, pv: PartVariant) -> str:
     prompt = pv.prompt
     if len(variant.parts) > 1:
         prompt = f"{variant.intro}\n\nPart {pv.index} of {len(variant.parts)}: {pv.prompt}"
-    if pv.kind in ("choice", "multi"):
-        prompt += "\n" + "\n".join(f"{chr(ord('a') + i)}) {c}"
-                                   for i, c in enumerate(pv.spec.choices))
+    from quiz.core.kinds import kind_of
+
+    # What the kind shows under the prompt: the choices, or a table's rows and columns.
+    lines = [line.strip() for line in kind_of(pv.kind).prompt_lines(pv)]
+    if lines:
+        prompt += "\n" + "\n".join(lines)
     return _html(prompt)
 
 
