@@ -89,7 +89,7 @@ class HomeScreen(Screen[None]):
     def _enable(self, *, state: bool, bank: bool) -> None:
         self._state, self._bank = state, bank
         menu = self.query_one("#home-menu", OptionList)
-        waiting = "unavailable (see above)" if self._failed else "loading…"
+        waiting = "unavailable: see Today" if self._failed else "loading…"
         for mode in menu_modes():
             ready = _ready(mode, state=state, bank=bank)
             menu.replace_option_prompt(mode.name, _prompt(mode.key, mode.title, mode.blurb,
