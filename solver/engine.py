@@ -338,10 +338,15 @@ class Derivation:
         return env
 
     def expanded(self) -> sp.Expr:
-        """The whole formula in terms of input keys only."""
+        """The whole formula in terms of input keys only (built once per derivation:
+        substituting through Max/Min is slow in sympy, and every solve asks for it)."""
+        done = self.__dict__.get("_expanded")
+        if done is not None:
+            return cast(sp.Expr, done)
         subs: dict[sp.Symbol, sp.Expr] = {}
         for node in self.nodes:
             subs[sym(node.name)] = node.local.xreplace(subs)
+        object.__setattr__(self, "_expanded", subs[sym(self.name)])
         return subs[sym(self.name)]
 
 
