@@ -18,13 +18,13 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
 from questions.errors import FieldError, TemplateError, UnknownTemplate
-from questions.schema import Part, Template
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic and the schema load only when a template is parsed
+    from pydantic import ValidationError
+
     from questions.packs import Pack
+    from questions.schema import Part, Template
 
 MAX_BYTES = 256 * 1024
 """Largest template file accepted (a question is a page of text, not a data set)."""
@@ -139,6 +139,10 @@ def parse_template(text: str, name: str = "<template>") -> Template:
 
 
 def _parse_template(text: str, name: str) -> Template:
+    from pydantic import ValidationError
+
+    from questions.schema import Template
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -343,7 +347,7 @@ class Bank:
 
     Attributes:
         templates: id -> template (bundled first; a user template may not reuse an id).
-        sources: id -> file it came from.
+        sources: id -> file it came from (every id in the bank, loaded or not).
         problems: broken files and duplicate ids, as located messages.
         packs: id -> name of the template pack it came from (bundled and user
             templates are not listed).
@@ -368,11 +372,15 @@ class Bank:
         """
         t = self.templates.get(template_id)
         if t is None:
-            close = difflib.get_close_matches(template_id, list(self.templates), n=1)
-            hint = f" (did you mean {close[0]}?)" if close else ""
-            raise UnknownTemplate(f"unknown template {template_id!r}{hint}; see quiz "
-                                  "templates list")
+            raise unknown_template(template_id, self.sources)
         return t
+
+
+def unknown_template(template_id: str, known: Iterable[str]) -> UnknownTemplate:
+    """The error for an id no file has, suggesting the closest one that exists."""
+    close = difflib.get_close_matches(template_id, list(known), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return UnknownTemplate(f"unknown template {template_id!r}{hint}; see quiz templates list")
 
 
 def bundled_files() -> list[Path]:
@@ -406,8 +414,56 @@ def scan_folder(folder: Path) -> tuple[list[Path], list[Problem]]:
     return sorted(files), problems
 
 
+@dataclass
+class BankFiles:
+    """Where a bank's templates come from, in load order.
+
+    Attributes:
+        files: the bundled bank's files, then each pack's, then each user folder's.
+        packs: file -> name of the template pack it belongs to.
+        pack_labels: pack name -> ``pack NAME (DIST VERSION)`` for messages.
+        problems: packs and folders that could not be read.
+    """
+
+    files: list[Path] = field(default_factory=list)
+    packs: dict[str, str] = field(default_factory=dict)
+    pack_labels: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def bank_files(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
+               packs: Sequence[Pack] | None = None) -> BankFiles:
+    """Every template file of a bank: the bundled bank, installed template packs and
+    user folders, in that order.
+
+    Args:
+        extra_dirs: user template folders.
+        bundled: whether to include the bank that ships with the app.
+        packs: the template packs to include; None: every installed one
+            (:func:`questions.packs.discover`).
+    """
+    from questions.packs import discover
+
+    out = BankFiles(bundled_files() if bundled else [])
+    for pack in discover() if packs is None else packs:
+        if pack.folder is None:
+            out.problems.append(Problem(pack.label, 0, "entry point", str(pack.problem)))
+            continue
+        found, problems = scan_folder(pack.folder)
+        out.files += found
+        out.packs.update((str(f), pack.name) for f in found)
+        out.problems += problems
+        out.pack_labels[pack.name] = pack.label
+    for d in extra_dirs:
+        found, problems = scan_folder(Path(d))
+        out.files += found
+        out.problems += problems
+    return out
+
+
 def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
-              packs: Sequence[Pack] | None = None) -> Bank:
+              packs: Sequence[Pack] | None = None, cache: Path | None = None,
+              only: Sequence[str] | None = None) -> Bank:
     """Load the bundled bank, installed template packs and user folders, in that order;
     broken or duplicate files, and folders that cannot be read, are skipped and reported
     in `Bank.problems` (naming both sources of a duplicate id) so the app keeps working.
@@ -417,42 +473,11 @@ def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
         bundled: whether to load the bank that ships with the app.
         packs: the template packs to load; None: every installed one
             (:func:`questions.packs.discover`).
+        cache: the compiled-bank cache (:mod:`questions.catalog`): only files changed
+            since they were cached are compiled. None: compile every file.
+        only: load just these ids (``sources`` still names every id), e.g. the one
+            template ``quiz ask`` draws.
     """
-    from questions.packs import discover
+    from questions.catalog import build
 
-    bank = Bank()
-    files: list[tuple[Path, str | None]] = [(f, None) for f in bundled_files()] if bundled \
-        else []
-    for pack in discover() if packs is None else packs:
-        if pack.folder is None:
-            bank.problems.append(Problem(pack.label, 0, "entry point", str(pack.problem)))
-            continue
-        found, problems = scan_folder(pack.folder)
-        files += [(f, pack.name) for f in found]
-        bank.problems += problems
-        bank.pack_labels[pack.name] = pack.label
-    for d in extra_dirs:
-        found, problems = scan_folder(Path(d))
-        files += [(f, None) for f in found]
-        bank.problems += problems
-    for path, pack_name in files:
-        try:
-            text = read_template_text(path)
-            t = parse_template(text, str(path))
-        except TemplateFileError as exc:
-            where = f" (in {bank.pack_labels[pack_name]})" if pack_name else ""
-            bank.problems += [Problem(p.file, p.line, p.field, p.reason + where)
-                              for p in exc.problems]
-            continue
-        if t.id in bank.templates:
-            bank.problems.append(Problem(str(path), _line_of(text, ["id"]), "id",
-                                         f"duplicate id {t.id!r}{bank._in(pack_name)} "
-                                         f"(already in {bank.sources[t.id]}"
-                                         f"{bank._in(bank.packs.get(t.id))}); "
-                                         "this file is skipped"))
-            continue
-        bank.templates[t.id] = t
-        bank.sources[t.id] = str(path)
-        if pack_name is not None:
-            bank.packs[t.id] = pack_name
-    return bank
+    return build(bank_files(extra_dirs, bundled=bundled, packs=packs), cache).bank(only)

@@ -11,6 +11,7 @@ Layout of the data folder::
         config.toml     the settings
         templates/      the user's own question templates
         backups/        one copy of history.db per local day, the newest few kept
+        cache/bank.db   the compiled question bank (rebuilt when missing or stale)
 
 The data folder is chosen by, in order: the ``--data-dir`` flag, the environment
 variable ``QUIZ_DATA_DIR``, the platform's user data folder
@@ -28,6 +29,7 @@ __all__ = [
     "DATA_DIR_ENV",
     "TEMPLATES_ENV",
     "backups_dir",
+    "bank_cache_path",
     "config_path",
     "data_dir",
     "db_path",
@@ -97,6 +99,14 @@ def user_templates_dir(data_dir: Path) -> Path:
 def backups_dir(data_dir: Path) -> Path:
     """Return the folder for the daily history backups inside ``data_dir``."""
     return data_dir / "backups"
+
+
+def bank_cache_path(data_dir: Path) -> Path:
+    """Return the compiled-bank cache (:mod:`questions.catalog`) inside ``data_dir``.
+
+    Only a cache: deleting it costs the next start the time to compile the bank.
+    """
+    return data_dir / "cache" / "bank.db"
 
 
 def extra_template_dirs(

@@ -15,7 +15,7 @@ def run(args: argparse.Namespace) -> int:
 
     tid, seed = variant_ref(args.template, args.seed,
                             default=None if args.command == "check" else 0)
-    variant = make_variant(bank(args).get(tid), seed)
+    variant = make_variant(bank(args, only=[tid]).get(tid), seed)
     if args.command == "ask":
         data = ask_json(variant)
         if args.json:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from questions.catalog import Catalog
     from questions.loader import Bank
 
 
@@ -20,13 +22,40 @@ def template_dirs(args: argparse.Namespace) -> list[Path]:
             *locations.extra_template_dirs(getattr(args, "templates", []) or [])]
 
 
-def bank(args: argparse.Namespace, *, warn: bool = True) -> Bank:
+def bank_cache(args: argparse.Namespace) -> Path:
+    """The compiled-bank cache of the data folder."""
+    from quiz import locations
+
+    return locations.bank_cache_path(locations.data_dir(getattr(args, "data_dir", None)))
+
+
+def bank(args: argparse.Namespace, *, warn: bool = True,
+         only: Sequence[str] | None = None) -> Bank:
     """The bundled bank plus user folders; broken user templates are reported on stderr
-    and skipped."""
+    and skipped.
+
+    Args:
+        args: the parsed command line (``--data-dir``, ``--templates``).
+        warn: report broken files on stderr.
+        only: load just these template ids (the others are only listed).
+    """
     from questions.loader import load_bank
 
-    loaded = load_bank(template_dirs(args))
+    loaded = load_bank(template_dirs(args), cache=bank_cache(args), only=only)
     if warn:
         for problem in loaded.problems:
             print(f"warning: skipped {problem}", file=sys.stderr)
     return loaded
+
+
+def catalog(args: argparse.Namespace, *, warn: bool = True) -> Catalog:
+    """Every template's id and summary, from the compiled-bank cache where it is fresh
+    (no template is validated again); broken files are reported as by :func:`bank`."""
+    from questions.catalog import build
+    from questions.loader import bank_files
+
+    found = build(bank_files(template_dirs(args)), bank_cache(args))
+    if warn:
+        for problem in found.problems:
+            print(f"warning: skipped {problem}", file=sys.stderr)
+    return found

@@ -24,6 +24,7 @@ from quiz.commands.args import seed, whole
 from quiz.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from questions.catalog import Catalog
     from questions.loader import Bank
     from questions.variants import PartVariant, Variant
     from quiz.core.authoring import Checked
@@ -128,13 +129,26 @@ def _user_dir(args: argparse.Namespace) -> Path:
 
 def _bank(args: argparse.Namespace) -> Bank:
     """The bank with the user's folders; broken files are warned about on stderr."""
-    from quiz import locations
     from quiz.commands.common import bank
+
+    _warn_missing_folders(args)
+    return bank(args)
+
+
+def _catalog(args: argparse.Namespace) -> Catalog:
+    """Every template's summary (no template validated again when the cache is fresh)."""
+    from quiz.commands.common import catalog
+
+    _warn_missing_folders(args)
+    return catalog(args)
+
+
+def _warn_missing_folders(args: argparse.Namespace) -> None:
+    from quiz import locations
 
     for folder in locations.extra_template_dirs(args.templates):
         if not folder.is_dir():
             print(f"warning: template folder {folder} does not exist", file=sys.stderr)
-    return bank(args)
 
 
 # ---------------------------------------------------------------- list, show, schema
@@ -143,29 +157,29 @@ def _bank(args: argparse.Namespace) -> Bank:
 def _list(args: argparse.Namespace) -> int:
     from questions.loader import bundled_files
 
-    bank = _bank(args)
-    templates = [bank.templates[tid] for tid in sorted(bank.templates)]
+    found = _catalog(args)
+    entries = [found.entries[tid] for tid in found.ids]
     if args.json:
-        print(json.dumps([{"id": t.id, "title": t.title, "topic": t.topic,
-                           "tags": list(t.tags), "difficulty": t.difficulty,
-                           "answer_kind": t.kind, "pack": bank.packs.get(t.id)}
-                          for t in templates], indent=2))
+        print(json.dumps([{"id": e.id, "title": e.title, "topic": e.topic,
+                           "tags": list(e.tags), "difficulty": e.difficulty,
+                           "answer_kind": e.kind, "pack": e.pack} for e in entries],
+                         indent=2))
         return 0
     bundled = {str(p) for p in bundled_files()}
-    mine = sum(1 for tid, src in bank.sources.items()
-               if src not in bundled and tid not in bank.packs)
+    mine = sum(1 for e in entries if e.file not in bundled and e.pack is None)
     header = ["ID", "TOPIC", "KIND", "LEVEL", "TAGS", "TITLE"]
-    rows = [[t.id, t.topic, t.kind, str(t.difficulty), ", ".join(t.tags), t.title]
-            for t in templates]
-    if bank.packs:  # the column only when a pack is installed
+    rows = [[e.id, e.topic, e.kind, str(e.difficulty), ", ".join(e.tags), e.title]
+            for e in entries]
+    packs = {e.id: e.pack for e in entries if e.pack}
+    if packs:  # the column only when a pack is installed
         header.append("PACK")
-        for row, t in zip(rows, templates, strict=True):
-            row.append(bank.packs.get(t.id, ""))
+        for row, e in zip(rows, entries, strict=True):
+            row.append(e.pack or "")
     print(_table([header, *rows]))
     from_packs = ""
-    if bank.packs:
-        names = sorted(set(bank.packs.values()))
-        from_packs = f", {len(bank.packs)} from packs: {', '.join(names)}"
+    if packs:
+        names = sorted(set(packs.values()))
+        from_packs = f", {len(packs)} from packs: {', '.join(names)}"
     print(f"\n{_plural(len(rows), 'template')} ({mine} from your folders{from_packs})")
     return 0
 
@@ -190,9 +204,7 @@ def _show(args: argparse.Namespace) -> int:
     from questions.variants import parse_variant_id
 
     tid, _ = parse_variant_id(args.id)
-    bank = _bank(args)
-    bank.get(tid)  # LookupError with a suggestion for an unknown id
-    source = Path(bank.sources[tid])
+    source = Path(_catalog(args).entry(tid).file)  # LookupError for an unknown id
     # The location is a TOML comment, so `show ID > copy.toml` is still a template.
     from questions.loader import read_template_text
 
@@ -218,16 +230,16 @@ def _schema(args: argparse.Namespace) -> int:
 
 
 def _new(args: argparse.Namespace) -> int:
-    from questions.loader import load_bank
     from questions.scaffold import check_id, scaffold
-    from quiz.commands.common import template_dirs
+    from quiz.commands.common import catalog
 
     check_id(args.id)
     folder = Path(args.dir).expanduser() if args.dir else _user_dir(args)
     path = (folder / f"{args.id}.toml").absolute()
     if path.exists():
         raise UsageError(f"{path} already exists; choose another id or move that file")
-    taken = load_bank(template_dirs(args)).sources.get(args.id)
+    known = catalog(args, warn=False).entries.get(args.id)
+    taken = known.file if known else None
     if taken:
         raise UsageError(f"the id {args.id!r} is taken by {taken}; choose another id")
     text = scaffold(args.id, str(path))
@@ -297,10 +309,10 @@ def _test(args: argparse.Namespace) -> int:
         files, results = _expand(args.paths)
         results += [check_file(path, args.seeds) for path in files]
     else:
-        from questions.loader import TemplateFileError, load_bank, read_template_text
-        from quiz.commands.common import template_dirs
+        from questions.loader import TemplateFileError, read_template_text
+        from quiz.commands.common import bank as load
 
-        bank = load_bank(template_dirs(args))
+        bank = load(args, warn=False)
         for problem in bank.problems:
             results.append(Checked(Path(problem.file).name, problem.file, 0,
                                    problems=[problem]))

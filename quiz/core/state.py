@@ -1,8 +1,9 @@
 """Opening what a running app needs: data folder, settings, history and the bank.
 
-Split in two so the TUI can paint before the slow part: :func:`open_light` (settings
-and the store: milliseconds) and :func:`load_bank_for` (templates and the solver:
-imports sympy, so the TUI runs it in a worker).
+Split so the TUI can paint before the slow part: :func:`open_light` (settings and the
+store: milliseconds), :func:`catalog_for` (the template ids and summaries, from the
+compiled-bank cache: milliseconds when warm) and :func:`load_bank_for` (the templates
+themselves, validated; the TUI runs it in a worker).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from quiz.core.settings import Settings, load_settings
 from quiz.core.store import Store, StoreError
 
 if TYPE_CHECKING:
+    from questions.catalog import Catalog
     from questions.loader import Bank
 
 
@@ -69,8 +71,28 @@ def open_light(data_dir: str | Path | None = None,
     return AppState(folder, settings, store, dirs, warnings)
 
 
-def load_bank_for(state: AppState) -> Bank:
-    """The bundled bank plus the user's folders (slow: imports the solver)."""
-    from questions.loader import load_bank
+def catalog_for(state: AppState, files: Sequence[Path] | None = None) -> Catalog:
+    """Every template's id and summary, from the compiled-bank cache where it is fresh.
 
-    return load_bank(state.template_dirs)
+    Fast when the cache is warm (no TOML, no pydantic, no sympy): enough for the home
+    screen's counts. Folders that cannot be read are among its problems.
+
+    Args:
+        state: the open data folder.
+        files: the template files (default: the bundled bank and the user's folders).
+    """
+    from questions.catalog import build
+    from questions.loader import bank_files
+
+    source = bank_files(state.template_dirs) if files is None else files
+    return build(source, locations.bank_cache_path(state.data_dir))
+
+
+def load_bank_for(state: AppState, catalog: Catalog | None = None) -> Bank:
+    """The bundled bank plus the user's folders, through the compiled-bank cache.
+
+    Args:
+        state: the open data folder.
+        catalog: the bank's catalog, when already built (:func:`catalog_for`).
+    """
+    return (catalog if catalog is not None else catalog_for(state)).bank()

@@ -65,7 +65,9 @@ class QuizApp(App[int]):
         now: aware UTC datetimes for sessions, scheduling and the store.
         seed: seed of the sessions' random picks (None: unpredictable).
         bank_loader: loads the bank from the open state (default:
-            :func:`quiz.core.state.load_bank_for`); tests pass a fixed bank.
+            :func:`quiz.core.state.load_bank_for`); tests pass a slow one.
+        template_files: the template files (default: the bundled bank and the user's
+            folders); tests pass a fixed set.
     """
 
     TITLE = "quiz"
@@ -84,7 +86,9 @@ class QuizApp(App[int]):
                  clock: Callable[[], float] | None = None,
                  now: Callable[[], datetime] | None = None,
                  seed: int | None = None,
-                 bank_loader: Callable[[AppState], Bank] | None = None) -> None:
+                 bank_loader: Callable[[AppState], Bank] | None = None,
+                 template_files: Callable[[AppState], Sequence[Path]] | None = None,
+                 ) -> None:
         super().__init__()
         if mode not in (None, "drill", "mock", "practice"):
             raise ValueError(f"unknown start mode {mode!r}")
@@ -99,6 +103,10 @@ class QuizApp(App[int]):
         self.now = now
         self.seed = seed
         self.bank_loader = bank_loader
+        self.template_files = template_files
+        self.template_ids: list[str] | None = None
+        """Every template's id, once the catalog is read (before the bank loads)."""
+        self._waiting: list[Callable[[], None]] = []
         self.state: AppState | None = None
         """Settings and history, once open."""
         self.bank: Bank | None = None
@@ -150,7 +158,10 @@ class QuizApp(App[int]):
 
     @work(thread=True, exit_on_error=False, group="load")
     def _open(self) -> None:
-        from quiz.core.state import load_bank_for, open_light
+        # The home is usable from the store and the template ids alone (the catalog is
+        # cached, so no TOML, no sympy): they come first. Validating the templates and
+        # importing the solver follow, and a mode picked meanwhile waits for them.
+        from quiz.core.state import catalog_for, load_bank_for, open_light
 
         try:
             state = open_light(self.data_dir, self.template_dirs, now=self.now)
@@ -158,17 +169,27 @@ class QuizApp(App[int]):
             self.post_message(TaskFailed("opening your history", str(exc)))
             return
         first_run = state.store.stats(recent=0, weakest=0)["attempts"] == 0
-        self.post_message(StateOpened(state, first_run))
         try:
-            bank = (self.bank_loader or load_bank_for)(state)
+            files = self.template_files(state) if self.template_files else None
+            catalog = catalog_for(state, files)
         except Exception as exc:  # a broken bundled bank: report, keep stats usable
+            self.post_message(StateOpened(state, first_run, None))
+            self.post_message(TaskFailed("loading the questions", str(exc)))
+            return
+        self.post_message(StateOpened(state, first_run, catalog.ids))
+        try:
+            bank = (self.bank_loader(state) if self.bank_loader
+                    else load_bank_for(state, catalog))
+        except Exception as exc:
             self.post_message(TaskFailed("loading the questions", str(exc)))
             return
         self.post_message(BankLoaded(bank))
+        import quiz.core.session  # noqa: F401  (sympy and the solver, before the first draw)
 
     @on(StateOpened)
     def _state_opened(self, event: StateOpened) -> None:
         self.state = event.state
+        self.template_ids = event.template_ids
         theme = event.state.settings.theme
         if theme in self.available_themes:
             self.theme = theme
@@ -179,7 +200,7 @@ class QuizApp(App[int]):
         for warning in event.state.warnings:
             self.notify(warning, title="Settings and history", severity="warning",
                         timeout=10)
-        self.home.state_opened(event.state.warnings)
+        self.home.state_opened(event.state.warnings, ids_known=event.template_ids is not None)
         self.refresh_summary()
         if event.first_run and self.start_mode is None:
             from quiz.tui.screens.welcome import WelcomeScreen
@@ -213,6 +234,9 @@ class QuizApp(App[int]):
                         timeout=10)
         self.home.bank_loaded(len(event.bank.templates), problems)
         self.refresh_summary()
+        waiting, self._waiting = self._waiting, []
+        for then in waiting:
+            then()
         mode, self.start_mode = self.start_mode, None
         if mode == "drill":
             self.start_drill()
@@ -246,7 +270,8 @@ class QuizApp(App[int]):
         if self.state is None:
             return
         try:
-            summary = home_summary(self.state, self.bank, self.now)
+            ids = sorted(self.bank.templates) if self.bank is not None else self.template_ids
+            summary = home_summary(self.state, ids, self.now)
         except Exception as exc:  # the home screen keeps its last figures
             self.post_message(TaskFailed("reading today's figures", str(exc)))
             return
@@ -280,10 +305,21 @@ class QuizApp(App[int]):
                         severity="error" if self.failure else "information")
             return
         if entry.needs_bank and self.bank is None:
-            self.notify(self.failure or "Still loading the questions… one moment.",
-                        severity="error" if self.failure else "information")
+            self.when_bank_loaded(lambda: self.open_mode(mode))
             return
         entry.opener(self)
+
+    def when_bank_loaded(self, then: Callable[[], None]) -> None:
+        """Run ``then`` now if the bank is loaded, else as soon as it is (the last
+        request wins: the user changed their mind)."""
+        if self.bank is not None:
+            then()
+            return
+        if self.failure:
+            self.notify(self.failure, severity="error")
+            return
+        self.notify("Loading the questions… this opens in a moment.")
+        self._waiting = [then]
 
     def go_home(self) -> None:
         """Close every screen above the home screen."""
@@ -355,7 +391,7 @@ class QuizApp(App[int]):
 
     @on(MockChosen)
     def _mock_chosen(self, event: MockChosen) -> None:
-        self.start_mock(event.questions, event.minutes)
+        self.when_bank_loaded(lambda: self.start_mock(event.questions, event.minutes))
 
     @on(SessionEnded)
     def _session_ended(self, event: SessionEnded) -> None:

@@ -7,7 +7,7 @@ inside the functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING
@@ -80,19 +80,19 @@ class HomeSummary:
     new_done: int = 0
 
 
-def home_summary(state: AppState, bank: Bank | None, now: Now | None) -> HomeSummary:
-    """Compute the home screen's figures (the drill's queue needs the bank)."""
+def home_summary(state: AppState, template_ids: Sequence[str] | None,
+                 now: Now | None) -> HomeSummary:
+    """Compute the home screen's figures (the drill's queue needs the template ids,
+    not the templates)."""
     from quiz.core.schedule import Drill
 
     stats = state.store.stats()
-    if bank is None:
+    if template_ids is None:
         return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"])
-    from quiz.core.session import DrillSession
-
-    ids = sorted(bank.templates)
-    counts = Drill(state.store, state.settings, now=now).counts_today(ids)
-    kw = {"now": now} if now is not None else {}
-    due = len(DrillSession(bank, state.store, state.settings, **kw).queue())
+    ids = sorted(template_ids)
+    drill = Drill(state.store, state.settings, now=now)
+    counts = drill.counts_today(ids)
+    due = len(drill.queue(ids))
     return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"],
                        due, counts["new_available"], counts["reviews_done"],
                        counts["new_done"])

@@ -24,10 +24,13 @@ if TYPE_CHECKING:
 
 @dataclass
 class StateOpened(Message):
-    """Settings and history are open (the bank may still be loading)."""
+    """Settings and history are open, and the template ids known (the templates
+    themselves may still be loading); ``template_ids`` is None when the catalog could
+    not be read."""
 
     state: AppState
     first_run: bool
+    template_ids: list[str] | None
 
 
 @dataclass

@@ -53,9 +53,16 @@ def fixture_bank(state: AppState) -> Bank:
     return load_bank([TEMPLATES, *state.template_dirs], bundled=False)
 
 
+def fixture_files(state: AppState) -> list[Path]:
+    """The test templates' files plus the user's folders' (never the bundled bank)."""
+    from questions.loader import bank_files
+
+    return bank_files([TEMPLATES, *state.template_dirs], bundled=False).files
+
+
 def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizApp:
     """A deterministic app over a fresh data folder."""
-    kw.setdefault("bank_loader", fixture_bank)
+    kw.setdefault("template_files", fixture_files)
     return QuizApp(data_dir=data_dir, seed=0, now=lambda: NOW, clock=clock or FakeClock(),
                    **kw)
 

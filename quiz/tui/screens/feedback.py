@@ -6,17 +6,38 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Grid, VerticalScroll
+from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from quiz.tui.data import percent, seconds_text
 from quiz.tui.widgets.derivation import Derivation
+from quiz.tui.widgets.keys_line import KeysLine
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.verdict import VerdictBanner
 
 if TYPE_CHECKING:
     from quiz.core.session import Outcome
+
+
+def summary_markup(out: Outcome) -> str:
+    """The graded answer in a few lines of markup: where, yours, the key, why."""
+    grade, question = out.grade, out.question
+    lines = [f"[$text-muted]{escape(question.label)} · {seconds_text(out.seconds)}[/]"]
+    if out.more_parts:
+        lines.append(f"[b $text-accent]The scenario goes on: Enter for part "
+                     f"{question.part.index + 1} of {len(question.variant.parts)}.[/]")
+    yours = grade.read_as or question.answer_text or "(blank)"
+    lines += ["", f"[b $text-muted]You[/]  {escape(yours)}",
+              f"[b $text-muted]Key[/]  [b $text-success]{escape(grade.key.display)}[/]"]
+    if grade.mistake:
+        lines += ["", f"[b $text-warning]Known mistake: {escape(grade.mistake)}[/]"]
+    lines += ["", escape(grade.feedback)]
+    if question.hints_shown:
+        lines.append(f"[$text-muted]Hints used: {question.hints_shown} "
+                     f"(cost {percent(question.hint_cost)} of the score)[/]")
+    return "\n".join(lines)
 
 
 class FeedbackScreen(Screen[bool]):
@@ -35,34 +56,18 @@ class FeedbackScreen(Screen[bool]):
         self.outcome = outcome
 
     def compose(self) -> ComposeResult:
+        # Few widgets on purpose: this screen is built afresh for every answer, and
+        # Textual's styling and layout cost grows with the number of widgets.
         out = self.outcome
-        grade, question = out.grade, out.question
+        grade = out.grade
         yield TitleBar("Feedback")
         yield VerdictBanner(grade.verdict, grade.score, id="feedback-verdict")
         with VerticalScroll(id="feedback-scroll"):
-            yield Static(f"{question.label} · {seconds_text(out.seconds)}",
-                         id="feedback-label", classes="muted", markup=False)
-            if out.more_parts:
-                yield Static(f"The scenario goes on: Enter for part "
-                             f"{question.part.index + 1} of {len(question.variant.parts)}.",
-                             id="feedback-next", markup=False)
-            with Grid(id="feedback-answers"):
-                yield Static("You", classes="answer-name")
-                yield Static(grade.read_as or question.answer_text or "(blank)",
-                             id="feedback-yours", markup=False)
-                yield Static("Key", classes="answer-name")
-                yield Static(grade.key.display, id="feedback-key", markup=False)
-            if grade.mistake:
-                yield Static(f"Known mistake: {grade.mistake}", id="feedback-mistake",
-                             markup=False)
-            yield Static(grade.feedback, id="feedback-text", markup=False)
-            if question.hints_shown:
-                yield Static(f"Hints used: {question.hints_shown} "
-                             f"(cost {percent(question.hint_cost)} of the score)",
-                             classes="muted", markup=False)
-            yield Derivation(question.part.derivation, title="Worked solution",
+            yield Static(summary_markup(out), id="feedback-summary")
+            yield Derivation(out.question.part.derivation, title="Worked solution",
                              id="feedback-derivation")
-        yield Footer()
+        yield KeysLine([("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop"),
+                        ("?", "Help", "app.open_mode('help')")])
 
     def on_mount(self) -> None:
         self.query_one("#feedback-scroll").focus()

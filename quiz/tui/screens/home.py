@@ -101,9 +101,11 @@ class HomeScreen(Screen[None]):
 
     # ------------------------------------------------------------ fed by the app
 
-    def state_opened(self, warnings: list[str]) -> None:
-        """Settings and history are open: stats can be shown."""
-        self._enable(state=True, bank=False)
+    def state_opened(self, warnings: list[str], *, ids_known: bool = False) -> None:
+        """Settings and history are open: stats can be shown; once the template ids are
+        known (``ids_known``), every mode can be picked (one that needs the templates
+        opens as soon as they are loaded)."""
+        self._enable(state=True, bank=ids_known)
         self.query_one("#home-due", Static).update("Loading questions…")
         self._warnings = list(warnings)
         self._show_warnings()

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 
 from quiz.tui.data import percent
 from quiz.tui.messages import (
@@ -30,6 +30,7 @@ from quiz.tui.messages import (
 )
 from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.countdown import Countdown
+from quiz.tui.widgets.keys_line import KeysLine
 from quiz.tui.widgets.question_card import QuestionCard, placeholder_for
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -83,7 +84,11 @@ class QuestionScreen(Screen[None]):
         with VerticalScroll(id="question-scroll"):
             yield QuestionCard(id="question-card")
         yield AnswerBox(id="answer-box")
-        yield Footer()
+        keys = [("Enter", "Submit", "screen.submit"), ("^g", "Hint", "screen.hint")]
+        if self.mock is None:  # a mock interview has a fixed plan: no skipping
+            keys.append(("^s", "Skip", "screen.skip"))
+        keys += [("Esc", "Stop", "screen.leave"), ("?", "Help", "app.open_mode('help')")]
+        yield KeysLine(keys)
 
     def on_mount(self) -> None:
         self.query_one(AnswerBox).input.focus()
@@ -133,8 +138,11 @@ class QuestionScreen(Screen[None]):
         from quiz.core.session import preview
 
         part = question.part
+        # Formulas build sympy expressions: their preview reads in a worker; every
+        # other kind reads in well under a millisecond, on the keystroke itself.
         self.query_one(AnswerBox).reset(placeholder_for(part),
-                                        lambda text: preview(part, text))
+                                        lambda text: preview(part, text),
+                                        slow=part.kind == "formula")
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:
@@ -157,6 +165,10 @@ class QuestionScreen(Screen[None]):
             self.dismiss(None)
 
     # ------------------------------------------------------------ answering
+
+    def action_submit(self) -> None:
+        """Submit what is typed (Enter in the answer box does the same)."""
+        self.post_message(AnswerSubmitted(self.query_one(AnswerBox).value))
 
     def action_hint(self) -> None:
         """Reveal the next hint; the session records its cost."""

@@ -3,24 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.timer import Timer
+from textual.visual import visualize
 from textual.widgets import Input, Static
 
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 
+if TYPE_CHECKING:
+    from textual.css.styles import RulesMap
+
 Previewer = Callable[[str], str]
 """Reads typed text and says how it reads (never grades or records)."""
+
+SLOW_PREVIEW_DEADLINE = 0.15
+"""Seconds a slow (worker) preview may take before the box says it is still reading."""
+
+STILL_READING = "reading…"
+"""Shown when a slow preview misses its deadline (the reading still lands when done)."""
 
 
 class AnswerBox(Vertical):
     """Where an answer is typed.
 
-    Shows, under the input, how the text will be read while it is typed (computed in a
-    worker thread, since reading a formula can take sympy a moment) and, after a
+    Shows, under the input, how the text will be read while it is typed and, after a
     submission the session could not read, why. Posts :class:`AnswerSubmitted` on Enter.
+
+    The preview is read on the keystroke itself, so it paints in the same frame as the
+    echo (numbers, choices, tables and layouts read in well under a millisecond). A
+    previewer marked slow (formulas, which build sympy expressions) runs in a worker
+    instead; if it has not answered by :data:`SLOW_PREVIEW_DEADLINE`, the preview says
+    it is still reading rather than showing a stale reading.
     """
 
     DEFAULT_CSS = """
@@ -34,6 +51,8 @@ class AnswerBox(Vertical):
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self._previewer: Previewer | None = None
+        self._slow = False
+        self._deadline: Timer | None = None
 
     def compose(self) -> ComposeResult:
         from quiz.core.reading import MAX_ANSWER_CHARS
@@ -52,12 +71,20 @@ class AnswerBox(Vertical):
         """What is typed."""
         return self.input.value
 
-    def reset(self, placeholder: str, previewer: Previewer | None) -> None:
-        """Clear the box for a new question and focus it."""
+    def reset(self, placeholder: str, previewer: Previewer | None, *,
+              slow: bool = False) -> None:
+        """Clear the box for a new question and focus it.
+
+        Args:
+            placeholder: the empty input's hint.
+            previewer: reads typed text for the preview (None: no preview).
+            slow: the previewer may take longer than a frame: run it in a worker.
+        """
         self._previewer = previewer
+        self._slow = slow
         self.input.placeholder = placeholder
         self.input.value = ""
-        self.query_one("#answer-preview", Static).update("")
+        self._show_preview("")
         self.clear_error()
         self.input.focus()
 
@@ -71,15 +98,30 @@ class AnswerBox(Vertical):
         """Hide the invalid-input message."""
         self.remove_class("-invalid")
 
+    def _show_preview(self, text: str) -> None:
+        if self._deadline is not None:
+            self._deadline.stop()
+            self._deadline = None
+        _update_in_place(self.query_one("#answer-preview", Static), text)
+
     @on(Input.Changed, "#answer-input")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
         self.clear_error()
-        if not event.value.strip():
-            self.query_one("#answer-preview", Static).update("")
+        previewer = self._previewer
+        if not event.value.strip() or previewer is None:
+            self._show_preview("")
             return
-        if self._previewer is not None:
-            self._read(event.value, self._previewer)
+        if not self._slow:
+            self._show_preview(_read(previewer, event.value))
+            return
+        self._read_in_worker(event.value, previewer)
+        if self._deadline is None:
+            self._deadline = self.set_timer(SLOW_PREVIEW_DEADLINE, self._missed_deadline)
+
+    def _missed_deadline(self) -> None:
+        self._deadline = None
+        _update_in_place(self.query_one("#answer-preview", Static), STILL_READING)
 
     @on(Input.Submitted, "#answer-input")
     def _submitted(self, event: Input.Submitted) -> None:
@@ -87,15 +129,31 @@ class AnswerBox(Vertical):
         self.post_message(AnswerSubmitted(event.value))
 
     @work(thread=True, exclusive=True, group="answer-preview")
-    def _read(self, text: str, previewer: Previewer) -> None:
-        try:
-            shown = previewer(text)
-        except Exception as exc:  # a reader bug must not take the question down
-            shown = f"can't read: {exc}"
-        self.post_message(PreviewRead(text, shown))
+    def _read_in_worker(self, text: str, previewer: Previewer) -> None:
+        self.post_message(PreviewRead(text, _read(previewer, text)))
 
     @on(PreviewRead)
     def _preview_read(self, event: PreviewRead) -> None:
         event.stop()
         if event.text == self.input.value:  # ignore previews of older keystrokes
-            self.query_one("#answer-preview", Static).update(event.preview)
+            self._show_preview(event.preview)
+
+
+def _update_in_place(static: Static, text: str) -> None:
+    """Update a Static, laying the screen out again only when its height changes.
+
+    A layout pass reflows the whole question screen, several times the cost of painting
+    one line; most keystrokes change the preview's text but not its height.
+    """
+    width, height = static.size
+    rules = cast("RulesMap", static.styles)  # RenderStyles reads as a RulesMap
+    same = bool(width) and visualize(static, text, markup=False).get_height(
+        rules, width) == height
+    static.update(text, layout=not same)
+
+
+def _read(previewer: Previewer, text: str) -> str:
+    try:
+        return previewer(text)
+    except Exception as exc:  # a reader bug must not take the question down
+        return f"can't read: {exc}"

@@ -2,46 +2,76 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.text import Text
+from textual.widget import Widget
 
-from quiz.tui.data import derivation_blocks
+from quiz.tui.data import Block, derivation_blocks
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation as Worked
 
+_LAYOUT = {  # kind -> (blank line above, left indent)
+    "title": (True, 0),
+    "text": (True, 0),
+    "quantity": (True, 0),
+    "step": (True, 2),
+    "math": (False, 5),
+    "note": (True, 2),
+    "answer": (True, 0),
+}
 
-class Derivation(Vertical):
-    """Shows a structured worked derivation with each kind of piece styled apart.
+
+class Derivation(Widget):
+    """A derivation as one widget, each kind of line styled apart.
+
+    One widget, not one per line: a screen of thirty small widgets spends most of its
+    time in styling and layout, which made the feedback screen slow to appear. The
+    kinds are styled by component classes (``derivation--step`` and so on), so themes
+    and the stylesheet still decide the colours.
 
     Args:
-        derivation: the derivation (a part's, a template preview's, a report's).
+        content: the structured derivation (a part's, a template preview's, a
+            report's), or blocks already classified (:class:`quiz.tui.data.Block`).
         title: a heading shown above it, or None.
     """
 
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "derivation--title", "derivation--text", "derivation--quantity",
+        "derivation--step", "derivation--math", "derivation--note", "derivation--answer",
+    }
+
     DEFAULT_CSS = """
     Derivation { height: auto; }
-    Derivation > .derivation-title { text-style: bold; color: $text-primary; margin-top: 1; }
-    Derivation > .-text { margin: 1 0 0 0; }
-    Derivation > .-quantity { margin-top: 1; text-style: bold; color: $text-accent; }
-    Derivation > .-step { margin-top: 1; padding-left: 2; }
-    Derivation > .-math { padding-left: 5; color: $text-muted; }
-    Derivation > .-note { margin-top: 1; padding-left: 2; color: $text-muted;
-                          text-style: italic; }
-    Derivation > .-answer { margin-top: 1; text-style: bold; color: $text-success; }
+    Derivation > .derivation--title { text-style: bold; color: $text-primary; }
+    Derivation > .derivation--quantity { text-style: bold; color: $text-accent; }
+    Derivation > .derivation--math { color: $text-muted; }
+    Derivation > .derivation--note { color: $text-muted; text-style: italic; }
+    Derivation > .derivation--answer { text-style: bold; color: $text-success; }
     """
 
-    def __init__(self, derivation: Worked, *, title: str | None = None, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, content: Worked | Sequence[Block], *, title: str | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self._derivation = derivation
-        self._title = title
+        blocks = list(content) if isinstance(content, Sequence) else derivation_blocks(content)
+        self.blocks: list[Block] = ([Block("title", title)] if title else []) + blocks
+        """What is shown, in order (the title first, as a block of kind ``title``)."""
 
-    def compose(self) -> ComposeResult:
-        if self._title:
-            yield Static(self._title, classes="derivation-title", markup=False)
-        for block in derivation_blocks(self._derivation):
-            yield Static(block.text, classes=f"-{block.kind}", markup=False)
+    @property
+    def text(self) -> str:
+        """The derivation as plain text, one block per paragraph."""
+        return "\n\n".join(block.text for block in self.blocks)
+
+    def render(self) -> RenderableType:
+        parts: list[RenderableType] = []
+        for block in self.blocks:
+            gap, indent = _LAYOUT.get(block.kind, (True, 0))
+            name = f"derivation--{block.kind}"
+            style = (self.get_component_rich_style(name, partial=True)
+                     if name in self.COMPONENT_CLASSES else "")
+            parts.append(Padding(Text(block.text, style=style), (int(gap), 0, 0, indent)))
+        return Group(*parts)
