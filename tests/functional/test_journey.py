@@ -101,4 +101,4 @@ async def test_no_hint_key_in_a_mock_by_default(data_dir: Path) -> None:
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert screen.question is not None and screen.question.hints_shown == 0
-        assert "Hint" not in screen_text(app.screen.query_one("Footer"))
+        assert "Hint" not in screen_text(app.screen.query_one(".keys-line"))

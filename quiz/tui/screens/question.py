@@ -84,7 +84,9 @@ class QuestionScreen(Screen[None]):
         with VerticalScroll(id="question-scroll"):
             yield QuestionCard(id="question-card")
         yield AnswerBox(id="answer-box")
-        keys = [("Enter", "Submit", "screen.submit"), ("^g", "Hint", "screen.hint")]
+        keys = [("Enter", "Submit", "screen.submit")]
+        if self.session.hints_allowed():
+            keys.append(("^g", "Hint", "screen.hint"))
         if self.mock is None:  # a mock interview has a fixed plan: no skipping
             keys.append(("^s", "Skip", "screen.skip"))
         keys += [("Esc", "Stop", "screen.leave"), ("?", "Help", "app.open_mode('help')")]
