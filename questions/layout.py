@@ -1,24 +1,29 @@
-"""Layout questions: read a proposed layout, judge it, and find the best one.
+"""Layout questions: read a proposed layout and judge it with the layout engine.
 
-A layout is the parallelism degrees plus micro-batch size and ZeRO stage, typed as
-``tp=8 pp=2 cp=1 ep=1 mb=1 zero=1`` (dp follows from the GPU count). The solver judges
-it: legal, fits in memory, TP inside a node, and its estimated step time against the
-best legal layout found by searching the small space of sensible choices.
+A layout is typed as ``tp=8 pp=2 cp=1 ep=1 mb=1 zero=1`` (optionally ``dp=``,
+``interleave=`` and ``recompute=none|selective|full``; dp follows from the GPU count).
+The engine (:mod:`solver.perf`, :mod:`solver.layouts`, calibrated on published runs)
+judges it: can it be built, does it fit, and how its step time compares with the best
+layout the engine finds. Keys the learner leaves out are chosen best for the layout.
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from solver.engine import Inputs, evaluate, resolve_inputs
+from solver.engine import Inputs
 from solver.errors import SolverError
 from solver.keys import Value
-from solver.units import format_value
 
-FIELDS = ("tp", "pp", "cp", "ep", "dp", "mb", "zero")
-_PAIR = re.compile(r"^\s*([a-z_]+)\s*[=:]\s*(\d{1,6})\s*$")
+if TYPE_CHECKING:
+    from solver.layouts import Ranking
+    from solver.perf import Evaluation, Workload
+
+FIELDS = ("tp", "pp", "cp", "ep", "dp", "mb", "zero", "interleave", "recompute")
+_PAIR = re.compile(r"^\s*([a-z_]+)\s*[=:]\s*([a-z]{4,9}|\d{1,6})\s*$")
+_RECOMPUTE = ("none", "selective", "full")
 
 
 class LayoutError(ValueError):
@@ -27,7 +32,8 @@ class LayoutError(ValueError):
 
 @dataclass(frozen=True)
 class Layout:
-    """A proposed layout (dp may be left to follow from the GPU count)."""
+    """A proposed layout (dp may be left to follow from the GPU count; interleave and
+    recompute, when left out, are chosen best for it)."""
 
     tp: int = 1
     pp: int = 1
@@ -36,21 +42,33 @@ class Layout:
     mb: int = 1
     zero: int = 0
     dp: int | None = None
+    interleave: int | None = None
+    recompute: str | None = None
 
     @property
     def display(self) -> str:
         """The canonical typed form."""
         dp = f" dp={self.dp}" if self.dp is not None else ""
+        extra = f" interleave={self.interleave}" if self.interleave else ""
+        extra += f" recompute={self.recompute}" if self.recompute else ""
         return (f"tp={self.tp} pp={self.pp} cp={self.cp} ep={self.ep}{dp} mb={self.mb} "
-                f"zero={self.zero}")
+                f"zero={self.zero}{extra}")
+
+    def given(self) -> dict[str, int | str]:
+        """The layout keys as the engine names them (those the learner left out omitted)."""
+        out: dict[str, int | str] = {"tp": self.tp, "pp": self.pp, "cp": self.cp,
+                                     "ep": self.ep, "micro_batch": self.mb,
+                                     "zero": self.zero}
+        for name in ("dp", "interleave", "recompute"):
+            value = getattr(self, name)
+            if value is not None:
+                out[name] = value
+        return out
 
     def overrides(self) -> dict[str, Value]:
         """The solver keys this layout sets."""
-        out: dict[str, Value] = {"tp": self.tp, "pp": self.pp, "cp": self.cp,
-                                 "ep": self.ep, "micro_batch": self.mb,
-                                 "zero": str(self.zero)}
-        if self.dp is not None:
-            out["dp"] = self.dp
+        out: dict[str, Value] = {k: v for k, v in self.given().items() if k != "zero"}
+        out["zero"] = str(self.zero)
         return out
 
 
@@ -62,7 +80,7 @@ def read_layout(text: str) -> Layout:
     """
     if len(text) > 200:
         raise LayoutError("that is too long for a layout; e.g. tp=8 pp=2 mb=1 zero=1")
-    values: dict[str, int] = {}
+    values: dict[str, int | str] = {}
     for chunk in re.split(r"[,;\s]+(?=[a-z])", text.strip().lower()):
         if not chunk:
             continue
@@ -70,59 +88,62 @@ def read_layout(text: str) -> Layout:
         if not m:
             raise LayoutError(f"cannot read {chunk!r}; write pairs like tp=8 pp=2 mb=1 "
                               "zero=1")
-        name, value = m.group(1), int(m.group(2))
-        name = {"micro_batch": "mb", "zero_stage": "zero"}.get(name, name)
+        name, raw = m.group(1), m.group(2)
+        name = {"micro_batch": "mb", "zero_stage": "zero", "v": "interleave"}.get(name, name)
         if name not in FIELDS:
             raise LayoutError(f"unknown axis {name!r}; use {', '.join(FIELDS)}")
         if name in values:
             raise LayoutError(f"{name} is given twice")
-        values[name] = value
+        if name == "recompute":
+            if raw not in _RECOMPUTE:
+                raise LayoutError("recompute is none, selective or full")
+            values[name] = raw
+            continue
+        if not raw.isdigit():
+            raise LayoutError(f"{name} takes a whole number, not {raw!r}")
+        values[name] = int(raw)
     if not values:
         raise LayoutError("no layout given; e.g. tp=8 pp=2 mb=1 zero=1")
-    if values.get("zero", 0) > 3:
+    if int(values.get("zero", 0)) > 3:
         raise LayoutError("zero is a ZeRO stage: 0, 1, 2 or 3")
-    if any(v < 1 for k, v in values.items() if k != "zero"):
+    if any(int(v) < 1 for k, v in values.items() if k not in ("zero", "recompute")):
         raise LayoutError("every degree is at least 1")
-    return Layout(**values)
+    return Layout(**values)  # type: ignore[arg-type]
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """What the solver makes of a layout.
+def workload_for(inputs: Inputs) -> Workload:
+    """The engine's workload for a question's resolved inputs (layout keys ignored)."""
+    from solver.engine import resolve_inputs
+    from solver.perf import LAYOUT_KEYS, workload_from_inputs
 
-    Attributes:
-        legal: the layout can be built (reason says why not).
-        fits: its memory per GPU fits in the GPU's memory.
-        inside_node: TP stays within one node.
-        memory: bytes per GPU.
-        step_time: estimated seconds per optimizer step.
-        reason: one line for the user.
+    given = {k: v for k, v in inputs.values.items() if inputs.origin.get(k) == "set"
+             and k not in LAYOUT_KEYS and k != "microbatches"}
+    model_gpu = {k: v for k, v in inputs.values.items()
+                 if inputs.origin.get(k) in ("model", "gpu")}
+    return workload_from_inputs(resolve_inputs(None, None, {**model_gpu, **given,
+                                                             "microbatches": 1}))
+
+
+def ranking_for(inputs: Inputs) -> Ranking:
+    """Search the question's workload.
+
+    Raises:
+        SolverError: when no layout fits (with the closest).
     """
+    from solver.layouts import NothingFits, rank
 
-    legal: bool
-    fits: bool = False
-    inside_node: bool = False
-    memory: float = 0.0
-    step_time: float = float("inf")
-    reason: str = ""
-
-
-def judge(layout: Layout, base: Inputs, model: str | None, gpu: str | None,
-          over: dict[str, Value]) -> Judgement:
-    """Evaluate a layout for the question's model, GPU, cluster and batch."""
-    fixed = {k: v for k, v in over.items() if k not in ("dp", "microbatches")}
     try:
-        inputs = resolve_inputs(model, gpu, {**fixed, **layout.overrides()})
-        got = evaluate(["memory_per_gpu", "step_time"], inputs)
-    except SolverError as exc:
-        return Judgement(False, reason=str(exc))
-    hbm = float(inputs.values["hbm_bytes"])
-    node = float(inputs.values.get("gpus_per_node", 8))
-    memory, step = got["memory_per_gpu"], got["step_time"]
-    fits, inside = memory <= hbm, layout.tp <= node
-    reason = (f"{format_value(memory, 'B')} per GPU of {format_value(hbm, 'B')}; "
-              f"step about {format_value(step, 's')}")
-    return Judgement(True, fits, inside, memory, step, reason)
+        return rank(workload_for(inputs))
+    except NothingFits as exc:
+        raise SolverError(str(exc)) from exc
+
+
+def key_of(e: Evaluation) -> Layout:
+    """The typed form of an engine layout (what the learner is shown as the key)."""
+    lay = e.layout
+    return Layout(tp=lay.tp, pp=lay.pp, cp=lay.cp, ep=lay.ep, mb=lay.micro_batch,
+                  zero=lay.zero, interleave=lay.interleave if lay.interleave > 1 else None,
+                  recompute=lay.recompute if lay.recompute != "none" else None)
 
 
 @dataclass(frozen=True)
@@ -139,40 +160,91 @@ class Best:
         return self.layout.display
 
 
-def candidates(inputs: Inputs) -> list[Layout]:
-    """The sensible layouts: powers of two within a node for tp, divisors for pp."""
-    v = inputs.values
-    gpus = int(float(v.get("gpus", 1)))
-    layers = int(float(v.get("layers", 1)))
-    node = int(float(v.get("gpus_per_node", 8)))
-    experts = int(float(v.get("experts", 0) or 0))
-    tps = [t for t in (1, 2, 4, 8, 16) if t <= node and gpus % t == 0]
-    pps = [p for p in (1, 2, 4, 8, 16) if layers % p == 0 and gpus % p == 0]
-    eps = [e for e in (1, 2, 4, 8, 16, 32, 64) if (not experts and e == 1)
-           or (experts and experts % e == 0)]
-    out = []
-    for tp, pp, cp, ep, mb, zero in itertools.product(tps, pps, (1, 2), eps, (1, 2),
-                                                      (0, 1, 3)):
-        if gpus % (tp * pp * cp):
-            continue
-        out.append(Layout(tp, pp, cp, ep, mb, zero))
-    return out
-
-
 def best_layout(inputs: Inputs, model: str | None = None, gpu: str | None = None) -> Best:
-    """Search the candidates for the fastest layout that is legal and fits.
+    """The layout the engine ranks first (the simplest among the near-fastest).
 
     Raises:
-        SolverError: when no candidate fits in memory.
+        SolverError: when no layout fits in memory.
     """
-    over: dict[str, Value] = {k: inputs.values[k] for k, origin in inputs.origin.items()
-                              if origin in ("set", "model", "gpu")}
-    best: Best | None = None
-    for layout in candidates(inputs):
-        j = judge(layout, inputs, None, None, over)
-        if j.legal and j.fits and j.inside_node and (best is None
-                                                     or j.step_time < best.step_time):
-            best = Best(layout, j.step_time, j.memory)
-    if best is None:
-        raise SolverError("no layout fits in memory on this cluster")
-    return best
+    best = ranking_for(inputs).best
+    return Best(key_of(best), best.step_time, best.memory_per_gpu)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the engine makes of a typed layout.
+
+    Attributes:
+        legal: the layout can be built (reason says why not).
+        evaluation: the engine's evaluation (None when illegal).
+        best: the engine's best layout for the same workload.
+        workload: the workload both were evaluated on.
+        reason: why it is illegal.
+    """
+
+    legal: bool
+    evaluation: Evaluation | None = None
+    best: Evaluation | None = None
+    workload: Workload | None = None
+    reason: str = ""
+
+    @property
+    def fits(self) -> bool:
+        """It fits in memory."""
+        return self.evaluation is not None and self.evaluation.fits
+
+    @property
+    def inside_node(self) -> bool:
+        """TP stays inside one node."""
+        return self.evaluation is not None and self.evaluation.tp_link == "NVLink"
+
+
+def judge(layout: Layout, inputs: Inputs) -> Judgement:
+    """Evaluate a typed layout for the question's model, GPU, cluster and batch."""
+    from solver.layouts import complete
+    from solver.perf import LayoutImpossible
+
+    try:
+        w = workload_for(inputs)
+        ranking = ranking_for(inputs)
+        e = complete(w, layout.given())
+    except (LayoutImpossible, SolverError) as exc:
+        return Judgement(False, reason=str(exc))
+    return Judgement(True, e, ranking.best, w)
+
+
+def _bar(value: float, full: float, width: int = 16) -> str:
+    filled = max(0, min(width, round(width * value / full))) if full > 0 else 0
+    return "█" * filled + "░" * (width - filled)
+
+
+def comparison(j: Judgement) -> str:
+    """The learner's layout beside the key, component by component, with bars."""
+    from solver.layouts import MEMORY_NAMES, TIME_NAMES
+    from solver.units import format_value
+
+    e, best = j.evaluation, j.best
+    if e is None or best is None:
+        return ""
+    hbm = e.usable
+    top = max(e.step_time, best.step_time)
+    lines = [f"{'':<24}{'yours':>10}  {'key':>10}",
+             f"{'memory per GPU':<24}{format_value(e.memory_per_gpu, 'B'):>10}  "
+             f"{format_value(best.memory_per_gpu, 'B'):>10}  of "
+             f"{format_value(hbm, 'B')} usable"]
+    for k, name in MEMORY_NAMES.items():
+        a, b = e.memory.get(k, 0.0), best.memory.get(k, 0.0)
+        if a > 0 or b > 0:
+            lines.append(f"  {name:<22}{format_value(a, 'B'):>10}  {format_value(b, 'B'):>10}")
+    lines.append(f"  {'yours':<10}{_bar(e.memory_per_gpu, max(hbm, e.memory_per_gpu))}"
+                 f"  key {_bar(best.memory_per_gpu, max(hbm, e.memory_per_gpu))}")
+    lines.append(f"{'step time':<24}{format_value(e.step_time, 's'):>10}  "
+                 f"{format_value(best.step_time, 's'):>10}")
+    for k, name in TIME_NAMES.items():
+        a, b = e.time.get(k, 0.0), best.time.get(k, 0.0)
+        if a > 0.002 * top or b > 0.002 * top:
+            lines.append(f"  {name[:22]:<22}{format_value(a, 's'):>10}  "
+                         f"{format_value(b, 's'):>10}")
+    lines.append(f"  {'yours':<10}{_bar(e.step_time, top)}  key {_bar(best.step_time, top)}")
+    lines.append(f"{'MFU':<24}{e.mfu:>10.1%}  {best.mfu:>10.1%}")
+    return "\n".join(lines)

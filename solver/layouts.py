@@ -275,8 +275,8 @@ def complete(w: Workload, given: Fixed) -> Evaluation:
 
 TIME_NAMES = {"compute": "compute", "recompute": "recomputation", "tp": "TP collectives",
               "cp": "CP K/V exchange", "ep": "EP all-to-alls", "pp_send": "pipeline sends",
-              "fsdp": "ZeRO-2/3 gathers and reduce-scatters", "bubble": "pipeline bubble",
-              "dp": "data-parallel gradient traffic", "optimizer": "optimizer step"}
+              "fsdp": "ZeRO-2/3 collectives", "bubble": "pipeline bubble",
+              "dp": "data-parallel traffic", "optimizer": "optimizer step"}
 """Readable names of the step-time components."""
 
 MEMORY_NAMES = {"weights": "weights", "gradients": "gradients",

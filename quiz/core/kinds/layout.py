@@ -1,5 +1,5 @@
-"""Layout answers: a parallel layout (``tp=8 pp=2 mb=1 zero=1``), judged by the solver's
-step-time model against the best layout it finds."""
+"""Layout answers: a parallel layout (``tp=8 pp=2 mb=1 zero=1``), judged by the layout
+engine (solver.perf, calibrated on published runs) against the best layout it finds."""
 
 from __future__ import annotations
 
@@ -27,37 +27,45 @@ def read(pv: PartVariant, text: str) -> Read:
 
 
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
-    from questions.layout import judge
+    """Grade a layout with the layout engine: feasibility first, then speed against
+    the key, with the two side by side component by component."""
+    from questions.layout import comparison, judge
+    from solver.engine import resolve_inputs
+    from solver.layouts import CP_WORTH, why
 
     key = pv.key
     try:
         layout = read(pv, text).value
     except Unreadable as exc:
         return invalid(pv, exc.message)
-    from solver.engine import resolve_inputs
-
-    base = resolve_inputs(pv.model, pv.gpu, pv.overrides)
-    j = judge(layout, base, pv.model, pv.gpu, pv.overrides)
+    base = resolve_inputs(pv.model, pv.gpu, {**pv.overrides, "microbatches": 1})
+    j = judge(layout, base)
     read_as = layout.display
-    if not j.legal:
+    if not j.legal or j.evaluation is None or j.best is None or j.workload is None:
         return Grade("incorrect", 0.0, read_as, "illegal layout",
                      f"That layout cannot be built: {j.reason}.", key)
-    if not j.fits:
+    e, best, w = j.evaluation, j.best, j.workload
+    table = "\n\n" + comparison(j)
+    reasons = " ".join(why(w, e, best if e.fits else None))
+    if not e.fits:
         return Grade("incorrect", 0.0, read_as, "does not fit",
-                     f"It does not fit: {j.reason}. Shard more (ZeRO, TP or PP) or "
-                     "recompute activations.", key)
-    assert key.value is not None
-    ratio = min(1.0, key.value / j.step_time) if j.step_time > 0 else 0.0
+                     f"{reasons} Shard more (ZeRO, TP or PP) or recompute activations."
+                     + table, key)
+    ratio = min(1.0, best.step_time / e.step_time) if e.step_time > 0 else 0.0
+    if e.layout.cp > 1 and best.layout.cp == 1:
+        # Judged as the search ranks: CP must buy more than CP_WORTH to be worth it.
+        ratio = min(ratio, best.step_time / (e.step_time * (1 + CP_WORTH)))
+        reasons += (f" CP {e.layout.cp} is not needed for {w.seq}-token sequences: "
+                    "the best layout fits without splitting them.")
     if not j.inside_node:
         return Grade("partial", round(min(ratio, 0.3), 4), read_as, "TP across nodes",
-                     f"It fits ({j.reason}), but TP spans more than one node: its "
-                     "per-layer collectives would run on the network, far slower than "
-                     "NVLink.", key)
-    if ratio >= 0.85:  # the step-time model is rough: within 15% of the best is right
+                     f"It fits, but {reasons}" + table, key)
+    if ratio >= 0.85:  # within 15% of the engine's best is a layout an expert accepts
         return Grade("correct", 1.0, read_as, None,
-                     f"A good layout: {j.reason}. The best found takes "
-                     f"{format_value(key.value, 's')} per step ({key.display}).", key)
+                     f"A good layout: it fits and steps in {format_value(e.step_time, 's')}"
+                     f", {ratio:.0%} of the best layout's speed ({key.display})."
+                     + table, key)
     return Grade("partial", round(ratio, 4), read_as, None,
-                 f"Legal and it fits ({j.reason}), but the best layout found steps in "
-                 f"{format_value(key.value, 's')} ({key.display}): yours reaches "
-                 f"{ratio:.0%} of its speed.", key)
+                 f"Legal and it fits, but the best layout ({key.display}) steps in "
+                 f"{format_value(best.step_time, 's')}: yours reaches {ratio:.0%} of its "
+                 f"speed. {reasons}" + table, key)

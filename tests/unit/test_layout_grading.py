@@ -1,0 +1,63 @@
+"""Layout answers are graded by the layout engine, with the key beside them."""
+
+from __future__ import annotations
+
+from questions.layout import LayoutError, read_layout
+from questions.loader import load_bank
+from questions.variants import PartVariant, make_variant
+from quiz.core.grading import grade
+
+BANK = load_bank()
+
+
+def seed_variant() -> PartVariant:
+    """layout/lay-out-cluster#0: Llama 3 70B on 512 H100, 8K tokens, 1,024 sequences."""
+    pv = make_variant(BANK.get("layout/lay-out-cluster"), 0).parts[0]
+    assert pv.overrides["gpus"] == 512 and pv.overrides["seq"] == 8192
+    return pv
+
+
+def test_the_seed_key_is_tp8_over_64_data_parallel_ranks() -> None:
+    key = read_layout(seed_variant().key.display)
+    assert (key.tp, key.pp, key.cp) == (8, 1, 1)
+
+
+def test_the_key_grades_correct_with_a_side_by_side_breakdown() -> None:
+    pv = seed_variant()
+    g = grade(pv, pv.key.display)
+    assert g.verdict == "correct"
+    assert "memory per GPU" in g.feedback and "step time" in g.feedback
+
+
+def test_cp_spanning_nodes_on_a_short_sequence_is_not_a_good_layout() -> None:
+    # Regression (issue 8): tp=8 pp=8 cp=8 was graded "a good layout".
+    g = grade(seed_variant(), "tp=8 pp=8 cp=8 ep=1 mb=1 zero=1")
+    assert g.verdict == "partial" and g.score < 0.85
+    assert "network" in g.feedback and "CP 8 is not needed" in g.feedback
+
+
+def test_tp_across_nodes_is_named_with_its_cost() -> None:
+    g = grade(seed_variant(), "tp=16 pp=1 cp=1 ep=1 mb=1 zero=1")
+    assert g.verdict == "partial" and g.mistake == "TP across nodes"
+    assert "TP 16 crosses nodes" in g.feedback
+
+
+def test_a_layout_that_does_not_fit_says_by_how_much() -> None:
+    g = grade(seed_variant(), "tp=1 pp=1 cp=1 ep=1 mb=1 zero=0")
+    assert g.verdict == "incorrect" and g.mistake == "does not fit"
+    assert "over" in g.feedback
+
+
+def test_recompute_and_interleave_can_be_typed() -> None:
+    lay = read_layout("tp=8 pp=4 v=2 mb=1 zero=1 recompute=full")
+    assert lay.interleave == 2 and lay.recompute == "full"
+    assert read_layout(lay.display) == lay
+
+
+def test_unreadable_recompute_is_refused() -> None:
+    try:
+        read_layout("tp=8 recompute=sometimes")
+    except LayoutError as exc:
+        assert "none, selective or full" in str(exc)
+    else:
+        raise AssertionError("read")
