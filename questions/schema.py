@@ -8,7 +8,7 @@ description in the JSON Schema and in AUTHORING.md.
 from __future__ import annotations
 
 import math
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -115,6 +115,11 @@ class Answer(_Model):
     """Solver keys fixed for this answer, on top of the drawn parameters."""
     binary: bool = False
     """Display bytes in GiB/TiB in the key."""
+    count: Literal["", "exact", "either"] = ""
+    """For a number that counts things: "exact" grades the whole-number key exactly (128
+    collectives, the smallest number of micro-batches); "either" accepts the floor and
+    the ceiling of a real-valued key (GPUs needed when the prompt does not say which).
+    An `expr` whose outermost call is floor() or ceil() is "exact" without saying so."""
     bare_unit: str | None = None
     """The unit a bare number is read in (e.g. "days" when the prompt asks for days);
     without it a bare number is in the base unit."""

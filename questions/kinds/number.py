@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
@@ -29,6 +29,18 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
              "or scale") for i, m in enumerate(part.mistakes) if m.formula]
 
 
+def count_mode(a: Any) -> str:
+    """How a number answer counts: "exact", "either" (floor or ceiling) or "" (not a
+    count). An `expr` whose outermost call is floor() or ceil() is an exact count."""
+    import re
+
+    if a.count:
+        return str(a.count)
+    if a.expr and re.fullmatch(r"\s*(?:floor|ceil)\(.*\)\s*", a.expr):
+        return "exact"
+    return ""
+
+
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
     from questions.variants import AcceptedVariant, Key, KnownMistake
@@ -42,7 +54,10 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         raise TemplateError(f"{t.id}: the answer is not finite",
                             reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
-    key = Key("number", format_value(value, unit, binary=binary), value, unit, a.tolerance)
+    display = format_value(value, unit, binary=binary)
+    if count_mode(a) == "exact" and value == int(value) and abs(value) < 1e15:
+        display = f"{int(value):,}"  # a count is shown, and graded, to the unit
+    key = Key("number", display, value, unit, a.tolerance)
     mistakes = []
     for m in ctx.part.mistakes:
         if m.scale is not None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from questions.derivation import explain
 from questions.errors import TemplateError
+from questions.kinds.number import count_mode
 from questions.schema import Template
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade, relative_error
@@ -88,6 +89,8 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
                      f"the key {key.value:.4g}", j)
                 continue
             typed = format_value(m.value, key.unit or "1", digits=4)
+            if count_mode(pv.spec.answer):  # a count: type the whole number
+                typed = str(round(m.value))
         elif m.formula:
             typed = m.formula
         elif m.choice:

@@ -21,19 +21,31 @@ def test_answer_within_tolerance_is_correct_and_near_miss_is_partial() -> None:
     assert pv.key.value is not None
     assert grade(pv, format_value(pv.key.value * 1.02, "B")).verdict == "correct"
     near = grade(pv, format_value(pv.key.value * 1.06, "B", digits=4))
-    assert near.verdict == "partial" and near.score == 0.5
+    # close is not right, and a miss with no name earns nothing
+    assert near.verdict == "incorrect" and near.score == 0 and "Close" in near.feedback
 
 
-@pytest.mark.parametrize(("factor", "unit", "name", "verdict"), [
-    (1e9 / 2**30, "GB", "GB vs GiB", "partial"),
-    (8.0, "", "bits vs bytes", "partial"),
-    (1e3, "", "off by a thousand", "incorrect"),
+@pytest.mark.parametrize(("typed", "name", "verdict"), [
+    ("{tib:.4g} TB", "TB vs TiB", "partial"),      # the TiB number labelled TB
+    ("{bits:.4g} TB", "bits vs bytes", "partial"),
+    ("{thousand:.4g} TB", "off by a thousand", "incorrect"),
+    ("{tb:.1f} TB", None, "correct"),              # rounding, not a mislabel
 ])
-def test_generic_slips_are_named(factor: float, unit: str, name: str, verdict: str) -> None:
-    pv = part("memory/model-state")
+def test_generic_slips_are_named_only_when_the_typed_text_supports_them(
+        typed: str, name: str | None, verdict: str) -> None:
+    pv = part("memory/model-state", 0)
+    assert pv.key.value is not None and pv.key.display.endswith(" TB")
+    v = pv.key.value
+    text = typed.format(tb=v / 1e12, tib=v / 2**40, bits=v * 8 / 1e12, thousand=v / 1e9)
+    g = grade(pv, text)
+    assert (g.mistake, g.verdict) == (name, verdict), text
+
+
+def test_rounding_to_a_tebibyte_is_not_a_tib_mislabel() -> None:
+    pv = part("memory/model-state", 0)
     assert pv.key.value is not None
-    g = grade(pv, format_value(pv.key.value * factor, "B", digits=4))
-    assert (g.mistake, g.verdict) == (name, verdict)
+    g = grade(pv, f"{round(pv.key.value / 1e12)} TB")
+    assert g.mistake is None
 
 
 def test_other_convention_is_accepted_with_a_note() -> None:

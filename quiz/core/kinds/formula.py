@@ -6,6 +6,7 @@ Typed text is read by our own tokenizer (:func:`solver.formula.read_formula`), n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,11 @@ def read(pv: PartVariant, text: str) -> Read:
     key = pv.key
     from solver.formula import read_formula
 
+    # "C = 6PD": a left-hand side that names none of the letters is what is asked for
+    lhs, sep, rhs = text.partition("=")
+    if sep and "=" not in rhs and re.fullmatch(r"\s*[A-Za-z][\w()]{0,20}\s*", lhs) and \
+            lhs.strip() not in key.symbols and rhs.strip():
+        text = rhs
     try:
         f = read_formula(text, letters_of(key))
     except Unreadable:
@@ -62,7 +68,8 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
             return Grade(verdict, m.credit, got.read_as, m.name, m.feedback, key)
     ratio = _constant_ratio(got.expr, expected, symbols)
     if ratio is not None:
-        return Grade("partial", 0.25, got.read_as, None,
+        # No name for the slip, so no credit: partial credit is for named mistakes only.
+        return Grade("incorrect", 0.0, got.read_as, None,
                      f"The right variables in the right places, but off by a constant "
                      f"factor of {ratio:.3g}. The key is {key.formula}.", key)
     return Grade("incorrect", 0.0, got.read_as, None,

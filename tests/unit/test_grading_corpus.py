@@ -1,0 +1,205 @@
+"""Answers typed as candidates type them, each with the verdict an expert interviewer
+would give (issue 9). One row: variant, typed text, verdict, and the mistake named (or
+-). The grader must agree on every row: a right answer marked wrong, or a mistake named
+that the candidate did not make, costs the drill its trust.
+
+Principles the rows pin down: a bare number where bytes, FLOPs or a rate are asked and
+the prompt names no unit is invalid; a fraction question read as a percentage when a
+fraction cannot exceed 1; counts graded exactly; the key rounded to two significant
+figures is right; generic slips named only when the typed text supports them; partial
+credit only for named mistakes; letters in any order and case.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from questions.loader import load_bank
+from questions.variants import make_variant, parse_variant_id
+from quiz.core.grading import grade
+
+BANK = load_bank(bundled=True)
+
+CORPUS = """
+memory/model-state#1 | 747 GB | correct | -
+memory/model-state#1 | 747.2 GB | correct | -
+memory/model-state#1 | 7.47e11 B | correct | -
+memory/model-state#1 | 7.47e11 | invalid | -
+memory/model-state#1 | 747 | invalid | -
+memory/model-state#1 | 750 GB | correct | -
+memory/model-state#1 | 0.75 TB | correct | -
+memory/model-state#1 | 700 GB | incorrect | -
+memory/model-state#1 | 0.7 TB | incorrect | -
+memory/model-state#1 | 696 GiB | correct | -
+memory/model-state#1 | 747 GiB | partial | GB vs GiB
+memory/model-state#1 | 696 GB | partial | GB vs GiB
+memory/model-state#1 | 560 GB | partial | 12 bytes per parameter
+memory/model-state#1 | 841 GB | partial | FP32 gradients
+memory/model-state#1 | 93.4 GB | incorrect | weights only
+memory/model-state#1 | 5.98 TB | partial | bits vs bytes
+memory/model-state#1 | 0.747 GB | incorrect | off by a thousand
+memory/model-state#1 | 747 gb | correct | -
+memory/model-state#1 | 747 GB (unchanged) | correct | -
+memory/model-state#1 | M = 747 GB | correct | -
+memory/model-state#1 | about 750 GB | correct | -
+memory/model-state#1 | ~747GB | correct | -
+memory/model-state#1 | banana | invalid | -
+memory/model-state#1 | 747 s | invalid | -
+memory/model-state#1 |  | invalid | -
+memory/model-state#1 | 747,000,000,000 bytes | correct | -
+memory/model-state#1 | 7.47×10¹¹ B | correct | -
+memory/model-state#1 | 46.7e9*16 B | correct | -
+memory/model-state#1 | 46.7e9*16 + 1 B | invalid | -
+memory/model-state#1 | 1 TB | incorrect | -
+communication/allreduce-time#1 | 0.517 | correct | -
+communication/allreduce-time#1 | 0.52 | correct | -
+communication/allreduce-time#1 | 517 ms | correct | -
+communication/allreduce-time#1 | 0.517 s | correct | -
+communication/allreduce-time#1 | 520 ms | correct | -
+communication/allreduce-time#1 | 0.5 | incorrect | -
+communication/allreduce-time#1 | 0.517 m | invalid | -
+communication/allreduce-time#1 | 0.276 s | partial | counted the buffer once
+communication/allreduce-time#1 | 1.035 | partial | FP32 gradients
+communication/allreduce-time#1 | 57.5 ms | incorrect | used NVLink
+communication/allreduce-time#1 | 517 | incorrect | off by a thousand
+communication/allreduce-time#1 | 0.517 GB | invalid | -
+compute/train-flops#1 | 1.53e23 FLOP | correct | -
+compute/train-flops#1 | 1.5e23 FLOPs | correct | -
+compute/train-flops#1 | 1.53e23 | invalid | -
+compute/train-flops#1 | 153 ZFLOP | correct | -
+compute/train-flops#1 | 5.1e22 FLOP | incorrect | forward pass only
+compute/train-flops#1 | 2.04e23 FLOP | partial | counted recomputation
+compute/train-flops#1 | 1.02e23 FLOP | partial | forgot the weight gradients
+compute/train-flops#1 | 1.53e20 FLOP | incorrect | off by a thousand
+compute/train-flops#1 | 1.53e23 FLOP/s | invalid | -
+compute/train-flops#1 | 1.7e23 FLOP | incorrect | -
+pipeline/bubble-fraction#1 | 0.219 | correct | -
+pipeline/bubble-fraction#1 | 21.9% | correct | -
+pipeline/bubble-fraction#1 | 21.9 | correct | -
+pipeline/bubble-fraction#1 | 22% | correct | -
+pipeline/bubble-fraction#1 | 0.22 | correct | -
+pipeline/bubble-fraction#1 | 7/32 | correct | -
+pipeline/bubble-fraction#1 | 0.25 | partial | p instead of p-1
+pipeline/bubble-fraction#1 | 25% | partial | p instead of p-1
+pipeline/bubble-fraction#1 | 0.18 | partial | share of the total step
+pipeline/bubble-fraction#1 | 0.3 | incorrect | -
+pipeline/bubble-fraction#1 | 1/8 | incorrect | -
+compute/mfu-vs-hfu#1 | 0.467 | correct | -
+compute/mfu-vs-hfu#1 | 46.7% | correct | -
+compute/mfu-vs-hfu#1 | 46.7 | correct | -
+compute/mfu-vs-hfu#1 | 47% | correct | -
+compute/mfu-vs-hfu#1 | 0.47 | correct | -
+compute/mfu-vs-hfu#1 | 0.622 | partial | that is HFU
+compute/mfu-vs-hfu#1 | 62.2 | partial | that is HFU
+compute/mfu-vs-hfu#1 | 0.233 | partial | used the sparse peak
+compute/mfu-vs-hfu#1 | 0.5 | incorrect | -
+compute/mfu-vs-hfu#1 | 0.4 | incorrect | -
+parallelism/tp-collectives-per-step#1 | 512 | correct | -
+parallelism/tp-collectives-per-step#1 | 512 collectives | correct | -
+parallelism/tp-collectives-per-step#1 | 512 all-reduces | correct | -
+parallelism/tp-collectives-per-step#1 | 5.12e2 | correct | -
+parallelism/tp-collectives-per-step#1 | 511 | incorrect | -
+parallelism/tp-collectives-per-step#1 | 513 | incorrect | -
+parallelism/tp-collectives-per-step#1 | 520 | incorrect | -
+parallelism/tp-collectives-per-step#1 | 256 | partial | forward pass only
+parallelism/tp-collectives-per-step#1 | 16 | incorrect | one micro-batch only
+pipeline/microbatches-for-bubble#1 | 18 | correct | -
+pipeline/microbatches-for-bubble#1 | 18 micro-batches | correct | -
+pipeline/microbatches-for-bubble#1 | 19 | incorrect | -
+pipeline/microbatches-for-bubble#1 | 17 | incorrect | -
+pipeline/microbatches-for-bubble#1 | 14 | partial | bubble as a share of the step
+pipeline/microbatches-for-bubble#1 | 35 | partial | ignored the interleaving
+pipeline/microbatches-for-bubble#1 | 20 | partial | p instead of p-1
+inference/kv-cache-capacity#1 | 74 | correct | -
+inference/kv-cache-capacity#1 | 74 sequences | correct | -
+inference/kv-cache-capacity#1 | 75 | incorrect | -
+inference/kv-cache-capacity#1 | 73 | incorrect | -
+inference/kv-cache-capacity#1 | 266 | partial | forgot the weights
+inference/kv-cache-capacity#1 | 149 | partial | forgot K or V
+inference/kv-cache-capacity#1 | 4 | partial | cached every query head
+inference/kv-cache-capacity#1 | lots | invalid | -
+compute/gpus-for-deadline#1 | 1652 | correct | -
+compute/gpus-for-deadline#1 | 1,652 GPUs | correct | -
+compute/gpus-for-deadline#1 | 1651 | incorrect | -
+compute/gpus-for-deadline#1 | 1600 | incorrect | -
+compute/gpus-for-deadline#1 | 744 | partial | forgot the MFU
+compute/gpus-for-deadline#1 | 551 | incorrect | 2PD instead of 6PD
+memory/params-from-shape#1 | 1.78 billion | correct | -
+memory/params-from-shape#1 | 1.78e9 | correct | -
+memory/params-from-shape#1 | 1.78B | correct | -
+memory/params-from-shape#1 | 1,783,711,744 | correct | -
+memory/params-from-shape#1 | 1.8 billion | correct | -
+memory/params-from-shape#1 | 1.8B params | correct | -
+memory/params-from-shape#1 | 1.52 billion | partial | tied embeddings
+memory/params-from-shape#1 | 1.26e9 | partial | forgot the embeddings
+memory/params-from-shape#1 | 1.87 billion | partial | full-width K and V
+memory/params-from-shape#1 | 2 billion | incorrect | -
+memory/params-from-shape#1 | 1.78 million | incorrect | off by a thousand
+inference/kv-cache#1 | 137 GB | correct | -
+inference/kv-cache#1 | 128 GiB | correct | -
+inference/kv-cache#1 | 140 GB | correct | -
+inference/kv-cache#1 | 137 | invalid | -
+inference/kv-cache#1 | 137 GiB | partial | GB vs GiB
+inference/kv-cache#1 | 128 GB | partial | GB vs GiB
+inference/kv-cache#1 | 1.1 TB | partial | bits vs bytes
+inference/kv-cache#1 | 68.7 GB | partial | forgot K or V
+inference/kv-cache#1 | 275 GB | partial | FP32 cache
+inference/kv-cache#1 | 550 GB | partial | cached every query head
+inference/kv-cache#1 | 4.29 GB | incorrect | one layer
+compute/flops-formula#1 | 6PD | correct | -
+compute/flops-formula#1 | 6*P*D | correct | -
+compute/flops-formula#1 | C = 6PD | correct | -
+compute/flops-formula#1 | 6 D P | correct | -
+compute/flops-formula#1 | 2PD | incorrect | forward pass only
+compute/flops-formula#1 | 4PD | partial | forgot the weight gradients
+compute/flops-formula#1 | 12PD | incorrect | -
+compute/flops-formula#1 | 6P | incorrect | -
+compute/flops-formula#1 | 6PD + | invalid | -
+compute/flops-formula#1 | banana | invalid | -
+pipeline/bubble-reducers#1 | a, b, e | correct | -
+pipeline/bubble-reducers#1 | A B E | correct | -
+pipeline/bubble-reducers#1 | abe | correct | -
+pipeline/bubble-reducers#1 | e b a | correct | -
+pipeline/bubble-reducers#1 | E, A, B | correct | -
+pipeline/bubble-reducers#1 | z | invalid | -
+parallelism/zero-stages-multi#1 | a b d | correct | -
+parallelism/zero-stages-multi#1 | bda | correct | -
+parallelism/zero-stages-multi#1 | B, D, A | correct | -
+parallelism/zero-stages-multi#1 | D B A | correct | -
+communication/tp-time-nvlink#1 | 0.526 | correct | -
+communication/tp-time-nvlink#1 | 526 ms | correct | -
+communication/tp-time-nvlink#1 | 0.53 s | correct | -
+communication/tp-time-nvlink#1 | 4.74 s | partial | used the network
+communication/tp-time-nvlink#1 | 0.263 | partial | forward only
+communication/tp-time-nvlink#1 | 4.2 ms | incorrect | one layer
+communication/dp-allreduce-tp#1 | 164 GB | correct | -
+communication/dp-allreduce-tp#1 | 164 | invalid | -
+communication/dp-allreduce-tp#1 | 1.64e11 B | correct | -
+communication/dp-allreduce-tp#1 | 160 GB | correct | -
+communication/dp-allreduce-tp#1 | 152 GiB | correct | -
+communication/dp-allreduce-tp#1 | 164 gb | correct | -
+communication/dp-allreduce-tp#1 | 655 GB | partial | forgot to divide by tp
+communication/dp-allreduce-tp#1 | 81.8 GB | partial | counted one pass
+communication/dp-allreduce-tp#1 | 10.9 GB | incorrect | divided by the ranks
+communication/dp-allreduce-tp#1 | 150 GB | incorrect | -
+communication/dp-allreduce-tp#1 | 1.31 Tb | correct | -
+"""
+
+ROWS = [tuple(c.strip() for c in line.split("|")) for line in CORPUS.strip().splitlines()]
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(ROWS) >= 150
+
+
+@pytest.mark.parametrize(("variant", "typed", "verdict", "mistake"), ROWS,
+                         ids=[f"{r[0]}:{r[1]}" for r in ROWS])
+def test_grader_agrees_with_the_expert(variant: str, typed: str, verdict: str,
+                                       mistake: str) -> None:
+    tid, seed = parse_variant_id(variant)
+    assert seed is not None
+    pv = make_variant(BANK.get(tid), seed).parts[0]
+    g = grade(pv, typed)
+    assert (g.verdict, g.mistake or "-") == (verdict, mistake), (g.read_as, g.feedback)
+    if verdict != "partial":
+        assert g.score in (0.0, 1.0)
