@@ -155,10 +155,10 @@ def test_a_read_only_history_is_one_line_and_exit_2(
     try:
         code, _, err = cli(capsys, "stats")  # reading may work; if not, one line
         assert code == 0 or (code == 2 and err.count("\n") == 1), err
-        monkeypatch.setattr("sys.stdin", io.StringIO("42\n:quit\n"))
+        monkeypatch.setattr("sys.stdin", io.StringIO("42 TB\n:quit\n"))
         code, out, err = cli(capsys, "drill", "--plain")
         if code == 0:  # it opened: the answer could not be saved, and it was kept
-            assert "Could not save your answer" in out and "Not saved: '42'" in out
+            assert "Could not save your answer" in out and "Not saved: '42 TB'" in out
         else:
             assert code == 2 and err.count("\n") == 1 and "internal" not in err, err
     finally:
@@ -258,13 +258,13 @@ def test_the_plain_drill_keeps_an_answer_it_could_not_save_and_retries(
         return real(self, a)
 
     monkeypatch.setattr(Store, "record_attempt", flaky)
-    monkeypatch.setattr("sys.stdin", io.StringIO("42\n\n\n:quit\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("42 TB\n\n\n:quit\n"))
     code, out, err = cli(capsys, "drill", "--plain")
     assert code == 0, err
     assert out.count("Could not save your answer") == 2
     assert "1 answered" in out
     with Store.open(data / "history.db") as store:
-        assert [a.answer_text for a in store.attempts()] == ["42"]
+        assert [a.answer_text for a in store.attempts()] == ["42 TB"]
 
 
 # ---------------------------------------------------------------- backups

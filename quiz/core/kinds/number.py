@@ -116,7 +116,7 @@ def _arithmetic(text: str, unit: str) -> str:
         n = Fraction(number)
         if op == "/":
             if n == 0:
-                raise Unreadable("that divides by zero", "7/32")
+                raise Unreadable("that is a division by zero", "7/32")
             value /= n
         else:
             value *= n
