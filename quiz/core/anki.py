@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Final
 from quiz.core.errors import NoQuestions
 
 if TYPE_CHECKING:
+    from questions.derivation import Derivation, Step
     from questions.loader import Bank
     from questions.variants import PartVariant, Variant
 
@@ -39,6 +40,7 @@ __all__ = [
     "AnkiNote",
     "Skipped",
     "build_notes",
+    "derivation_html",
     "note_guid",
     "select_templates",
     "write_apkg",
@@ -61,9 +63,10 @@ FIELDS: Final = ("Variant", "Prompt", "Parameters", "Answer", "Accepted", "Deriv
 _CSS: Final = """
 .card { font-family: sans-serif; font-size: 18px; text-align: left; }
 .variant { color: #888; font-size: 13px; margin-top: 1em; }
-.params { font-size: 15px; }
+.params { font-size: 15px; margin-top: 0.6em; }
 .answer { font-size: 22px; font-weight: bold; }
-pre.derivation { font-size: 13px; white-space: pre-wrap; }
+.derivation { font-size: 14px; }
+.derivation .formula { font-family: monospace; color: #555; }
 .mistakes { font-size: 15px; }
 """
 _FRONT: Final = ('<div class="prompt">{{Prompt}}</div>'
@@ -71,7 +74,7 @@ _FRONT: Final = ('<div class="prompt">{{Prompt}}</div>'
                  '<div class="variant">{{Variant}}</div>')
 _BACK: Final = ('{{FrontSide}}<hr id="answer"><div class="answer">{{Answer}}</div>'
                 '{{#Accepted}}<div class="accepted">{{Accepted}}</div>{{/Accepted}}'
-                '<pre class="derivation">{{Derivation}}</pre>'
+                '<div class="derivation">{{Derivation}}</div>'
                 '{{#Mistakes}}<div class="mistakes">{{Mistakes}}</div>{{/Mistakes}}')
 
 
@@ -186,6 +189,36 @@ def _parameters(variant: Variant) -> str:
                        for name, value in sorted(variant.params.items()))
 
 
+def _step_html(step: Step) -> str:
+    out = html.escape(step.why)
+    if step.formula:
+        lines = [step.formula, f"= {step.substitution}", f"= {step.result}"]
+        out += "<br>" + "<br>".join(f'<span class="formula">{html.escape(line)}</span>'
+                                    for line in lines)
+    return out
+
+
+def derivation_html(d: Derivation) -> str:
+    """The worked solution as HTML for the back of a card, from the structured
+    derivation (the same one the app and ``quiz ask`` render as text)."""
+    from questions.derivation import sentence_case
+
+    parts: list[str] = []
+    if d.intro:
+        parts.append(f"<p>{_html(d.intro)}</p>")
+    for sec in d.sections:
+        steps = "".join(f"<li>{_step_html(step)}</li>" for step in sec.steps)
+        parts.append(f"<p><b>{html.escape(sentence_case(sec.meaning))}</b> "
+                     f"({html.escape(sec.quantity)})</p><ol>{steps}</ol>")
+        if sec.conventions:
+            parts.append(f"<p>Conventions: {html.escape('; '.join(sec.conventions))}.</p>")
+    if d.combination:
+        parts.append(f"<p>{_step_html(d.combination)}</p>")
+    if d.answer:
+        parts.append(f"<p><b>Answer: {html.escape(d.answer)}</b></p>")
+    return "".join(parts)
+
+
 def _mistakes(pv: PartVariant) -> str:
     return "<br>".join(
         f"<b>{html.escape(m.name)}</b> ({m.credit:.0%} credit): {html.escape(m.feedback)}"
@@ -198,7 +231,7 @@ def _note(variant: Variant, pv: PartVariant) -> AnkiNote:
     return AnkiNote(
         guid=note_guid(t.id, t.version, variant.seed, pv.index),
         fields=(html.escape(label), _front(variant, pv), _parameters(variant), _answer(pv),
-                _accepted(pv), _html(pv.explanation), _mistakes(pv)),
+                _accepted(pv), derivation_html(pv.derivation), _mistakes(pv)),
         tags=(f"topic::{t.topic}", *(tag.replace(" ", "_") for tag in t.tags)),
     )
 

@@ -59,7 +59,9 @@ def test_deck_holds_seeded_variants_with_key_range_derivation_and_tags(
         assert note["guid"] == note_guid("memory/model-state", data["version"], seed, 1)
         assert note["Answer"] == data["expected"]["display"]
         assert str(note["Accepted"]).startswith("Accepted: ") and "(±" in str(note["Accepted"])
-        assert "model_state_bytes" in str(note["Derivation"])
+        # The worked solution, from the structured derivation: numbered steps, the answer.
+        assert "(model_state_bytes)</p><ol><li>" in str(note["Derivation"])
+        assert f"<b>Answer: {data['expected']['display']}" in str(note["Derivation"])
         assert "<b>" in str(note["Mistakes"])  # the template's named mistakes
         assert str(note["Parameters"]).startswith("model = ")
         assert note["tags"] == ["topic::memory", "rapid-fire-1"]
