@@ -61,6 +61,10 @@ def _line_of(text: str, loc: Sequence[str | int]) -> int:
     for i, part in enumerate(loc):
         if isinstance(part, int):
             continue
+        if part.startswith(_AT):  # the line that holds this text, from the field's line on
+            needle = part[len(_AT):]
+            start = next((n for n in range(start, len(lines)) if needle in lines[n]), start)
+            continue
         nth = loc[i + 1] if i + 1 < len(loc) and isinstance(loc[i + 1], int) else 0
         pattern = re.compile(rf"^\s*(\[\[?[\w.]*\b{re.escape(part)}\]\]?|{re.escape(part)}"
                              rf"\s*=|\"?{re.escape(part)}\"?\s*=)")
@@ -86,6 +90,8 @@ def locate(text: str, loc: Sequence[str | int]) -> tuple[int, str]:
 def _field(loc: Sequence[str | int]) -> str:
     out = ""
     for part in loc:
+        if isinstance(part, str) and part.startswith(_AT):
+            continue
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "(file)"
 
@@ -266,11 +272,52 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
             compile_expr(c, NAMES | frozenset(t.params))
         except ExprError as exc:
             out.append((["constraints", i], str(exc)))
+    out += _check_placeholders(t)
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
         out += _check_part(part, base, check_keys, suggest, QUANTITIES,
                            NAMES | frozenset(free))
     return out
+
+
+def _text_fields(t: Template) -> list[tuple[list[str | int], str]]:
+    """Every text field a learner reads, with its field path."""
+    out: list[tuple[list[str | int], str]] = [(["intro"], t.intro)]
+    for pi, part in enumerate(t.all_parts()):
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        a = part.answer
+        out.append((base + ["prompt"], part.prompt))
+        out += [(base + ["choices", i], c) for i, c in enumerate(part.choices)]
+        out += [(base + ["hints", i, "text"], h.text) for i, h in enumerate(part.hints)]
+        out += [(base + ["mistakes", i, "feedback"], m.feedback)
+                for i, m in enumerate(part.mistakes)]
+        out.append((base + ["answer", "explanation"], a.explanation))
+        out += [(base + ["answer", "accept", i, "note"], acc.note)
+                for i, acc in enumerate(a.accept)]
+    return [(loc, text) for loc, text in out if text]
+
+
+def _check_placeholders(t: Template) -> list[tuple[list[str | int], str]]:
+    """Unknown names, fields and format specs of `{placeholders}` in every text field."""
+    from questions.variants import NAMES, placeholder_problems
+
+    names = NAMES | frozenset(t.params) | frozenset(t.fixed)
+    texts = {n: n in ("model", "gpu") or any(isinstance(c, str) for c in spec.choices or [])
+             for n, spec in t.params.items()}
+    texts |= {n: isinstance(v, str) for n, v in t.fixed.items()}
+    texts |= {"model": True, "gpu": True}
+    out: list[tuple[list[str | int], str]] = []
+    for loc, text in _text_fields(t):
+        for written, reason in placeholder_problems(text, names, texts):
+            # A choice is an item of one array: find the array, then the text in it.
+            at = loc[:-1] + [_AT + written, loc[-1]] if loc[-2:-1] == ["choices"] \
+                else loc + [_AT + written]
+            out.append((at, reason))
+    return out
+
+
+_AT = "\x00"
+"""Marks the last item of a field path as the placeholder text to find (see _line_of)."""
 
 
 def _choices(v: Any) -> list[Any]:

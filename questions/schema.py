@@ -144,6 +144,15 @@ class Answer(_Model):
     """For an `expr` answer: what its final combination of quantities does, in words
     (the last step of the worked solution)."""
 
+    @field_validator("tolerance", mode="before")
+    @classmethod
+    def _tolerance(cls, v: object) -> object:
+        if isinstance(v, int | float) and not isinstance(v, bool) and not 0 < v < 1:
+            raise ValueError(f"tolerance is relative to the key (0.03 accepts answers "
+                             f"within 3% of it): give a number above 0 and below 1, "
+                             f"not {v!r}")
+        return v
+
 
 class Mistake(_Model):
     """A known wrong answer: how to recognize it, what to say, what it is worth."""

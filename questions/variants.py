@@ -13,7 +13,7 @@ import re
 import string
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -362,7 +362,8 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
     model, gpu, over = _split(params, t.fixed, a.set)
     try:
         inputs = resolve_inputs(model, gpu, over)
-        env = _env(inputs, NAMES & _placeholders(part.prompt + t.intro)) | _free(params)
+        env = _env(inputs, NAMES & _placeholders("\n".join([t.intro, *part_texts(part)]))) \
+            | _free(params)
         drawn = kind_of(part.answer_kind).draw_key(KeyContext(
             t, part, inputs,
             lambda extra, expr, quantity: _value(part, params, t.fixed, extra, comp, expr,
@@ -382,9 +383,25 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
         raise TemplateError(f"{t.id}: part {index}: {reason}",
                             field=("parts", index - 1, "answer") if t.parts else ("answer",),
                             reason=reason) from exc
-    prompt = _format(part.prompt, env, {**t.fixed, **params},
-                     ("parts", index - 1, "prompt") if t.parts else ("prompt",))
-    return PartVariant(index, prompt, part, key, mistakes, accepted,
+    shown = {**t.fixed, **params}
+
+    def render(text: str, name: str = "prompt") -> str:
+        return _format(text, env, shown, ("parts", index - 1, name) if t.parts else (name,))
+    prompt = render(part.prompt)
+    # Every text a learner reads is rendered here, once: choices, hints, the mistakes'
+    # feedback, the explanation and the accepted conventions' notes.
+    spec = part.model_copy(update={
+        "choices": [render(c) for c in part.choices],
+        "hints": [h.model_copy(update={"text": render(h.text)}) for h in part.hints],
+        "answer": a.model_copy(update={
+            "explanation": render(a.explanation) if a.explanation else "",
+            "accept": [acc.model_copy(update={"note": render(acc.note)})
+                       for acc in a.accept]}),
+        "mistakes": [m.model_copy(update={"feedback": render(m.feedback)})
+                     for m in part.mistakes]})
+    mistakes = tuple(replace(m, feedback=render(m.feedback)) for m in mistakes)
+    accepted = tuple(replace(acc, note=render(acc.note)) for acc in accepted)
+    return PartVariant(index, prompt, spec, key, mistakes, accepted,
                        dict(over), model, gpu, env)
 
 
@@ -397,7 +414,15 @@ def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
 
 
 def _placeholders(text: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(text) if name}
+    return {name.partition(".")[0] for _, name, _, _ in string.Formatter().parse(text)
+            if name}
+
+
+def part_texts(part: Part) -> list[str]:
+    """Every text field of a part that may hold `{placeholders}`."""
+    a = part.answer
+    return ([part.prompt, a.explanation, *part.choices, *(h.text for h in part.hints),
+             *(m.feedback for m in part.mistakes), *(acc.note for acc in a.accept)])
 
 
 def describe(name: str, value: Any) -> str:
@@ -437,14 +462,96 @@ def reflow(text: str) -> str:
     return "\n\n".join(paragraphs)
 
 
+PRESET_ATTRIBUTES = ("short", "title", "name")
+"""What `{model.X}` and `{gpu.X}` may read: the short display name ("B200"), the full
+title ("NVIDIA B200 (DGX B200)") and the preset name ("b200")."""
+
+_VENDORS = ("NVIDIA ", "AMD Instinct ", "AMD ", "Intel ", "Google ")
+
+
+def short_name(name: str, value: Any) -> str:
+    """A preset's short display name: "B200" for NVIDIA B200 (DGX B200), the title of a
+    model ("Llama 3 70B")."""
+    if name == "gpu" and value in GPUS:
+        title = GPUS[str(value)].title
+        for vendor in _VENDORS:
+            title = title.removeprefix(vendor)
+        return title.split()[0]
+    if name == "model" and value in MODELS:
+        return MODELS[str(value)].title
+    return str(value)
+
+
+def placeholder_problems(text: str, names: frozenset[str] | set[str],
+                         texts: Mapping[str, bool]) -> list[tuple[str, str]]:
+    """What is wrong with the `{placeholders}` of one text field, without drawing a variant.
+
+    Args:
+        text: the field's text.
+        names: every name a placeholder may read (parameters, keys, quantities).
+        texts: parameter name -> whether its values are text (model, gpu, text choices).
+
+    Returns:
+        (the placeholder as written, reason) for each bad one.
+    """
+    import difflib
+
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        return [("{", f"unbalanced braces ({exc}); write {{{{ and }}}} for literal braces")]
+    out: list[tuple[str, str]] = []
+    for _, field_name, spec, conversion in parsed:
+        if field_name is None:
+            continue
+        spec = spec or ""
+        written = "{" + field_name + (f"!{conversion}" if conversion else "") + (
+            f":{spec}" if spec else "") + "}"
+        name, dot, attr = field_name.partition(".")
+        if not name:
+            out.append((written, "a placeholder needs a name, e.g. {model}"))
+            continue
+        if name not in names:
+            close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
+            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            out.append((written, f"{{{name}}} names no parameter, key or quantity{hint}"))
+            continue
+        if conversion:
+            out.append((written, f"!{conversion} is not allowed; use {{{name}}} or "
+                        f"{{{name}:raw}}"))
+            continue
+        if dot and (name not in ("model", "gpu") or attr not in PRESET_ATTRIBUTES):
+            what = (f"{name} has .{', .'.join(PRESET_ATTRIBUTES)}"
+                    if name in ("model", "gpu") else "only model and gpu have fields")
+            out.append((written, f"unknown field .{attr} ({what})"))
+            continue
+        is_text = texts.get(name, False) or bool(dot)
+        if spec in ("", "raw"):
+            continue
+        if is_text:
+            hint = f" (did you mean {{{name}.{spec}}}?)" if spec in PRESET_ATTRIBUTES else ""
+            out.append((written, f"{{{name}}} is text: no format spec :{spec} applies{hint}"))
+            continue
+        if spec == "both":
+            continue
+        try:
+            format(1.0, spec)
+        except ValueError:
+            out.append((written, f"format spec :{spec} is not a number format; use :raw, "
+                        ":both or a Python spec such as :.0% or :,.0f"))
+    return out
+
+
 def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
             field: tuple[str | int, ...] = ("prompt",)) -> str:
+    """Render a text field: each `{name}`, `{name:spec}` or `{model.short}` replaced."""
     text = reflow(text)
     out = []
-    for literal, name, spec, _ in string.Formatter().parse(text):
+    for literal, field_name, spec, _ in string.Formatter().parse(text):
         out.append(literal)
-        if name is None:
+        if field_name is None:
             continue
+        name, _dot, attr = field_name.partition(".")
         if name in params:
             value: Any = params[name]
         elif name in env:
@@ -456,11 +563,17 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
             close = difflib.get_close_matches(name, sorted(NAMES | set(params)), n=1)
             hint = f" (did you mean {{{close[0]}}}?)" if close else ""
             raise TemplateError(message, field=field, reason=message + hint)
-        if spec == "raw":
+        if attr == "short":
+            out.append(short_name(name, value))
+        elif attr == "title":
+            out.append(describe(name, value))
+        elif attr == "name" or spec == "raw":
             out.append(str(value))
         elif spec == "both" and not isinstance(value, str):
             out.append(format_both(float(value), KEYS[name].unit if name in KEYS
                                    else QUANTITIES[name].unit))
+        elif spec and not isinstance(value, str):
+            out.append(format(float(value), spec))
         else:
             out.append(describe(name, value))
     return "".join(out).strip()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from questions.errors import FieldError
-from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
+from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.schema import Part
@@ -28,6 +28,18 @@ def check_part(part: Part) -> None:
             len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
         raise FieldError(("answer",), "a single-choice answer has exactly one correct "
                          "label")
+
+
+def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """A known mistake that picks exactly the key can never fire."""
+    keys = [set(part.answer.correct)] + [set(w.correct) for w in part.answer.when]
+    out: list[tuple[Location, str]] = []
+    for i, m in enumerate(part.mistakes):
+        if m.choice is not None and all(set(m.choice) == k for k in keys):
+            out.append((base + ["mistakes", i, "choice"],
+                        f"{', '.join(m.choice)} is the key (answer.correct), so this mistake "
+                        "can never fire; name the wrong labels it stands for"))
+    return out
 
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
@@ -53,4 +65,4 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {picks}"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)
