@@ -373,15 +373,61 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                     out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
     for ai, acc in enumerate(a.accept):
         check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
+    compiled_ok = set()
     for loc, text in texts:
         if text:
             try:
                 compile_expr(text, names)
+                compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))
+    if part.answer_kind == "number" and not any(loc[-1] == "unit" for loc, _ in out):
+        out += _check_dimensions(part, base, compiled_ok)
     from questions.kinds import kind_of
 
     out += kind_of(part.answer_kind).check_loaded(part, base)
+    return out
+
+
+def _check_dimensions(part: Part, base: list[str | int],
+                      compiled: set[str]) -> list[tuple[list[str | int], str]]:
+    """The dimension of a number answer's expr, and of each mistake's, against its unit."""
+    from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    a = part.answer
+    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+    unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+    try:
+        want = dim_of_unit(unit)
+    except ValueError:
+        return []
+    out: list[tuple[list[str | int], str]] = []
+    if a.quantity in QUANTITIES and a.unit is not None:
+        got = dim_of_unit(QUANTITIES[a.quantity].unit)
+        if got != want:
+            out.append((base + ["answer", "unit"], f"{a.quantity} is in {show_dim(got)}, "
+                        f"not {unit}: drop unit or set unit = \"{show_dim(got)}\""))
+    exprs = [(base + ["answer", "expr"], a.expr, "answer.expr")] + [
+        (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
+        for i, m in enumerate(part.mistakes)]
+    for loc, text, what in exprs:
+        if not text or text not in compiled or (what != "answer.expr" and want == ()):
+            # A count may stand for a rate the solver keeps without a unit (tokens per
+            # second), so a mistake's expression is only held to a dimensioned answer.
+            continue
+        try:
+            got_dim = expr_dim(text, units)
+        except DimensionError as exc:
+            out.append((loc, f"{text!r} {exc}: its terms must have one dimension"))
+            continue
+        if got_dim is not None and got_dim != want:
+            fix = (f"set unit = \"{show_dim(got_dim)}\"" if what == "answer.expr"
+                   else "it must give the answer's unit")
+            shown = unit if unit == show_dim(want) else f"{unit} ({show_dim(want)})"
+            out.append((loc, f"{text!r} is in {show_dim(got_dim)} but the answer's unit is "
+                        f"{shown}; {fix}"))
     return out
 
 

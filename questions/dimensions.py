@@ -1,0 +1,134 @@
+"""Dimensions of template expressions: bytes, FLOP and seconds, and their rates and ratios.
+
+Counts (parameters, tokens, layers, GPUs, requests) are dimensionless here: a parameter
+count times bytes per parameter is bytes. A number written in an expression may carry a
+unit (the 2 FLOP per parameter of ``2 * params``, the 3600 s of an hour), so a product
+with a number in it is not checked; sums and names alone are. The loader compares the
+dimension of an answer's ``expr`` (and of each known mistake's) with the answer's
+``unit``, so that ``kv_cache_bytes / hbm_bytes`` cannot be graded in seconds.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Mapping
+
+__all__ = ["Dim", "dim_of_unit", "expr_dim", "show_dim"]
+
+Dim = tuple[tuple[str, int], ...]
+"""Exponents of the base dimensions B, FLOP and s, without zeros, e.g. (("B", 1), ("s", -1))."""
+
+_BASES = ("B", "FLOP", "s")
+_COUNTS = ("1", "", "param", "params", "token", "tokens", "request", "requests")
+
+
+def _make(exps: Mapping[str, int]) -> Dim:
+    return tuple((b, exps[b]) for b in _BASES if exps.get(b))
+
+
+def dim_of_unit(unit: str) -> Dim:
+    """The dimension of a base unit such as "B/s", "FLOP", "1/s" or "tokens/s".
+
+    Raises:
+        ValueError: a unit that is not a product of B, FLOP, s and counts.
+    """
+    exps: dict[str, int] = {}
+    num, _, den = unit.partition("/")
+    for side, sign in ((num, 1), (den, -1)):
+        for word in side.split("*") if side else []:
+            word = word.strip()
+            if word in _COUNTS:
+                continue
+            if word not in _BASES:
+                raise ValueError(f"unknown unit {unit!r}")
+            exps[word] = exps.get(word, 0) + sign
+    return _make(exps)
+
+
+def show_dim(dim: Dim) -> str:
+    """A dimension as a unit: "B/s", "FLOP", "1/s", or "1" for a ratio or count."""
+    num = "*".join(b if e == 1 else f"{b}^{e}" for b, e in dim if e > 0) or "1"
+    den = "*".join(b if e == -1 else f"{b}^{-e}" for b, e in dim if e < 0)
+    return f"{num}/{den}" if den else num
+
+
+def _mul(a: Dim, b: Dim, sign: int = 1) -> Dim:
+    exps = dict(a)
+    for base, e in b:
+        exps[base] = exps.get(base, 0) + sign * e
+    return _make(exps)
+
+
+class DimensionError(ValueError):
+    """Two terms of different dimensions added, subtracted or compared."""
+
+
+def expr_dim(text: str, units: Mapping[str, str]) -> Dim | None:
+    """The dimension of an expression whose names have these base units; None when it
+    cannot be known (a free parameter, a power with a non-constant exponent).
+
+    Raises:
+        DimensionError: terms of different dimensions added, subtracted or compared.
+    """
+    return _dim(ast.parse(text.strip(), mode="eval").body, units)
+
+
+def _dim(node: ast.expr, units: Mapping[str, str]) -> Dim | None:
+    if isinstance(node, ast.Constant):
+        return None  # a number may carry a unit: 2 FLOP per parameter, 3600 s per hour
+    if isinstance(node, ast.Name):
+        unit = units.get(node.id)
+        return None if unit is None else dim_of_unit(unit)
+    if isinstance(node, ast.UnaryOp):
+        return () if isinstance(node.op, ast.Not) else _dim(node.operand, units)
+    if isinstance(node, ast.BinOp):
+        left, right = _dim(node.left, units), _dim(node.right, units)
+        if isinstance(node.op, ast.Pow):
+            if left == ():
+                return ()
+            if left is not None and isinstance(node.right, ast.Constant) and isinstance(
+                    node.right.value, int) and not isinstance(node.right.value, bool):
+                return _make({b: e * node.right.value for b, e in left})
+            return None
+        if isinstance(node.op, ast.Add | ast.Sub | ast.Mod) and (left is None) != (
+                right is None):
+            return left if right is None else right
+        if left is None or right is None:
+            return None
+        if isinstance(node.op, ast.Mult):
+            return _mul(left, right)
+        if isinstance(node.op, ast.Div):
+            return _mul(left, right, -1)
+        if isinstance(node.op, ast.FloorDiv):
+            return _mul(left, right, -1)
+        return _same(node, left, right)  # + - %
+    if isinstance(node, ast.Compare):
+        dims = [_dim(x, units) for x in (node.left, *node.comparators)]
+        known = [d for d in dims if d is not None]
+        if any(d != known[0] for d in known):
+            raise DimensionError(f"compares {show_dim(known[0])} with "
+                                 f"{show_dim(next(d for d in known if d != known[0]))}")
+        return ()
+    if isinstance(node, ast.BoolOp):
+        return ()
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        args = [_dim(a, units) for a in node.args]
+        if node.func.id == "log2":
+            return ()
+        if any(a is None for a in args):
+            return None
+        first = args[0] if args else ()
+        for other in args[1:]:
+            if other != first:
+                raise DimensionError(f"{node.func.id}() of {show_dim(first or ())} and "
+                                     f"{show_dim(other or ())}")
+        return first
+    return None
+
+
+def _same(node: ast.BinOp, left: Dim, right: Dim) -> Dim:
+    if left != right:
+        op = {ast.Add: "adds", ast.Sub: "subtracts", ast.Mod: "takes % of"}.get(
+            type(node.op), "combines")
+        raise DimensionError(f"{op} {show_dim(left)} and {show_dim(right)}")
+    return left
