@@ -345,11 +345,14 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
 
         want = a.unit or (quantities[a.quantity].unit if a.quantity in quantities else None)
         found = UNITS.get(a.bare_unit)
+        fitting = [u for u, (_, b) in UNITS.items() if want is None or b == want]
+        listed = ", ".join(fitting[:24]) + (" ..." if len(fitting) > 24 else "")
         if found is None:
-            out.append((base + ["answer", "bare_unit"], f"unknown unit {a.bare_unit!r}"))
+            out.append((base + ["answer", "bare_unit"], f"unknown unit {a.bare_unit!r}; "
+                        f"units of {want or 'the answer'}: {listed}"))
         elif want is not None and found[1] != want:
             out.append((base + ["answer", "bare_unit"], f"{a.bare_unit!r} is not a unit of "
-                        f"{want}"))
+                        f"{want}; use one of {listed}"))
     check_keys(dict(a.set), base + ["answer", "set"])
     for sym, name in a.symbols.items():
         if name not in names:

@@ -38,6 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--gpu", help="GPU preset, e.g. h100")
     s.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key")
     s.add_argument("--list", action="store_true", help="list the quantities")
+    s.add_argument("--keys", action="store_true",
+                   help="list every key with its unit, default and meaning")
+    s.add_argument("--presets", action="store_true", help="list the model and GPU presets")
     s.add_argument("--json", action="store_true", help="machine-readable output")
 
     a = sub.add_parser("ask", help="show a question variant")

@@ -78,6 +78,15 @@ def run(args: argparse.Namespace) -> int:
             for r in rows:
                 print(f"{r['quantity']:<{width}}  {r['unit']:<7} {r['meaning']}")
         return 0
+    if args.keys or args.presets:
+        rows = keys_rows() if args.keys else preset_rows()
+        if args.keys and args.presets:
+            rows += preset_rows()
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            print(_table(rows))
+        return 0
     if not args.quantity:
         raise SolverError("quiz solve needs a QUANTITY (see quiz solve --list)")
     result = solve(args.quantity, model=args.model, gpu=args.gpu,
@@ -89,6 +98,47 @@ def run(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
+
+
+def keys_rows() -> list[dict[str, str]]:
+    """Every solver key: name, group, unit, default and meaning (choices listed)."""
+    from solver.keys import KEYS
+
+    rows = []
+    for k in KEYS.values():
+        default = "derived" if k.default is None else (
+            f"{k.default:g}" if isinstance(k.default, float) else str(k.default))
+        meaning = k.description + (f" ({' | '.join(k.choices)})" if k.choices else "")
+        rows.append({"key": k.name, "group": k.group, "unit": k.unit or "-",
+                     "default": default, "meaning": meaning})
+    return rows
+
+
+def preset_rows() -> list[dict[str, str]]:
+    """Every model and GPU preset: what to write in a template, and what people read."""
+    from questions.variants import short_name
+    from solver.presets import GPUS, MODELS
+
+    return ([{"preset": n, "kind": "model", "short": short_name("model", n),
+              "title": p.title} for n, p in MODELS.items()]
+            + [{"preset": n, "kind": "gpu", "short": short_name("gpu", n), "title": p.title}
+               for n, p in GPUS.items()])
+
+
+def _table(rows: list[dict[str, str]]) -> str:
+    """Rows of the same fields as aligned columns (the last one unpadded)."""
+    lines = []
+    for group in ([r for r in rows if "key" in r], [r for r in rows if "preset" in r]):
+        if not group:
+            continue
+        fields = list(group[0])
+        widths = {f: max(len(f), *(len(r[f]) for r in group)) for f in fields[:-1]}
+        if lines:
+            lines.append("")
+        for r in [dict(zip(fields, fields, strict=True)), *group]:
+            lines.append("  ".join(r[f].ljust(widths[f]) for f in fields[:-1])
+                         + "  " + r[fields[-1]])
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def render(result: Result, *, model: str | None, gpu: str | None) -> str:

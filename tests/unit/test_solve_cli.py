@@ -116,3 +116,26 @@ def test_set_reads_numbers_as_answers_are_read(
     code, out, _ = run(capsys, "solve", "model_state_bytes", "--set", f"params={typed}",
                        "--json")
     assert code == 0 and json.loads(out)["value"] == pytest.approx(16 * value)
+
+
+def test_keys_lists_every_key_with_unit_default_and_meaning(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from solver.keys import KEYS
+
+    code, out, _ = run(capsys, "solve", "--keys")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["key", "group", "unit", "default", "meaning"]
+    hbm = next(x for x in lines if x.startswith("hbm_bw "))
+    assert "B/s" in hbm and "3.35e+12" in hbm and "HBM bandwidth" in hbm
+    code, out, _ = run(capsys, "solve", "--keys", "--json")
+    assert {r["key"] for r in json.loads(out)} == set(KEYS)
+
+
+def test_presets_lists_models_and_gpus_with_short_names(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "solve", "--presets")
+    assert code == 0
+    b200 = next(x for x in out.splitlines() if x.startswith("b200 "))
+    assert b200.split()[:3] == ["b200", "gpu", "B200"] and "NVIDIA B200" in b200
+    assert any(x.startswith("llama3-70b ") for x in out.splitlines())
