@@ -127,7 +127,7 @@ def preset_rows() -> list[dict[str, str]]:
 
 def _table(rows: list[dict[str, str]]) -> str:
     """Rows of the same fields as aligned columns (the last one unpadded)."""
-    lines = []
+    lines: list[str] = []
     for group in ([r for r in rows if "key" in r], [r for r in rows if "preset" in r]):
         if not group:
             continue
