@@ -402,7 +402,8 @@ def _preview_part(pv: PartVariant) -> list[str]:
     lines.append("")
     extra = ""
     if key.value is not None and key.unit:
-        extra = f"   ({key.value:.6g} {key.unit}, tolerance {key.tolerance:.0%})"
+        unit = "" if key.unit == "1" else f" {key.unit}"  # a ratio or count has no unit
+        extra = f"   ({key.value:.6g}{unit}, tolerance {key.tolerance:.0%})"
     lines += [f"Answer kind: {pv.kind}", f"Key: {key.display}{extra}"]
     for acc in pv.accepted:
         lines.append(f"Also accepted ({acc.name}): {format_value(acc.value, key.unit or '1')}")

@@ -320,3 +320,12 @@ def test_authoring_guide_names_every_field_of_every_model() -> None:
                for name, info in m.model_fields.items()
                if f"`{info.alias or name}`" not in guide]
     assert missing == []
+
+
+def test_preview_of_a_count_prints_no_unit_one(
+    capsys: pytest.CaptureFixture[str], data: Path
+) -> None:
+    code, out, _ = run(capsys, "preview", "inference/decode-tokens-per-second", "--seed", "0")
+    assert code == 0
+    key = re.search(r"^Key: .*\((\S+), tolerance 3%\)$", out, re.M)
+    assert key is not None, out
