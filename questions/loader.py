@@ -292,6 +292,9 @@ def _text_fields(t: Template) -> list[tuple[list[str | int], str]]:
         out += [(base + ["mistakes", i, "feedback"], m.feedback)
                 for i, m in enumerate(part.mistakes)]
         out.append((base + ["answer", "explanation"], a.explanation))
+        out.append((base + ["answer", "why"], a.why))
+        out += [(base + ["answer", "option_feedback", label], text)
+                for label, text in a.option_feedback.items()]
         out += [(base + ["answer", "accept", i, "note"], acc.note)
                 for i, acc in enumerate(a.accept)]
     return [(loc, text) for loc, text in out if text]

@@ -129,6 +129,10 @@ class Answer(_Model):
     """For formulas: letter in the prompt -> solver key or quantity it stands for."""
     correct: list[str] = Field(default_factory=list)
     """For choice/multi: the labels (a, b, ...) of the right choices."""
+    option_feedback: dict[str, str] = Field(default_factory=dict)
+    """For multi (and choice): label -> why that option is right or wrong, shown when it
+    is picked wrongly or missed, e.g. b = "Interleaving shrinks the bubble, it does not
+    remove it."."""
     when: list[Condition] = Field(default_factory=list)
     """For choice/multi: keys that depend on the draw; the first whose `if` holds wins,
     otherwise `correct` applies."""

@@ -395,6 +395,9 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
         "hints": [h.model_copy(update={"text": render(h.text)}) for h in part.hints],
         "answer": a.model_copy(update={
             "explanation": render(a.explanation) if a.explanation else "",
+            "option_feedback": {label: render(text)
+                                for label, text in a.option_feedback.items()},
+            "why": render(a.why) if a.why else "",
             "accept": [acc.model_copy(update={"note": render(acc.note)})
                        for acc in a.accept]}),
         "mistakes": [m.model_copy(update={"feedback": render(m.feedback)})
@@ -421,7 +424,8 @@ def _placeholders(text: str) -> set[str]:
 def part_texts(part: Part) -> list[str]:
     """Every text field of a part that may hold `{placeholders}`."""
     a = part.answer
-    return ([part.prompt, a.explanation, *part.choices, *(h.text for h in part.hints),
+    return ([part.prompt, a.explanation, *part.choices, a.why, *a.option_feedback.values(),
+             *(h.text for h in part.hints),
              *(m.feedback for m in part.mistakes), *(acc.note for acc in a.accept)])
 
 

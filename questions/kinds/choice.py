@@ -21,6 +21,10 @@ def check_part(part: Part) -> None:
         raise FieldError(("choices",), "a choice answer needs at least 2 choices")
     labels = {chr(ord("a") + i) for i in range(len(part.choices))}
     bad = [c for c in a.correct + [x for w in a.when for x in w.correct] if c not in labels]
+    unknown = sorted(set(a.option_feedback) - labels)
+    if unknown:
+        raise ValueError(f"answer.option_feedback names no choice {unknown[0]!r}; the labels are "
+                         f"{', '.join(sorted(labels))}")
     if not a.correct or bad:
         raise FieldError(("answer", "correct"), f"answer.correct must name labels among "
                          f"{', '.join(sorted(labels))}")

@@ -30,18 +30,35 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     picked, right = {labels[t] for t in r.picked}, set(key.correct)
     if picked == right:
         return Grade("correct", 1.0, r.read_as, None, "Correct.", key)
+    why = _why(pv, picked, right)
+    # Partial credit for a multi-select: right picks minus wrong picks, over the key.
+    auto = max(0.0, (len(picked & right) - len(picked - right)) / len(right)) \
+        if pv.kind == "multi" else 0.0
     for m in pv.mistakes:
         if m.choice and set(m.choice) == picked:
-            verdict = by_credit(m.credit)
-            return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
+            # A named mistake never scores below the same picks as an unnamed slip.
+            score = max(m.credit, auto)
+            return Grade(by_credit(score), round(score, 4), r.read_as, m.name,
+                         " ".join([m.feedback, *why]), key)
     if pv.kind == "multi":
-        score = max(0.0, (len(picked & right) - len(picked - right)) / len(right))
         missing = ", ".join(sorted(right - picked)) or "none"
         extra = ", ".join(sorted(picked - right)) or "none"
-        return Grade(by_credit(score), round(score, 4), r.read_as,
-                     None, f"Missed: {missing}; wrongly picked: {extra}. The key is "
-                     f"{key.display}.", key)
-    return Grade("incorrect", 0.0, r.read_as, None, f"The key is {key.display}.", key)
+        return Grade(by_credit(auto), round(auto, 4), r.read_as,
+                     None, " ".join([f"Missed: {missing}; wrongly picked: {extra}.", *why,
+                                     f"The key is {key.display}."]), key)
+    return Grade("incorrect", 0.0, r.read_as, None,
+                 " ".join([*why, f"The key is {key.display}."]), key)
+
+
+def _why(pv: PartVariant, picked: set[str], right: set[str]) -> list[str]:
+    """The template's reason for each option picked wrongly or missed, in label order."""
+    reasons = pv.spec.answer.option_feedback
+    out = []
+    for label in sorted((picked - right) | (right - picked)):
+        if label in reasons:
+            how = "picked" if label in picked else "missed"
+            out.append(f"{label} ({how}): {reasons[label]}")
+    return out
 
 
 def prompt_lines(pv: PartVariant) -> list[str]:

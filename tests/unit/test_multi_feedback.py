@@ -1,0 +1,69 @@
+"""Multi-select: the template's reason for each option picked wrongly or missed, and a
+named mistake that never scores below the same picks as an unnamed slip."""
+
+from __future__ import annotations
+
+from questions.loader import parse_template
+from questions.variants import PartVariant, make_variant
+from quiz.core.grading import grade
+
+TEMPLATE = '''
+id = "pipeline/multi-test"
+title = "What shrinks the pipeline bubble?"
+topic = "pipeline"
+answer_kind = "multi"
+prompt = "With pp = {pp} and m = {microbatches} the bubble is {pp_bubble:.0%}. What shrinks it?"
+choices = ["more micro-batches", "interleaved stages", "a larger tensor-parallel degree",
+           "more pipeline stages"]
+
+[params.pp]
+choices = [4]
+
+[fixed]
+microbatches = 8
+
+[answer]
+correct = ["a", "b"]
+
+[answer.option_feedback]
+b = "Interleaving v chunks per GPU divides the bubble by v."
+c = "Tensor parallelism splits each layer; the number of stages, and the bubble, stay."
+d = "More stages make it worse: the bubble is (pp - 1) / m = {pp_bubble:.0%} here."
+
+[[mistakes]]
+name = "only micro-batches"
+choice = ["a"]
+credit = 0.25
+feedback = "Micro-batches help, but they are not the only lever."
+'''
+
+
+def part() -> PartVariant:
+    return make_variant(parse_template(TEMPLATE, "t.toml"), 0).parts[0]
+
+
+def test_each_wrong_or_missed_option_says_why() -> None:
+    g = grade(part(), "a, c")
+    assert g.verdict != "correct"
+    assert "b (missed): Interleaving v chunks per GPU divides the bubble by v." in g.feedback
+    assert "c (picked): Tensor parallelism splits each layer" in g.feedback
+    assert "d (" not in g.feedback
+
+
+def test_option_feedback_renders_placeholders() -> None:
+    g = grade(part(), "a, b, d")
+    assert "d (picked): More stages make it worse: the bubble is (pp - 1) / m = 38% here." \
+        in g.feedback
+
+
+def test_a_named_mistake_scores_at_least_the_automatic_partial_credit() -> None:
+    g = grade(part(), "a")
+    assert g.mistake == "only micro-batches"
+    assert g.score == 0.5  # one of two right, none wrong: more than the listed 0.25
+    assert g.feedback.startswith("Micro-batches help")
+    assert "b (missed):" in g.feedback
+
+
+def test_a_right_answer_is_plainly_correct() -> None:
+    g = grade(part(), "b, a")
+    assert g.verdict == "correct" and g.score == 1.0
