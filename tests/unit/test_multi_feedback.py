@@ -67,3 +67,17 @@ def test_a_named_mistake_scores_at_least_the_automatic_partial_credit() -> None:
 def test_a_right_answer_is_plainly_correct() -> None:
     g = grade(part(), "b, a")
     assert g.verdict == "correct" and g.score == 1.0
+
+
+def test_the_authoring_guides_worked_example_loads_and_grades_as_it_says() -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).parents[2] / "AUTHORING.md").read_text(encoding="utf-8")
+    section = guide.split("#### Worked example: a multi-select", 1)[1]
+    text = section.split("```toml\n", 1)[1].split("```", 1)[0]
+    pv = make_variant(parse_template(text, "AUTHORING.md"), 0).parts[0]
+    g = grade(pv, "a, c")
+    assert "Missed: b; wrongly picked: c." in g.feedback
+    assert "b (missed): Each GPU holds v chunks" in g.feedback
+    assert "c (picked): Tensor parallelism" in g.feedback
+    assert grade(pv, "a").score == 0.5
