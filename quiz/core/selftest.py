@@ -111,7 +111,11 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
         else:
             continue
         g = grade(pv, typed)
-        want = "partial" if m.credit > 0 else "incorrect"
+        credit = m.credit
+        if m.choice and pv.kind == "multi":  # never below the automatic partial credit
+            picked, right = set(m.choice), set(key.correct)
+            credit = max(credit, (len(picked & right) - len(picked - right)) / len(right))
+        want = "partial" if credit > 0 else "incorrect"
         if g.mistake != m.name or g.verdict != want:
             fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
                  f"({g.mistake})", j)
