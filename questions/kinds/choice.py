@@ -23,8 +23,8 @@ def check_part(part: Part) -> None:
     bad = [c for c in a.correct + [x for w in a.when for x in w.correct] if c not in labels]
     unknown = sorted(set(a.option_feedback) - labels)
     if unknown:
-        raise ValueError(f"answer.option_feedback names no choice {unknown[0]!r}; the labels are "
-                         f"{', '.join(sorted(labels))}")
+        raise FieldError(("answer", "option_feedback"), f"answer.option_feedback names no "
+                         f"choice {unknown[0]!r}; the labels are {', '.join(sorted(labels))}")
     if not a.correct or bad:
         raise FieldError(("answer", "correct"), f"answer.correct must name labels among "
                          f"{', '.join(sorted(labels))}")
