@@ -14,9 +14,12 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from questions.loader import Bank
+    from quiz.core.layout_lab import Setup
     from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
     from quiz.tui.data import HomeSummary, StatsData, TemplatePreview
+    from solver.layouts import Ranking
+    from solver.perf import Workload
 
 
 # ---------------------------------------------------------------- start-up
@@ -169,3 +172,13 @@ class DrillSummarized(Message):
     """The summary of the drill just finished is ready."""
 
     summary: DrillSummary
+
+
+@dataclass
+class LabLoaded(Message):
+    """The layout lab's workload was built and searched (in a worker), or failed."""
+
+    setup: Setup
+    workload: Workload | None
+    ranking: Ranking | None
+    error: str

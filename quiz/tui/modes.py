@@ -97,6 +97,13 @@ def _open_browser(app: QuizApp) -> None:
     app.push_screen(BrowserScreen(app.bank))
 
 
+def _open_lab(app: QuizApp) -> None:
+    from quiz.tui.screens.layout_lab import LayoutLabScreen
+
+    app.go_home()
+    app.push_screen(LayoutLabScreen())
+
+
 def _open_help(app: QuizApp) -> None:
     from quiz.tui.screens.help import HelpScreen
 
@@ -125,6 +132,9 @@ MODES: tuple[Mode, ...] = (
     Mode("browser", "Template browser", "search and preview",
          "Search the questions and preview them", _open_browser, key="t",
          binding="Templates", help="template browser", needs_bank=True),
+    Mode("lab", "Layout lab", "lay a model out on a cluster",
+         "Change each parallel axis and watch memory and step time", _open_lab, key="l",
+         binding="Lab", help="layout lab", needs_state=False),
     Mode("help", "Help", "every key on one screen", "Every key, on one screen", _open_help,
          key="?", needs_state=False),
     Mode("home", "Home", "", "Back to the home screen", _open_home, needs_state=False,

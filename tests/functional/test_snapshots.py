@@ -279,3 +279,25 @@ def test_light_theme_question(snap_compare: Snap, data_dir: Path,
     _light(data_dir)
     app = make_app(data_dir, mode="practice", practice_topic="memory")
     snap(snap_compare, app, size, steps(a_question, press("ctrl+g", *"1.2 TB")))
+
+
+# ---------------------------------------------------------------- layout lab
+
+
+def lab_loaded() -> Step:
+    async def run(pilot: Pilot[Any]) -> None:
+        from quiz.tui.screens.layout_lab import LayoutLabScreen
+
+        screen = pilot.app.screen
+        await wait_for(pilot, lambda: isinstance(pilot.app.screen, LayoutLabScreen)
+                       and pilot.app.screen.lab.workload is not None)
+        del screen
+        await settle(pilot)
+
+    return run
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_layout_lab(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size, steps(press("l"), lab_loaded(),
+                                                       press("T")))

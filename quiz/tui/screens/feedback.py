@@ -49,6 +49,7 @@ class FeedbackScreen(Screen[bool]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "go_on", "Next"),
         Binding("escape", "stop", "Stop"),
+        Binding("l", "open_lab", "Open in the lab"),
     ]
 
     def __init__(self, outcome: Outcome) -> None:
@@ -71,6 +72,22 @@ class FeedbackScreen(Screen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#feedback-scroll").focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer the layout lab only after a layout question."""
+        if action == "open_lab":
+            return self.outcome.question.part.kind == "layout"
+        return True
+
+    def action_open_lab(self) -> None:
+        """Open this question's cluster in the layout lab, with the typed layout."""
+        from quiz.core.layout_lab import lab_for
+        from quiz.tui.screens.layout_lab import LayoutLabScreen
+
+        part = self.outcome.question.part
+        setup, layout = lab_for(part.model, part.gpu, part.overrides,
+                                self.outcome.grade.read_as)
+        self.app.push_screen(LayoutLabScreen(setup, layout))
 
     def action_go_on(self) -> None:
         """Next question, or the next part of the scenario."""
