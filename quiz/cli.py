@@ -20,12 +20,23 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
+def _version() -> str:
+    """The installed package's version (pyproject.toml's, via the package metadata)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("quiz")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole `quiz` command line."""
     p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.",
                 epilog="With no command, quiz opens the full-screen app (drill, practice, "
                 "mock interview, stats, template browser). Questions can be reproduced "
                 "anywhere as TEMPLATE_ID#SEED, e.g. quiz ask memory/model-state#7.")
+    p.add_argument("--version", action="version", version=f"quiz {_version()}")
     p.add_argument("--data-dir", help="history and settings folder (env QUIZ_DATA_DIR)")
     p.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
@@ -69,9 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
-    from quiz.commands import export, history, layout, serve, templates
+    from quiz.commands import export, history, layout, review, serve, templates
 
     templates.add_parser(sub)
+    review.add_parser(sub)
     history.add_parser(sub)
     export.add_parser(sub)
     layout.add_parser(sub)
@@ -90,6 +102,8 @@ COMMANDS: dict[str | None, str] = {
     "serve": "serve",
     "export": "export",
     "history": "history",
+    "mistakes": "review",
+    "flags": "review",
     "drill": "app",
     "mock": "app",
     "practice": "app",

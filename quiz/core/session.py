@@ -30,7 +30,7 @@ from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
-from quiz.core.store import Attempt, Store
+from quiz.core.store import Attempt, Flag, Store
 from quiz.core.types import Mode, stored
 
 if TYPE_CHECKING:
@@ -214,6 +214,25 @@ class Session(ABC):
             self.put_aside.append(q.template.id)
             self._part_scores = []  # next() draws a new template, not the next part
         return self.next()
+
+    def flag(self, question: Question, reason: str, note: str = "",
+             attempt_id: int | None = None) -> int:
+        """Flag a question as wrong or unclear (stored with the history).
+
+        Args:
+            question: the question shown (or just answered).
+            reason: ``wrong`` or ``unclear``.
+            note: what the learner wants the author to know.
+            attempt_id: the attempt it follows, if it was answered.
+
+        Returns:
+            The flag's id.
+        """
+        t = question.template
+        return self.store.add_flag(Flag(
+            template_id=t.id, template_version=t.version, seed=question.variant.seed,
+            part=question.part.index, reason=reason, note=note.strip(),
+            flagged_at=self.now(), attempt_id=attempt_id))
 
     # --- answering
 

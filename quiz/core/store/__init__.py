@@ -31,7 +31,7 @@ from typing import Any
 
 from quiz.core.errors import StoreError
 from quiz.core.store.history import Store
-from quiz.core.store.records import MODES, VERDICTS, Attempt, MockResult, Review
+from quiz.core.store.records import FLAG_REASONS, MODES, VERDICTS, Attempt, Flag, MockResult, Review
 from quiz.core.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
 from quiz.core.store.stats import DayAccuracy, GroupStats, Stats, TemplateStats
 from quiz.core.types import Mode
@@ -39,12 +39,14 @@ from quiz.core.types import StoredVerdict as Verdict
 
 __all__ = [
     "APPLICATION_ID",
+    "FLAG_REASONS",
     "MIGRATIONS",
     "MODES",
     "SCHEMA_VERSION",
     "VERDICTS",
     "Attempt",
     "DayAccuracy",
+    "Flag",
     "GroupStats",
     "MockResult",
     "Mode",

@@ -23,12 +23,16 @@ from quiz.core.store import recovery
 from quiz.core.store import stats as stats_queries
 from quiz.core.store.records import (
     ATTEMPT_COLUMNS,
+    FLAG_COLUMNS,
     Attempt,
+    Flag,
     MockResult,
     Review,
     attempt_to_row,
     finite,
+    flag_to_row,
     row_to_attempt,
+    row_to_flag,
     row_to_mock,
     row_to_review,
     validate_attempt,
@@ -353,6 +357,26 @@ class Store:
             params.append(limit)
         return [self._read_row(row_to_mock, row, "mock session")
                 for row in self._query(sql, params)]
+
+    # ----------------------------------------------------------------- flags
+
+    def add_flag(self, flag: Flag) -> int:
+        """Store a flag on a question (committed before this returns).
+
+        Raises:
+            ValueError: an unknown reason, an empty template id, or a naive time.
+        """
+        row = flag_to_row(flag)
+        with self._transaction() as conn:
+            cursor = conn.execute(
+                f"INSERT INTO flags ({FLAG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def flags(self) -> list[Flag]:
+        """Every flag, newest first."""
+        rows = self._query("SELECT * FROM flags ORDER BY flagged_at DESC, id DESC")
+        return [row_to_flag(row) for row in rows]
 
     # ----------------------------------------------------------------- FSRS cards
 

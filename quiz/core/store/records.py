@@ -17,9 +17,25 @@ from typing import Any, Final, cast, get_args
 from quiz.core.clock import from_utc_text, require_aware, to_utc_text
 from quiz.core.types import Mode, StoredVerdict
 
-__all__ = ["ATTEMPT_COLUMNS", "MODES", "VERDICTS", "Attempt", "MockResult", "Review",
-           "attempt_to_row", "finite", "row_to_attempt", "row_to_mock", "row_to_review",
-           "validate_attempt"]
+__all__ = [
+    "ATTEMPT_COLUMNS",
+    "FLAG_COLUMNS",
+    "FLAG_REASONS",
+    "MODES",
+    "VERDICTS",
+    "Attempt",
+    "Flag",
+    "MockResult",
+    "Review",
+    "attempt_to_row",
+    "finite",
+    "flag_to_row",
+    "row_to_attempt",
+    "row_to_flag",
+    "row_to_mock",
+    "row_to_review",
+    "validate_attempt",
+]
 
 VERDICTS: Final[frozenset[str]] = frozenset(get_args(StoredVerdict))
 """Verdicts that are stored. ``invalid`` (unreadable input) is never an attempt."""
@@ -100,6 +116,64 @@ class MockResult:
     """JSON-serializable report written by the mock session."""
     id: int | None = None
     """Row id; None until stored."""
+
+
+FLAG_REASONS: Final = ("wrong", "unclear")
+"""Why a question was flagged: its key looks wrong, or its text is unclear."""
+FLAG_NOTE_MAX: Final = 2000
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Flag:
+    """A learner's report on a question, for the template's author."""
+
+    template_id: str
+    """The template flagged."""
+    template_version: int
+    """Its version when flagged."""
+    seed: int
+    """The variant (with the id, ``TEMPLATE_ID#SEED`` reproduces it)."""
+    reason: str
+    """``wrong`` (the key or grading looks wrong) or ``unclear`` (the text)."""
+    flagged_at: datetime
+    """When (aware; stored in UTC)."""
+    part: int = 1
+    """The scenario part flagged (1 for single questions)."""
+    note: str = ""
+    """What the learner wrote, if anything."""
+    attempt_id: int | None = None
+    """The attempt it was flagged after, if any."""
+    id: int | None = None
+    """Row id; None until stored."""
+
+    @property
+    def variant(self) -> str:
+        """``TEMPLATE_ID#SEED``."""
+        return f"{self.template_id}#{self.seed}"
+
+
+def flag_to_row(flag: Flag) -> tuple[object, ...]:
+    """The row of a flag, checked."""
+    if flag.reason not in FLAG_REASONS:
+        raise ValueError(f"flag reason {flag.reason!r} is not one of {list(FLAG_REASONS)}")
+    if not flag.template_id:
+        raise ValueError("template_id must not be empty")
+    if flag.part < 1 or not -(2**63) <= flag.seed < 2**63:
+        raise ValueError(f"bad part {flag.part} or seed {flag.seed}")
+    require_aware(flag.flagged_at, "flagged_at")
+    return (flag.template_id, flag.template_version, flag.seed, flag.part, flag.reason,
+            flag.note[:FLAG_NOTE_MAX], to_utc_text(flag.flagged_at), flag.attempt_id)
+
+
+FLAG_COLUMNS: Final = ("template_id, template_version, seed, part, reason, note, "
+                       "flagged_at, attempt_id")
+
+
+def row_to_flag(row: sqlite3.Row) -> Flag:
+    return Flag(id=row["id"], template_id=row["template_id"],
+                template_version=row["template_version"], seed=row["seed"],
+                part=row["part"], reason=row["reason"], note=row["note"],
+                flagged_at=from_utc_text(row["flagged_at"]), attempt_id=row["attempt_id"])
 
 
 def finite(value: float, what: str, *, low: float = 0.0, high: float = math.inf) -> None:

@@ -69,6 +69,22 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         value TEXT NOT NULL
     );
     """,
+    # 2: flags, a learner's report that a question's key looks wrong or its text is
+    # unclear, kept with the history for the template's author.
+    """
+    CREATE TABLE flags (
+        id               INTEGER PRIMARY KEY,
+        template_id      TEXT NOT NULL CHECK (template_id <> ''),
+        template_version INTEGER NOT NULL,
+        seed             INTEGER NOT NULL,
+        part             INTEGER NOT NULL DEFAULT 1 CHECK (part >= 1),
+        reason           TEXT NOT NULL CHECK (reason IN ('wrong', 'unclear')),
+        note             TEXT NOT NULL DEFAULT '',
+        flagged_at       TEXT NOT NULL,
+        attempt_id       INTEGER REFERENCES attempts(id)
+    );
+    CREATE INDEX flags_by_time ON flags(flagged_at);
+    """,
 )
 """Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.
 

@@ -1,0 +1,159 @@
+"""What you got wrong: past incorrect and partial answers, their keys and solutions.
+
+The history stores what was typed, the verdict and the named mistake; the key, the
+feedback and the worked solution are derived again from ``TEMPLATE_ID#SEED`` (the same
+seed always gives the same variant), so they are never stale copies. A template whose
+version changed since the answer is marked ``stale``: its variant may differ now.
+
+A *leech* (Anki's word) is a template missed again and again: at least
+:data:`LEECH_MISSES` incorrect answers. Leeches are offered as a focused practice set.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from quiz.core.store import Attempt, Store
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+
+__all__ = ["LEECH_MISSES", "Mistake", "by_mistake", "by_topic", "leeches", "mistakes"]
+
+LEECH_MISSES: Final = 4
+"""Incorrect answers after which a template counts as a leech."""
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """One past answer that was not fully right, with what it should have been.
+
+    Attributes:
+        attempt: the stored attempt.
+        part: the scenario part answered (1 for single questions).
+        title: the template's title ("" when the template is gone).
+        key: the expected answer, as displayed.
+        feedback: what grading says about the stored answer now.
+        explanation: the worked solution.
+        stale: the template changed (or is gone) since the answer was given.
+        leech: the template is a leech.
+    """
+
+    attempt: Attempt
+    part: int
+    title: str
+    key: str
+    feedback: str
+    explanation: str
+    stale: bool
+    leech: bool
+
+    @property
+    def variant(self) -> str:
+        """``TEMPLATE_ID#SEED``: what ``quiz ask`` and a retry reproduce."""
+        return f"{self.attempt.template_id}#{self.attempt.seed}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The object ``quiz mistakes --json`` prints for it."""
+        a = self.attempt
+        return {"template": a.template_id, "seed": a.seed, "variant": self.variant,
+                "part": self.part, "title": self.title, "topic": a.topic,
+                "tags": list(a.tags), "mode": a.mode, "answered_at": a.answered_at.isoformat(),
+                "verdict": a.verdict, "score": a.score, "mistake": a.mistake,
+                "answer": a.answer_text, "key": self.key, "feedback": self.feedback,
+                "explanation": self.explanation, "stale": self.stale, "leech": self.leech}
+
+
+def _matches(attempt: Attempt, topic: str | None) -> bool:
+    if not topic:
+        return True
+    return topic in (attempt.topic, *attempt.tags, attempt.template_id) or \
+        attempt.template_id.startswith(f"{topic.rstrip('/')}/")
+
+
+def _parts(attempts: Iterable[Attempt], bank: Bank) -> dict[int, int]:
+    """Attempt id -> the scenario part it answered (attempts oldest first).
+
+    The history does not store the part: the parts of one variant are answered in
+    order, so the k-th answer to a variant is its part k (counted modulo the parts,
+    since the same variant can be asked again).
+    """
+    seen: Counter[tuple[str, int, int | None]] = Counter()
+    parts: dict[int, int] = {}
+    for a in attempts:
+        template = bank.templates.get(a.template_id)
+        n = len(template.parts) if template is not None and template.parts else 1
+        where = (a.template_id, a.seed, a.session_id)
+        if a.id is not None:
+            parts[a.id] = seen[where] % n + 1
+        seen[where] += 1
+    return parts
+
+
+def leeches(store: Store, threshold: int = LEECH_MISSES) -> list[str]:
+    """Template ids answered incorrectly at least ``threshold`` times, most missed first."""
+    misses = Counter(a.template_id for a in store.attempts() if a.verdict == "incorrect")
+    return [t for t, n in sorted(misses.items(), key=lambda kv: (-kv[1], kv[0]))
+            if n >= threshold]
+
+
+def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
+             limit: int | None = 50) -> list[Mistake]:
+    """Past incorrect and partial answers, newest first, each with key and solution.
+
+    Args:
+        store: the history.
+        bank: the templates (the key and solution are derived from them again).
+        topic: only answers whose topic, rapid-fire tag, id or id prefix is this.
+        limit: at most this many (None: all); deriving solutions costs solver time.
+    """
+    from questions.variants import make_variant
+    from quiz.core.errors import QuizError
+    from quiz.core.grading import grade
+
+    history = store.attempts()
+    parts = _parts(history, bank)
+    leech_ids = set(leeches(store))
+    wrong = [a for a in reversed(history)
+             if a.verdict != "correct" and _matches(a, topic)]
+    out: list[Mistake] = []
+    for a in wrong[:limit] if limit is not None else wrong:
+        part = parts.get(a.id or -1, 1)
+        template = bank.templates.get(a.template_id)
+        if template is None:
+            out.append(Mistake(a, part, "", "?", "This template is no longer in the bank.",
+                               "", True, a.template_id in leech_ids))
+            continue
+        try:
+            variant = make_variant(template, a.seed)
+            pv = variant.parts[min(part, len(variant.parts)) - 1]
+            if a.mistake in ("unanswered", "unreached") or not a.answer_text.strip():
+                feedback = "Time ran out before an answer."
+            else:
+                feedback = grade(pv, a.answer_text).feedback
+            key, explanation = pv.key.display, pv.explanation
+        except (QuizError, ValueError, ArithmeticError) as exc:
+            key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
+        out.append(Mistake(a, part, template.title, key, feedback, explanation,
+                           template.version != a.template_version,
+                           a.template_id in leech_ids))
+    return out
+
+
+def by_topic(entries: Iterable[Mistake]) -> dict[str, list[Mistake]]:
+    """The entries grouped by topic (topics in order of their newest entry)."""
+    groups: dict[str, list[Mistake]] = {}
+    for m in entries:
+        groups.setdefault(m.attempt.topic, []).append(m)
+    return groups
+
+
+def by_mistake(entries: Iterable[Mistake]) -> list[tuple[str, int]]:
+    """How often each named mistake was made, most frequent first."""
+    counts = Counter(m.attempt.mistake for m in entries
+                     if m.attempt.mistake and m.attempt.mistake not in ("unanswered",
+                                                                      "unreached"))
+    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
