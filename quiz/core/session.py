@@ -14,7 +14,7 @@ import re
 import time
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -113,6 +113,31 @@ class Outcome:
         return self.question.part.explanation
 
 
+
+
+def flag_question(store: Store, question: Question, reason: str, note: str,
+                  when: datetime, attempt_id: int | None = None) -> int:
+    """Flag a question as wrong or unclear (stored with the history, for its author).
+
+    Args:
+        store: the history.
+        question: the question shown (or just answered).
+        reason: ``wrong`` or ``unclear``.
+        note: what the learner wants the author to know (may be empty).
+        when: the time of the flag (aware).
+        attempt_id: the attempt it follows, if it was answered.
+
+    Returns:
+        The flag's id.
+
+    Raises:
+        ValueError: an unknown reason.
+    """
+    t = question.template
+    return store.add_flag(Flag(
+        template_id=t.id, template_version=t.version, seed=question.variant.seed,
+        part=question.part.index, reason=reason, note=note.strip(), flagged_at=when,
+        attempt_id=attempt_id))
 
 
 def preview(part: PartVariant, text: str) -> str:
@@ -217,22 +242,8 @@ class Session(ABC):
 
     def flag(self, question: Question, reason: str, note: str = "",
              attempt_id: int | None = None) -> int:
-        """Flag a question as wrong or unclear (stored with the history).
-
-        Args:
-            question: the question shown (or just answered).
-            reason: ``wrong`` or ``unclear``.
-            note: what the learner wants the author to know.
-            attempt_id: the attempt it follows, if it was answered.
-
-        Returns:
-            The flag's id.
-        """
-        t = question.template
-        return self.store.add_flag(Flag(
-            template_id=t.id, template_version=t.version, seed=question.variant.seed,
-            part=question.part.index, reason=reason, note=note.strip(),
-            flagged_at=self.now(), attempt_id=attempt_id))
+        """Flag a question as wrong or unclear: see :func:`flag_question`."""
+        return flag_question(self.store, question, reason, note, self.now(), attempt_id)
 
     # --- answering
 
@@ -328,7 +339,8 @@ def teaching_order(bank: Bank) -> list[str]:
     order (item 1, the model state, comes first), then the foundational templates
     before the specialised ones (fewer tags first); and consecutive templates come
     from different topics whenever one is left, so a day mixes memory, compute,
-    communication and the rest instead of working through one topic at a time.
+    communication and the rest instead of working through one topic at a time (but
+    never by bringing a harder template forward).
     """
     templates = bank.templates
     ranked = sorted(templates, key=lambda tid: (
@@ -478,6 +490,8 @@ class PracticeSession(Session):
         topic: a topic name, a tag (e.g. `rapid-fire-3`), or None for everything.
         difficulty: only this difficulty, or None.
         schedule: whether answers move FSRS cards (off unless asked).
+        ids: exactly these templates (e.g. the leeches) instead of a topic.
+        first: ask this ``(template id, seed)`` first (a retry of a past variant).
 
     Raises:
         NoQuestions: nothing matches.
@@ -487,9 +501,12 @@ class PracticeSession(Session):
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,
                  topic: str | None = None, difficulty: int | None = None,
-                 schedule: bool = False, **kw: Any) -> None:
+                 schedule: bool = False, ids: Sequence[str] | None = None,
+                 first: tuple[str, int] | None = None, **kw: Any) -> None:
         super().__init__(bank, store, settings, **kw)
-        self.ids = matching(bank, topic, difficulty)
+        self.ids = ([i for i in dict.fromkeys(ids) if i in bank.templates] if ids is not None
+                    else matching(bank, topic, difficulty))
+        self._first = first
         if not self.ids:
             raise NoQuestions(f"no template matches {topic or 'any topic'}"
                               + (f" at difficulty {difficulty}" if difficulty else ""))
@@ -498,6 +515,13 @@ class PracticeSession(Session):
 
     def review(self) -> bool:
         return self.schedule
+
+    def next(self) -> Question | None:
+        if self._first is not None:
+            (template_id, seed), self._first = self._first, None
+            self._last = template_id
+            return self.ask(template_id, seed)
+        return super().next()
 
     def pick(self) -> str | None:
         ids = [i for i in self.ids if i not in self.skipped]

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from textual.theme import Theme
 
     from questions.loader import Bank
-    from quiz.core.session import Session
+    from quiz.core.session import Question, Session
     from quiz.core.state import AppState
 
 _DEFAULT_THEME = "textual-dark"
@@ -370,6 +370,26 @@ class QuizApp(App[int]):
             return
         self._ask(session, "practice")
 
+    def start_practice_on(self, template_ids: Sequence[str],
+                          first: tuple[str, int] | None = None) -> None:
+        """Practise exactly these templates (a retry, the leeches, the browser's pick).
+
+        Args:
+            template_ids: the templates to draw from.
+            first: a ``(template id, seed)`` variant to ask first (a retry).
+        """
+        from quiz.core.errors import NoQuestions
+        from quiz.core.session import PracticeSession
+
+        assert self.state is not None and self.bank is not None
+        try:
+            session = PracticeSession(self.bank, self.state.store, self.state.settings,
+                                      ids=template_ids, first=first, **self._session_kw())
+        except NoQuestions as exc:
+            self.notify(f"Nothing to practise: {exc}.", severity="warning")
+            return
+        self._ask(session, "practice")
+
     def start_mock(self, questions: int | None, minutes: int | None) -> None:
         """Start a timed mock interview (defaults from the settings)."""
         from quiz.core.session import MockSession
@@ -403,6 +423,35 @@ class QuizApp(App[int]):
                                         session=event.session))
         else:
             self.go_home()
+
+    # ------------------------------------------------------------ flags
+
+    def flag_question(self, question: Question, attempt_id: int | None = None) -> None:
+        """Ask why a question is flagged, then store the flag (in a thread)."""
+        from quiz.tui.screens.flag import FlagScreen
+
+        def chosen(answer: tuple[str, str] | None) -> None:
+            if answer is not None:
+                self._store_flag(question, answer[0], answer[1], attempt_id)
+
+        self.push_screen(FlagScreen(question.label), chosen)
+
+    @work(thread=True, group="flag", exit_on_error=False)
+    def _store_flag(self, question: Question, reason: str, note: str,
+                    attempt_id: int | None) -> None:
+        from quiz.core.clock import utc_now
+        from quiz.core.session import flag_question
+
+        if self.state is None:
+            return
+        try:
+            flag_question(self.state.store, question, reason, note,
+                          (self.now or utc_now)(), attempt_id)
+        except Exception as exc:  # a full disk must not take the question down
+            self.post_message(TaskFailed("saving the flag", str(exc)))
+            return
+        self.call_from_thread(self.notify, f"Flagged {question.label} as {reason}. Thank "
+                              "you: authors see it with quiz flags.", timeout=4)
 
     async def action_quit(self) -> None:
         """Quit; in a running mock interview, ask first (as Escape does)."""

@@ -15,6 +15,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from questions.loader import Bank
     from quiz.core.layout_lab import Setup
+    from quiz.core.mistakes import Mistake
     from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
     from quiz.tui.data import HomeSummary, StatsData, TemplatePreview
@@ -182,3 +183,8 @@ class LabLoaded(Message):
     workload: Workload | None
     ranking: Ranking | None
     error: str
+class MistakesFound(Message):
+    """The mistakes screen's entries are ready."""
+
+    mistakes: list[Mistake]
+    leeches: list[str]

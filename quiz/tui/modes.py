@@ -102,6 +102,12 @@ def _open_lab(app: QuizApp) -> None:
 
     app.go_home()
     app.push_screen(LayoutLabScreen())
+def _open_mistakes(app: QuizApp) -> None:
+    from quiz.tui.screens.mistakes import MistakesScreen
+
+    assert app.state is not None and app.bank is not None
+    app.go_home()
+    app.push_screen(MistakesScreen(app.state, app.bank))
 
 
 def _open_help(app: QuizApp) -> None:
@@ -129,6 +135,9 @@ MODES: tuple[Mode, ...] = (
     Mode("stats", "Stats", "accuracy, retention, forecast",
          "Accuracy, retention and what is due", _open_stats, key="s", binding="Stats",
          help="stats"),
+    Mode("mistakes", "Mistakes", "what you got wrong, to retry",
+         "Past incorrect answers with keys and worked solutions; retry them",
+         _open_mistakes, key="x", binding="Mistakes", help="mistakes", needs_bank=True),
     Mode("browser", "Template browser", "search and preview",
          "Search the questions and preview them", _open_browser, key="t",
          binding="Templates", help="template browser", needs_bank=True),

@@ -101,4 +101,63 @@ async def test_no_hint_key_in_a_mock_by_default(data_dir: Path) -> None:
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert screen.question is not None and screen.question.hints_shown == 0
+<<<<<<< HEAD
         assert "Hint" not in screen_text(app.screen.query_one(".keys-line"))
+=======
+        assert "Hint" not in screen_text(app.screen.query_one("Footer"))
+
+
+async def test_flag_from_the_question_and_from_the_feedback(data_dir: Path) -> None:
+    from quiz.tui.screens.flag import FlagScreen
+
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        await pilot.press("ctrl+f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagScreen))
+        await pilot.press(*"which precision?", "enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await answer(pilot, screen.question.part.key.display)
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await pilot.press("f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagScreen))
+        await pilot.press("shift+tab", "down", "enter", "tab", "enter")  # "unclear", no note
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await settle(pilot)
+    with Store.open(locations.db_path(data_dir)) as store:
+        flags = store.flags()
+    assert [(f.reason, f.note) for f in flags][1] == ("wrong", "which precision?")
+    assert flags[0].attempt_id is not None and flags[1].attempt_id is None
+
+
+async def test_mistakes_screen_lists_a_miss_and_retries_the_same_variant(
+        data_dir: Path) -> None:
+    from quiz.tui.screens.mistakes import MistakesScreen
+    from quiz.tui.screens.question import QuestionScreen
+
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        missed = screen.question.id
+        await answer(pilot, "1 B")
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: len(app.screen_stack) == 1)
+        await pilot.press("x")
+        await wait_for(pilot, lambda: isinstance(app.screen, MistakesScreen))
+        await settle(pilot)
+        mistakes = app.screen
+        assert "1 answer not fully right" in text_of(mistakes, "#mistakes-summary")
+        assert "key: " in text_of(mistakes, "#mistakes-answer").lower()
+        from quiz.tui.widgets.derivation import Derivation
+
+        assert len(mistakes.query_one("#mistakes-detail").query(Derivation)) == 1
+        await pilot.press("r")
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
+        retry = await question_shown(pilot)
+        assert retry.question is not None and retry.question.id == missed
+>>>>>>> 175ea8c (Mistakes screen (x, palette): misses grouped by topic with named mistakes, key, feedback and worked solution; retry the same variant or a fresh one; leeches as a practice set. Flag a question (Ctrl+F, f on feedback) with a note; v shows the question again on feedback)

@@ -181,6 +181,29 @@ def test_drill_summary(snap_compare: Snap, data_dir: Path, size: tuple[int, int]
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_flag_dialog(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    snap(snap_compare, app, size, steps(a_question, press("ctrl+f", *"units?"),
+                                        until_screen("FlagScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_feedback_with_the_question(snap_compare: Snap, data_dir: Path,
+                                    size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
+                                        press("v")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mistakes(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
+                                        press("escape"), until_screen("HomeScreen"),
+                                        press("x"), until_screen("MistakesScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_practice_picker(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
     snap(snap_compare, make_app(data_dir), size,
          steps(press("p"), until_screen("PracticeScreen")))

@@ -50,6 +50,8 @@ class FeedbackScreen(Screen[bool]):
         Binding("enter", "go_on", "Next"),
         Binding("escape", "stop", "Stop"),
         Binding("l", "open_lab", "Open in the lab"),
+        Binding("f", "flag", "Flag"),
+        Binding("v", "show_question", "Question"),
     ]
 
     def __init__(self, outcome: Outcome) -> None:
@@ -64,10 +66,12 @@ class FeedbackScreen(Screen[bool]):
         yield TitleBar("Feedback")
         yield VerdictBanner(grade.verdict, grade.score, id="feedback-verdict")
         with VerticalScroll(id="feedback-scroll"):
+            yield Static(out.question.prompt, id="feedback-question", markup=False)
             yield Static(summary_markup(out), id="feedback-summary")
             yield Derivation(out.question.part.derivation, title="Worked solution",
                              id="feedback-derivation")
         yield KeysLine([("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop"),
+                        ("f", "Flag", "screen.flag"), ("v", "Question", "screen.show_question"),
                         ("?", "Help", "app.open_mode('help')")])
 
     def on_mount(self) -> None:
@@ -88,6 +92,19 @@ class FeedbackScreen(Screen[bool]):
         setup, layout = lab_for(part.model, part.gpu, part.overrides,
                                 self.outcome.grade.read_as)
         self.app.push_screen(LayoutLabScreen(setup, layout))
+    def action_show_question(self) -> None:
+        """Show or hide the question's text above the verdict's details."""
+        shown = self.query_one("#feedback-question")
+        shown.display = not shown.display
+        if shown.display:
+            self.query_one("#feedback-scroll", VerticalScroll).scroll_home(animate=False)
+
+    def action_flag(self) -> None:
+        """Flag the question just answered as wrong or unclear."""
+        from quiz.tui.app import QuizApp
+
+        assert isinstance(self.app, QuizApp)
+        self.app.flag_question(self.outcome.question, self.outcome.attempt_id)
 
     def action_go_on(self) -> None:
         """Next question, or the next part of the scenario."""

@@ -53,6 +53,7 @@ class QuestionScreen(Screen[None]):
         # works when the focus is not in the answer box, which keeps its letters.
         Binding("ctrl+g,ctrl+h,h", "hint", "Hint", key_display="^g"),
         Binding("ctrl+s", "skip", "Skip"),
+        Binding("ctrl+f", "flag", "Flag"),
         Binding("escape", "leave", "Stop"),
     ]
 
@@ -190,6 +191,14 @@ class QuestionScreen(Screen[None]):
         self.notify("Skipped: it comes back later." if self.mode == "drill"
                     else "Skipped.", timeout=2)
         self._draw(skip=True)
+
+    def action_flag(self) -> None:
+        """Flag the question as wrong or unclear (the answer box keeps what is typed)."""
+        if self.question is not None:
+            from quiz.tui.app import QuizApp
+
+            assert isinstance(self.app, QuizApp)
+            self.app.flag_question(self.question)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # A mock interview has a fixed plan and no skipping: move on by answering; and
