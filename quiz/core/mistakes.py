@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 from quiz.core.store import Attempt, Store
 
 if TYPE_CHECKING:
+    from questions.derivation import Derivation
     from questions.loader import Bank
 
 __all__ = ["LEECH_MISSES", "Mistake", "by_mistake", "by_topic", "leeches", "mistakes"]
@@ -37,7 +38,8 @@ class Mistake:
         title: the template's title ("" when the template is gone).
         key: the expected answer, as displayed.
         feedback: what grading says about the stored answer now.
-        explanation: the worked solution.
+        explanation: the worked solution, as text.
+        derivation: the worked solution, structured (None when it cannot be drawn).
         stale: the template changed (or is gone) since the answer was given.
         leech: the template is a leech.
     """
@@ -50,6 +52,7 @@ class Mistake:
     explanation: str
     stale: bool
     leech: bool
+    derivation: Derivation | None = None
 
     @property
     def variant(self) -> str:
@@ -134,12 +137,13 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
                 feedback = "Time ran out before an answer."
             else:
                 feedback = grade(pv, a.answer_text).feedback
-            key, explanation = pv.key.display, pv.explanation
+            key, explanation, derivation = pv.key.display, pv.explanation, pv.derivation
         except (QuizError, ValueError, ArithmeticError) as exc:
             key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
+            derivation = None
         out.append(Mistake(a, part, template.title, key, feedback, explanation,
                            template.version != a.template_version,
-                           a.template_id in leech_ids))
+                           a.template_id in leech_ids, derivation))
     return out
 
 

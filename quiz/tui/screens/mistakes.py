@@ -145,8 +145,8 @@ class MistakesScreen(Screen[None]):
         self.query_one("#mistakes-answer", Static).update(detail_text(m) if m else "")
         detail = self.query_one("#mistakes-detail", VerticalScroll)
         detail.query(Derivation).remove()
-        if m is not None and m.explanation:
-            detail.mount(Derivation(m.explanation, title="Worked solution"))
+        if m is not None and m.derivation is not None:
+            detail.mount(Derivation(m.derivation, title="Worked solution"))
         detail.scroll_home(animate=False)
 
     @on(OptionList.OptionSelected, "#mistakes-list")
