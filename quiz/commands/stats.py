@@ -11,6 +11,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the history's statistics (JSON with --json)."""
     from quiz import locations
     from quiz.core.store import Store
+    from quiz.core.words import plural
 
     folder = locations.data_dir(args.data_dir)
     path = locations.db_path(folder)
@@ -27,11 +28,12 @@ def run(args: argparse.Namespace) -> int:
     if not total:
         print("No attempts yet. Start with `quiz drill`.")
         return 0
-    print(f"{total} attempts, {stats['correct']} correct "
-          f"({stats['correct'] / total:.0%}); streak {stats['streak_days']} day(s)")
+    print(f"{plural(total, 'attempt')}, {stats['correct']} correct "
+          f"({stats['correct'] / total:.0%}); streak {plural(stats['streak_days'], 'day')}")
     print("By topic:")
     for topic, g in sorted(stats["by_topic"].items()):
-        print(f"  {topic:<15} {g['attempts']:>4} attempts  {g['accuracy']:>5.0%} correct  "
+        print(f"  {topic:<15} {plural(g['attempts'], 'attempt'):>13}  {g['accuracy']:>5.0%} "
+              "correct  "
               f"mean score {g['mean_score']:.2f}")
     weakest = stats["weakest_templates"]
     if weakest:

@@ -116,3 +116,19 @@ def test_quiz_version(capsys: pytest.CaptureFixture[str]) -> None:
         run_cli(capsys, "--version")
     assert exit_.value.code == 0
     assert capsys.readouterr().out.startswith("quiz ")
+
+
+def test_practice_on_an_unknown_topic_fails_before_the_app_opens(
+        data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(capsys, "--data-dir", str(data), "practice", "rapidfire-3")
+    assert code == 2
+    assert err.count("\n") == 1 and "did you mean rapid-fire-3?" in err
+
+
+def test_stats_speak_english_for_one(data: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with Store.open(locations.db_path(data)) as store:
+        practise(store, "memory/model-state", ["KEY"])
+    code, text, _ = run_cli(capsys, "--data-dir", str(data), "stats")
+    assert code == 0
+    assert text.startswith("1 attempt, 1 correct") and "streak 1 day\n" in text
+    assert "1 attempts" not in text and "(s)" not in text
