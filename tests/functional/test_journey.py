@@ -101,10 +101,7 @@ async def test_no_hint_key_in_a_mock_by_default(data_dir: Path) -> None:
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert screen.question is not None and screen.question.hints_shown == 0
-<<<<<<< HEAD
         assert "Hint" not in screen_text(app.screen.query_one(".keys-line"))
-=======
-        assert "Hint" not in screen_text(app.screen.query_one("Footer"))
 
 
 async def test_flag_from_the_question_and_from_the_feedback(data_dir: Path) -> None:
@@ -160,4 +157,3 @@ async def test_mistakes_screen_lists_a_miss_and_retries_the_same_variant(
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen))
         retry = await question_shown(pilot)
         assert retry.question is not None and retry.question.id == missed
->>>>>>> 175ea8c (Mistakes screen (x, palette): misses grouped by topic with named mistakes, key, feedback and worked solution; retry the same variant or a fresh one; leeches as a practice set. Flag a question (Ctrl+F, f on feedback) with a note; v shows the question again on feedback)

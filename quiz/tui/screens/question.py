@@ -90,6 +90,7 @@ class QuestionScreen(Screen[None]):
             keys.append(("^g", "Hint", "screen.hint"))
         if self.mock is None:  # a mock interview has a fixed plan: no skipping
             keys.append(("^s", "Skip", "screen.skip"))
+        keys.append(("^f", "Flag", "screen.flag"))
         keys += [("Esc", "Stop", "screen.leave"), ("?", "Help", "app.open_mode('help')")]
         yield KeysLine(keys)
 
