@@ -183,6 +183,9 @@ class LabLoaded(Message):
     workload: Workload | None
     ranking: Ranking | None
     error: str
+
+
+@dataclass
 class MistakesFound(Message):
     """The mistakes screen's entries are ready."""
 
