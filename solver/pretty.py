@@ -48,7 +48,17 @@ def number(v: float) -> str:
 
 def pretty(expr: Any, env: Mapping[str, float] | None = None) -> str:
     """`expr` as a person writes it; with `env`, every symbol replaced by its number."""
-    return _Printer(env).show(sp.sympify(expr) if not isinstance(expr, sp.Basic) else expr)
+    # Only expressions the solver built come here, never typed text: a plain number is
+    # wrapped explicitly, and anything else (a string above all) is refused.
+    if isinstance(expr, sp.Basic):
+        node = expr
+    elif isinstance(expr, int) and not isinstance(expr, bool):
+        node = sp.Integer(expr)
+    elif isinstance(expr, float):
+        node = sp.Float(expr)
+    else:
+        raise TypeError(f"pretty() takes a sympy expression or a number, not {type(expr).__name__}")
+    return _Printer(env).show(node)
 
 
 class _Printer:
