@@ -13,13 +13,15 @@ if TYPE_CHECKING:
 
 __all__ = ["ASKED_AS"]
 
+# Examples of how to type a value: deliberately none of them is a reference figure, so
+# the hint under a question never shows its own answer (1.13 TB is Llama-3-70B's state).
 _EXAMPLES = {
-    "B": "1.13 TB, 80 GiB or 1.13e12 B",
-    "s": "42 days, 3.5 h or 250 ms",
-    "FLOP": "6.3e24 FLOP",
-    "param": "70.5 billion or 70.5B",
-    "B/s": "50 GB/s or 400 Gb/s",
-    "FLOP/s": "396 TFLOP/s",
+    "B": "3.2 TB, 48 GiB or 3.2e12 B",
+    "s": "17 days, 2.5 h or 120 ms",
+    "FLOP": "4.2e23 FLOP",
+    "param": "12.5 billion or 12.5B",
+    "B/s": "25 GB/s or 200 Gb/s",
+    "FLOP/s": "120 TFLOP/s",
     "1": "0.35 or 16",
 }
 
