@@ -277,6 +277,50 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
         base: list[str | int] = ["parts", pi] if t.parts else []
         out += _check_part(part, base, check_keys, suggest, QUANTITIES,
                            NAMES | frozenset(free))
+    out += _check_follow(t)
+    return out
+
+
+def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
+    """`answer.follow`: earlier number parts whose quantity this part's expr names."""
+    from questions.expr import ExprError, compile_expr
+    from questions.variants import NAMES
+
+    out: list[tuple[list[str | int], str]] = []
+    parts = t.all_parts()
+    for pi, part in enumerate(parts):
+        a = part.answer
+        if not a.follow:
+            continue
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        loc = [*base, "answer", "follow"]
+        if not t.parts:
+            out.append((loc, "follow-through carries a scenario's earlier answers into a "
+                        "later part; a single-part template has none"))
+            continue
+        if part.answer_kind != "number" or a.expr is None:
+            out.append((loc, "follow-through needs a number answer given by answer.expr "
+                        "that names the earlier parts' quantities"))
+            continue
+        try:
+            names = compile_expr(a.expr, NAMES | frozenset(t.params)).names
+        except ExprError:
+            continue  # reported on answer.expr
+        for k in a.follow:
+            if not 1 <= k <= pi:
+                out.append((loc, f"part {k} is not an earlier part (this is part {pi + 1})"))
+                continue
+            earlier = parts[k - 1]
+            q = earlier.answer.quantity
+            if earlier.answer_kind != "number" or q is None:
+                out.append((loc, f"part {k}'s answer is not a solver quantity, so it cannot "
+                            "carry forward: give it answer.quantity"))
+            elif q not in names:
+                out.append((loc, f"answer.expr does not name {q} (part {k}'s answer), so "
+                            f"part {k} cannot carry forward: write the expression over {q}"))
+            elif any(a.set.get(key) != v for key, v in earlier.answer.set.items()):
+                out.append((loc, f"part {k}'s answer.set changes keys this part does not, "
+                            f"so its answer is not this part's {q}"))
     return out
 
 

@@ -147,6 +147,14 @@ class Answer(_Model):
     why: str = ""
     """For an `expr` answer: what its final combination of quantities does, in words
     (the last step of the worked solution)."""
+    follow: list[int] = Field(default_factory=list)
+    """For a scenario's number part: the earlier parts (1-based) whose answers carry
+    forward. Each such part's answer is a `quantity` that this part's `expr` names; an
+    answer right from the learner's own earlier answers (even wrong ones) earns
+    `follow_credit`, and the feedback says so (error carried forward)."""
+    follow_credit: float = Field(default=1.0, gt=0, le=1)
+    """The score of an answer right only from the learner's own earlier answers (1 =
+    full credit)."""
 
     @field_validator("tolerance", mode="before")
     @classmethod
@@ -212,6 +220,9 @@ class Example(_Model):
     """The known mistake it must be recognized as, if any."""
     part: int = 1
     """For scenarios: which part (1-based)."""
+    earlier: list[str] = Field(default_factory=list)
+    """For follow-through: the answers typed to parts 1, 2, ... before this one
+    (`{key}` is each part's key)."""
 
 
 class Part(_Model):

@@ -12,7 +12,7 @@ import random
 import re
 import string
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -89,6 +89,39 @@ class AcceptedVariant:
     value: float
 
 
+@dataclass(frozen=True)
+class Carried:
+    """An earlier part whose answer carries forward into a later one.
+
+    Attributes:
+        part: the earlier part (1-based).
+        name: the quantity its answer is, which the later part's expression names.
+        unit: its base unit.
+        key: its key (the value the later part's own key is derived from).
+    """
+
+    part: int
+    name: str
+    unit: str
+    key: float
+
+
+@dataclass(frozen=True)
+class Follow:
+    """Follow-through (error carried forward) of one part.
+
+    Attributes:
+        carried: the earlier parts whose answers this part's expression uses.
+        credit: the score of an answer right from the learner's own earlier answers.
+        derive: this part's answer with some carried quantities replaced (name ->
+            value); the others keep their values.
+    """
+
+    carried: tuple[Carried, ...]
+    credit: float
+    derive: Callable[[Mapping[str, float]], float]
+
+
 @dataclass
 class PartVariant:
     """One part of a variant, ready to ask and grade."""
@@ -103,6 +136,8 @@ class PartVariant:
     model: str | None
     gpu: str | None
     env: dict[str, float]
+    follow: Follow | None = None
+    """How this part follows through from earlier parts' answers (None: it does not)."""
 
     @property
     def kind(self) -> str:
@@ -327,7 +362,9 @@ def make_variant(t: Template, seed: int) -> Variant:
         message = f"no draw in {MAX_DRAWS} satisfies the template ({last})"
         raise TemplateError(f"{t.id}: {message}", field=field,
                             reason=message if reason is None else reason)
-    parts = [_part(t, i, p, params, comp) for i, p in enumerate(t.all_parts(), 1)]
+    parts: list[PartVariant] = []
+    for i, p in enumerate(t.all_parts(), 1):
+        parts.append(_part(t, i, p, params, comp, parts))
     return Variant(t, seed, params, inputs, parts)
 
 
@@ -353,8 +390,28 @@ def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar]
     return evaluate([name], inputs)[name], inputs
 
 
+def _follow(t: Template, part: Part, params: Mapping[str, Scalar], inputs: Inputs,
+            comp: Compiled, earlier: list[PartVariant]) -> Follow | None:
+    """The follow-through of a part whose answer says `follow` (validated on load)."""
+    a = part.answer
+    if not a.follow or a.expr is None:
+        return None
+    carried = []
+    for k in a.follow:
+        pv = earlier[k - 1]
+        name = pv.spec.answer.quantity
+        assert name is not None and pv.key.value is not None and pv.key.unit is not None
+        carried.append(Carried(k, name, pv.key.unit, pv.key.value))
+    e = comp.exprs[a.expr]
+
+    def derive(values: Mapping[str, float]) -> float:
+        return float(e.value(_env(inputs, e.names) | _free(params) | dict(values)))
+
+    return Follow(tuple(carried), a.follow_credit, derive)
+
+
 def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
-          comp: Compiled) -> PartVariant:
+          comp: Compiled, earlier: list[PartVariant]) -> PartVariant:
     from questions.kinds import kind_of
     from questions.kinds.base import KeyContext
 
@@ -371,6 +428,7 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
             lambda text: bool(comp.exprs[text].value(
                 _env(inputs, comp.exprs[text].names) | _free(params)))))
         key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
+        follow = _follow(t, part, params, inputs, comp, earlier)
     except (SolverError, ExprError) as exc:
         field: tuple[str | int, ...] = ("parts", index - 1, "answer") if t.parts \
             else ("answer",)
@@ -405,7 +463,7 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
     mistakes = tuple(replace(m, feedback=render(m.feedback)) for m in mistakes)
     accepted = tuple(replace(acc, note=render(acc.note)) for acc in accepted)
     return PartVariant(index, prompt, spec, key, mistakes, accepted,
-                       dict(over), model, gpu, env)
+                       dict(over), model, gpu, env, follow)
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:

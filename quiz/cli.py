@@ -64,6 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--seed", type=seed)
     c.add_argument("--answer", required=True, help="the answer as you would type it")
     c.add_argument("--part", type=whole(1, 100), default=1, help="scenario part (1-based)")
+    c.add_argument("--earlier", action="append", default=[], metavar="TEXT",
+                   help="your answer to an earlier part, in order (repeatable): a part that "
+                   "follows through is graded against them too")
     c.add_argument("--json", action="store_true")
 
     st = sub.add_parser("stats", help="your history: attempts, accuracy by topic")

@@ -77,13 +77,22 @@ def render_ask(variant: Any) -> str:
 
 def _check(args: argparse.Namespace, variant: Any) -> int:
     from questions.errors import TemplateError
-    from quiz.core.grading import grade
+    from quiz.core.errors import UsageError
+    from quiz.core.grading import grade, read_earlier
+    from quiz.core.reading import Unreadable
 
     if not 1 <= args.part <= len(variant.parts):
         raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "
                             f"{args.part}")
     pv = variant.parts[args.part - 1]
-    g = grade(pv, args.answer)
+    if len(args.earlier) >= args.part:
+        raise UsageError(f"--earlier gives the answers to parts before part {args.part}: "
+                         f"at most {args.part - 1}, not {len(args.earlier)}")
+    try:
+        earlier = read_earlier(variant.parts, args.earlier)
+    except Unreadable as exc:
+        raise UsageError(f"--earlier: {exc}") from None
+    g = grade(pv, args.answer, earlier=earlier)
     data = {"template": variant.template.id, "seed": variant.seed, "part": args.part,
             "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
             "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,

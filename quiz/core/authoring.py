@@ -66,7 +66,7 @@ def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
     from questions.loader import locate
     from quiz.core.selftest import check_template
 
-    per_seed = 1 + sum(1 + len(p.mistakes) for p in t.all_parts())
+    per_seed = 1 + sum(1 + len(p.mistakes) + bool(p.answer.follow) for p in t.all_parts())
     out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
     try:
         failures = check_template(t, seeds)
@@ -125,6 +125,8 @@ def _place(t: Template, f: Failure) -> tuple[list[str | int], str, tuple[Any, ..
         if f.mistake is not None:
             loc.append(f.mistake)
         return loc, reason, (f.seed, part, f.mistake)
+    if f.check == "follow-through":
+        return [*base, "answer", "follow"], reason, (f.seed, part, "follow")
     if f.check == "variant":
         return list(f.field) or ["answer"], reason, (f.seed, "variant")
     return [], f"{f.check}: {f.detail}", (f.seed, "variant")

@@ -15,8 +15,9 @@ from questions.errors import TemplateError
 from questions.kinds.number import count_mode
 from questions.schema import Template
 from questions.variants import PartVariant, make_variant
-from quiz.core.grading import grade, relative_error
+from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
+from quiz.core.reading import Unreadable
 from solver.units import format_value
 
 
@@ -139,8 +140,37 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
             out.append(Failure(t.id, seed, "deterministic", "two keys differ"))
         for pv in v1.parts:
             out += check_part(t, seed, pv)
+            out += check_follow(t, seed, pv)
     out += check_examples(t)
     return out
+
+
+WRONG_EARLIER = 1.5
+"""The self-test's wrong earlier answer: each carried part's key times this."""
+
+
+def check_follow(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
+    """A part that follows through grades the answer derived from wrong earlier answers
+    (each carried key times 1.5) with its follow-through credit."""
+    follow = pv.follow
+    key = pv.key
+    if follow is None or key.value is None or key.unit is None:
+        return []
+    earlier = {c.part: c.key * WRONG_EARLIER for c in follow.carried}
+    carried = follow.derive({c.name: c.key * WRONG_EARLIER for c in follow.carried})
+    if relative_error(carried, key.value) <= key.tolerance:
+        return []  # this draw's answer hardly depends on them
+    typed = str(round(carried)) if count_mode(pv.spec.answer) else \
+        format_value(carried, key.unit, digits=4)
+    g = grade(pv, typed, earlier=earlier)
+    want = "correct" if follow.credit >= 1 else "partial"
+    if g.verdict == want and g.score == follow.credit:
+        return []
+    parts = ", ".join(str(c.part) for c in follow.carried)
+    detail = (f"with part {parts} answered 1.5x its key, {typed!r} should be {want} "
+              f"(carried forward), got {g.verdict} ({g.mistake})")
+    where = f"part {pv.index}: "
+    return [Failure(t.id, seed, "follow-through", where + detail, detail, pv.index - 1)]
 
 
 def check_examples(t: Template) -> list[Failure]:
@@ -159,7 +189,18 @@ def check_examples(t: Template) -> list[Failure]:
             continue
         pv = v.parts[ex.part - 1]
         typed = ex.answer.replace("{key}", pv.key.display)
-        g = grade(pv, typed)
+        try:
+            earlier = read_earlier(v.parts[: ex.part - 1], ex.earlier)
+        except Unreadable as exc:
+            wrong = f"earlier: {exc.message}"
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
+            continue
+        if len(ex.earlier) >= ex.part:
+            wrong = f"earlier gives {len(ex.earlier)} answers; part {ex.part} has " \
+                f"{ex.part - 1} before it"
+            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
+            continue
+        g = grade(pv, typed, earlier=earlier)
         if g.verdict != ex.verdict or (ex.mistake and g.mistake != ex.mistake):
             want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
             got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else

@@ -177,6 +177,9 @@ class Session(ABC):
         self.current: Question | None = None
         self.answered: list[Outcome] = []
         self._part_scores: list[float] = []
+        self._earlier: dict[int, float] = {}
+        """The current scenario's number answers so far (part -> value), for parts
+        that follow through from them."""
         self._seconds = 0.0
         self.skipped: set[str] = set()
         """Templates that failed to draw in this session (never picked again)."""
@@ -216,14 +219,14 @@ class Session(ABC):
                 # for the rest of it, and say so (the callers show `warnings`).
                 self.skipped.add(tid)
                 self.warnings.append(f"skipped {tid}#{seed}: {exc}")
-        self._part_scores, self._seconds = [], 0.0
+        self._part_scores, self._seconds, self._earlier = [], 0.0, {}
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
 
     def ask(self, template_id: str, seed: int) -> Question:
         """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED)."""
         variant = make_variant(self.bank.get(template_id), seed)
-        self._part_scores, self._seconds = [], 0.0
+        self._part_scores, self._seconds, self._earlier = [], 0.0, {}
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
 
@@ -277,10 +280,12 @@ class Session(ABC):
         if q is None:
             raise RuntimeError("no question is showing")
         g = grade(q.part, text, hint_cost=q.hint_cost,
-                  tolerance_scale=self.settings.tolerance_scale)
+                  tolerance_scale=self.settings.tolerance_scale, earlier=self._earlier)
         seconds = max(0.0, self.clock() - q.started)
         if g.verdict == "invalid":
             return Outcome(g, q, None, seconds, False)
+        if q.part.kind == "number":
+            self._earlier[q.part.index] = read_answer(q.part, text).value.value
         q.answer_text = text
         more = q.part.index < len(q.variant.parts)
         attempt_id = self._record(q, g, text, seconds, last=not more)
