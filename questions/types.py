@@ -6,7 +6,7 @@ from typing import Literal
 
 __all__ = ["AnswerKind", "StoredVerdict", "Verdict"]
 
-AnswerKind = Literal["number", "formula", "choice", "multi", "table", "layout"]
+AnswerKind = Literal["number", "formula", "choice", "multi", "table", "layout", "spoken"]
 """How an answer is typed and graded; each kind has one module per layer."""
 
 Verdict = Literal["correct", "partial", "incorrect", "invalid"]

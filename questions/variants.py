@@ -54,6 +54,7 @@ class Key:
         symbols: letter -> solver name, for formulas.
         correct: right labels (choice, multi).
         cells: row -> right column codes (table).
+        figures: the figures a spoken answer should state, with their values.
     """
 
     kind: str
@@ -65,6 +66,36 @@ class Key:
     symbols: dict[str, str] = field(default_factory=dict)
     correct: tuple[str, ...] = ()
     cells: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    figures: tuple[FigureKey, ...] = ()
+
+
+@dataclass(frozen=True)
+class FigureKey:
+    """One figure a spoken answer should state, as drawn for a variant.
+
+    Attributes:
+        id: the rubric's id for it.
+        label: what the checklist calls it.
+        value: the value in base units.
+        unit: the base unit.
+        display: the value as people say it ("1.13 TB").
+        tolerance: relative tolerance.
+        weight: its share of the score, relative to the other items.
+        overrides: the solver keys changed for this figure only (on top of the part's).
+        quantity: the solver quantity it is (or "").
+        expr: the expression it is (or "").
+    """
+
+    id: str
+    label: str
+    value: float
+    unit: str
+    display: str
+    tolerance: float
+    weight: float
+    overrides: dict[str, Scalar] = field(default_factory=dict)
+    quantity: str = ""
+    expr: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,6 +109,8 @@ class KnownMistake:
     formula: str | None = None
     choice: tuple[str, ...] = ()
     cells: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    figure: str = ""
+    """For spoken answers: the id of the figure it is a wrong value of."""
 
 
 @dataclass(frozen=True)
@@ -269,8 +302,7 @@ def compiled(t: Template) -> Compiled:
     # Keyed by content, not by object identity: a freed template's id() can be reused by
     # another template (regression: a broken test template once got a valid one's
     # compiled constraints).
-    texts = tuple(x for p in t.all_parts() for x in [p.answer.expr]
-                  + [m.expr for m in p.mistakes] + [w.if_ for w in p.answer.when] if x)
+    texts = tuple(x for p in t.all_parts() for x in _expr_texts(p) if x)
     key = (tuple(t.constraints), tuple(sorted(t.params)), texts)
     got = _COMPILED.get(key)
     if got is not None:
@@ -281,14 +313,20 @@ def compiled(t: Template) -> Compiled:
         constraints = tuple(compile_expr(c, known) for c in t.constraints)
         exprs: dict[str, Expr] = {}
         for part in t.all_parts():
-            for text in ([part.answer.expr] + [m.expr for m in part.mistakes]
-                         + [w.if_ for w in part.answer.when]):
+            for text in _expr_texts(part):
                 if text:
                     exprs[text] = compile_expr(text, free)
     except ExprError as exc:
         raise TemplateError(f"{t.id}: {exc}", reason=str(exc)) from exc
     got = _COMPILED[key] = Compiled(constraints, exprs)
     return got
+
+
+def _expr_texts(part: Part) -> list[str | None]:
+    """Every expression of a part: the answer's, the mistakes', the conditions' and
+    the spoken figures'."""
+    return ([part.answer.expr] + [m.expr for m in part.mistakes]
+            + [w.if_ for w in part.answer.when] + [f.expr for f in part.answer.figures])
 
 
 def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[
@@ -417,16 +455,24 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
 
     a = part.answer
     model, gpu, over = _split(params, t.fixed, a.set)
+    shown = {**t.fixed, **params}
     try:
         inputs = resolve_inputs(model, gpu, over)
         env = _env(inputs, NAMES & _placeholders("\n".join([t.intro, *part_texts(part)]))) \
             | _free(params)
+
+        def render_key_text(text: str, name: str) -> str:
+            names = NAMES & _placeholders(text)
+            return _format(text, _env(inputs, names) | _free(params), shown,
+                           ("parts", index - 1, "answer", name) if t.parts
+                           else ("answer", name))
         drawn = kind_of(part.answer_kind).draw_key(KeyContext(
             t, part, inputs,
             lambda extra, expr, quantity: _value(part, params, t.fixed, extra, comp, expr,
                                                  quantity)[0],
             lambda text: bool(comp.exprs[text].value(
-                _env(inputs, comp.exprs[text].names) | _free(params)))))
+                _env(inputs, comp.exprs[text].names) | _free(params))),
+            render_key_text))
         key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
         follow = _follow(t, part, params, inputs, comp, earlier)
     except (SolverError, ExprError) as exc:
@@ -441,7 +487,6 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
         raise TemplateError(f"{t.id}: part {index}: {reason}",
                             field=("parts", index - 1, "answer") if t.parts else ("answer",),
                             reason=reason) from exc
-    shown = {**t.fixed, **params}
 
     def render(text: str, name: str = "prompt") -> str:
         return _format(text, env, shown, ("parts", index - 1, name) if t.parts else (name,))

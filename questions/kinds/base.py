@@ -36,6 +36,8 @@ class KeyContext:
             ``set`` changed, from ``expr`` when given, else from ``quantity`` (None: the
             part's own quantity).
         holds: whether a condition (an ``answer.when`` expression) holds for this draw.
+        render: ``render(text, field)``: a text of the answer (named by its field)
+            with its placeholders filled in for this draw.
     """
 
     template: Template
@@ -43,6 +45,7 @@ class KeyContext:
     inputs: Inputs
     value: Callable[[Mapping[str, Scalar], str | None, str | None], float]
     holds: Callable[[str], bool]
+    render: Callable[[str, str], str] = lambda text, field: text
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,8 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     if not 1 <= args.part <= len(variant.parts):
         raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "
                             f"{args.part}")
+    from quiz.core.kinds import kind_of
+
     pv = variant.parts[args.part - 1]
     if len(args.earlier) >= args.part:
         raise UsageError(f"--earlier gives the answers to parts before part {args.part}: "
@@ -93,18 +95,23 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     except Unreadable as exc:
         raise UsageError(f"--earlier: {exc}") from None
     g = grade(pv, args.answer, earlier=earlier)
-    data = {"template": variant.template.id, "seed": variant.seed, "part": args.part,
+    data: dict[str, Any] = {
+            "template": variant.template.id, "seed": variant.seed, "part": args.part,
             "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
             "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
             "explanation": pv.explanation,
             "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
+    if g.checklist is not None:
+        data["checklist"] = g.checklist.to_json()
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
     print(f"{g.verdict.upper()}  (score {g.score:.2f})")
     if g.read_as:
         print(f"Read as:  {g.read_as}")
-    print(f"Expected: {pv.key.display}")
+    label = kind_of(pv.kind).key_label
+    print(f"Expected: {pv.key.display}" if label == "Key" else
+          f"{label}:\n{pv.key.display}\n")
     if g.mistake:
         print(f"Mistake:  {g.mistake}")
     print(g.feedback)

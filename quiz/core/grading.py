@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from questions.kinds.number import count_mode
@@ -79,7 +80,7 @@ def grade(pv: PartVariant, text: str, *, hint_cost: float = 0.0,
     if g.verdict == "invalid" or hint_cost <= 0:
         return g
     score = max(0.0, g.score * (1 - min(hint_cost, 1.0)))
-    return Grade(g.verdict, round(score, 4), g.read_as, g.mistake, g.feedback, g.key)
+    return replace(g, score=round(score, 4))
 
 
 def follow_through(pv: PartVariant, text: str, g: Grade, earlier: Mapping[int, float],

@@ -4,10 +4,12 @@ covers the interview."""
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import get_args
 
 import pytest
 
 from questions.loader import load_bank
+from questions.types import AnswerKind
 from quiz.core.selftest import check_template
 
 BANK = load_bank(bundled=True)
@@ -50,7 +52,7 @@ def test_numeric_parts_name_at_least_two_known_mistakes() -> None:
 
 def test_every_answer_kind_is_used() -> None:
     kinds = {p.answer_kind for t in BANK.templates.values() for p in t.all_parts()}
-    assert kinds == {"number", "formula", "choice", "multi", "table", "layout"}
+    assert kinds == set(get_args(AnswerKind))
 
 
 def test_every_topic_has_templates() -> None:

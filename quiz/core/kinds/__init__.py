@@ -2,8 +2,8 @@
 
 One module per kind (:mod:`~quiz.core.kinds.number`, :mod:`~quiz.core.kinds.formula`,
 :mod:`~quiz.core.kinds.choice`, :mod:`~quiz.core.kinds.table`,
-:mod:`~quiz.core.kinds.layout`); :data:`KINDS` registers them under the names templates
-use (``answer_kind``). :func:`quiz.core.grading.grade` and
+:mod:`~quiz.core.kinds.layout`, :mod:`~quiz.core.kinds.spoken`); :data:`KINDS` registers
+them under the names templates use (``answer_kind``). :func:`quiz.core.grading.grade` and
 :func:`quiz.core.grading.read_answer` dispatch through this table, and so does the
 self-test. A new kind is one module here, one line in :data:`KINDS`, and its
 counterparts in ``questions.kinds`` (schema checks and keys) and ``quiz.tui.kinds``
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from quiz.core.kinds import choice, formula, layout, number, table
+from quiz.core.kinds import choice, formula, layout, number, spoken, table
 from quiz.core.kinds.base import AnswerKind
 
 __all__ = ["KINDS", "kind_of"]
@@ -27,6 +27,9 @@ KINDS: Mapping[str, AnswerKind] = {
     "table": AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,
                         json_fields=table.json_fields),
     "layout": AnswerKind(layout.read, layout.grade),
+    "spoken": AnswerKind(spoken.read, spoken.grade, spoken.check_key,
+                         prompt_lines=spoken.prompt_lines, json_fields=spoken.json_fields,
+                         key_label="Model answer"),
 }
 """Every answer kind the core can read and grade (the keys are
 :data:`questions.types.AnswerKind`'s names; a test keeps them equal)."""

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from questions.variants import Key, PartVariant
 from quiz.core.reading import Unreadable
 from quiz.core.types import Verdict
+
+if TYPE_CHECKING:
+    from quiz.core.kinds.spoken import Checklist
 
 __all__ = ["AnswerKind", "Grade", "Read", "by_credit", "invalid", "relative_error",
            "unreadable_message"]
@@ -30,6 +33,7 @@ class Grade:
         mistake: the known mistake it matched, or None.
         feedback: what to say to the user.
         key: the expected answer.
+        checklist: a spoken answer's checklist (None for every other kind).
     """
 
     verdict: Verdict
@@ -38,6 +42,7 @@ class Grade:
     mistake: str | None
     feedback: str
     key: Key
+    checklist: Checklist | None = None
 
     def expected_json(self) -> dict[str, Any]:
         """The `expected` object of the JSON contract."""
@@ -103,6 +108,8 @@ class AnswerKind:
         prompt_lines: plain-text lines shown under the prompt (the choices, the
             table's rows and columns) by ``quiz ask``, the plain drill and previews.
         json_fields: the fields ``quiz ask --json`` adds for this kind.
+        key_label: what the key is called where it is shown ("Model answer" for a
+            spoken answer, whose key is a paragraph).
     """
 
     read: Callable[[PartVariant, str], Read]
@@ -110,3 +117,4 @@ class AnswerKind:
     check_key: Callable[[PartVariant], str | None] = lambda pv: None
     prompt_lines: Callable[[PartVariant], list[str]] = lambda pv: []
     json_fields: Callable[[PartVariant], dict[str, Any]] = lambda pv: {}
+    key_label: str = "Key"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from quiz.tui.kinds import choice, formula, layout, number, table
+from quiz.tui.kinds import choice, formula, layout, number, spoken, table
 from quiz.tui.kinds.base import AskedAs
 
 __all__ = ["KINDS", "asked_as"]
@@ -21,6 +21,7 @@ KINDS: Mapping[str, AskedAs] = {
     "multi": choice.ASKED_AS,
     "table": table.ASKED_AS,
     "layout": layout.ASKED_AS,
+    "spoken": spoken.ASKED_AS,
 }
 """Every answer kind the question screen can ask for."""
 

@@ -25,8 +25,11 @@ class AskedAs:
         how_to_answer: one or two lines (content markup) saying how to type the answer.
         placeholder: a short placeholder for the answer box (plain text).
         extra: content markup shown under the prompt (the choices), or None.
+        multiline: the answer is a paragraph typed in a text area (Enter is a new
+            line, Ctrl+D submits) rather than one line.
     """
 
     how_to_answer: Callable[[PartVariant], str]
     placeholder: Callable[[PartVariant], str]
     extra: Callable[[PartVariant], str | None] = no_extra
+    multiline: bool = False

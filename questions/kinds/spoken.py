@@ -1,0 +1,227 @@
+"""Spoken answers (the 30-second answer): a paragraph graded against a rubric.
+
+The rubric lives in the template's answer: figures the answer should state (each a
+solver quantity or an expression, with a tolerance, a label and a weight), claims
+(phrases and their synonyms), order rules and a model answer. A variant's key holds
+every figure's value; its display is the model answer written for that variant, so
+typing the key back states every figure and grades correct. Reading and grading the
+paragraph is :mod:`quiz.core.kinds.spoken`'s work.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from typing import TYPE_CHECKING
+
+from questions.errors import FieldError, TemplateError
+from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+
+if TYPE_CHECKING:
+    from questions.schema import Figure, Part
+    from questions.variants import FigureKey, PartVariant
+
+__all__ = ["KIND", "MAX_UNSTATED_SHARE", "figure_derivation", "fill_figures"]
+
+MAX_UNSTATED_SHARE = 0.2
+"""The most that claims and order rules together may be worth: an answer that states
+no figure at all must not score more than this."""
+
+
+def _total(part: Part) -> tuple[float, float]:
+    a = part.answer
+    figures = sum(f.weight for f in a.figures)
+    words = sum(c.weight for c in a.claims) + sum(o.weight for o in a.order)
+    return figures, words
+
+
+def check_part(part: Part) -> None:
+    """Figures, a model answer that states each, unique ids, known order ids, mistakes
+    tied to a figure, and figures worth at least 80 % of the score."""
+    a = part.answer
+    if not a.figures:
+        raise FieldError(("answer", "figures"), "a spoken answer needs at least one "
+                         "[[answer.figures]]: the figures the answer should state")
+    if not a.model_answer.strip():
+        raise FieldError(("answer", "model_answer"), "a spoken answer needs a "
+                         "model_answer that states every figure ({id}) and claim")
+    ids: set[str] = set()
+    for where, item_id in [("figures", f.id) for f in a.figures] + [
+            ("claims", c.id) for c in a.claims]:
+        if item_id in ids:
+            raise FieldError(("answer", where), f"the id {item_id!r} is used twice; "
+                             "figures and claims need ids of their own")
+        ids.add(item_id)
+    for i, rule in enumerate(a.order):
+        for side in ("before", "after"):
+            name = getattr(rule, side)
+            if name not in ids:
+                raise FieldError(("answer", "order", i, side), f"{name!r} names no figure "
+                                 f"or claim; the ids are {', '.join(sorted(ids))}")
+        if rule.before == rule.after:
+            raise FieldError(("answer", "order", i, "after"), "an order rule needs two "
+                             "different items")
+    try:
+        placed = {name for _, name, _, _ in string.Formatter().parse(a.model_answer)
+                  if name}
+    except ValueError as exc:
+        raise FieldError(("answer", "model_answer"), f"unbalanced braces ({exc})") from None
+    unstated = [f.id for f in a.figures if f.id not in placed]
+    if unstated:
+        raise FieldError(("answer", "model_answer"), f"the model answer does not state "
+                         f"{{{unstated[0]}}}: write each figure as {{id}} so it is right "
+                         "for every variant")
+    figure_ids = {f.id for f in a.figures}
+    for i, m in enumerate(part.mistakes):
+        if m.figure not in figure_ids:
+            raise FieldError(("mistakes", i, "figure"), "a spoken answer's mistake names "
+                             "the figure it is a wrong value of: one of "
+                             f"{', '.join(sorted(figure_ids))}")
+        if m.formula or m.choice or m.cells:
+            raise FieldError(("mistakes", i), "a spoken answer's mistake uses set, expr "
+                             "or scale")
+    figures, words = _total(part)
+    if words > MAX_UNSTATED_SHARE * (figures + words):
+        share = words / (figures + words)
+        raise FieldError(("answer", "claims"), f"claims and order rules are worth "
+                         f"{share:.0%} of the score, so an answer stating no figure could "
+                         f"score that much; keep them at most {MAX_UNSTATED_SHARE:.0%} "
+                         "(raise the figures' weights)")
+
+
+def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """Figures name quantities, keys and expressions the solver knows; the model
+    answer's placeholders exist."""
+    from questions.dimensions import dim_of_unit
+    from questions.expr import ExprError, compile_expr
+    from questions.variants import NAMES, placeholder_problems
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+    from solver.units import BASE_UNITS
+
+    out: list[tuple[Location, str]] = []
+    a = part.answer
+    for i, f in enumerate(a.figures):
+        at: Location = base + ["answer", "figures", i]
+        if f.quantity is not None and f.quantity not in QUANTITIES:
+            out.append((at + ["quantity"], f"unknown quantity {f.quantity!r}"))
+        if f.expr is not None:
+            try:
+                compile_expr(f.expr, NAMES)
+            except ExprError as exc:
+                out.append((at + ["expr"], str(exc)))
+        for k in f.set:
+            if k not in KEYS:
+                out.append((at + ["set", k], f"unknown solver key {k!r}"))
+        if f.unit is not None:
+            if f.unit not in BASE_UNITS:
+                out.append((at + ["unit"], f"{f.unit!r} is not a base unit; use one of "
+                            f"{', '.join(BASE_UNITS)}"))
+            elif f.quantity in QUANTITIES and \
+                    dim_of_unit(QUANTITIES[f.quantity].unit) != dim_of_unit(f.unit):
+                out.append((at + ["unit"], f"{f.quantity} is in "
+                            f"{QUANTITIES[f.quantity].unit}, not {f.unit}"))
+        elif f.expr is not None:
+            out.append((at + ["unit"], "a figure with an expr needs its unit"))
+    names = NAMES | frozenset({"model", "gpu"}) | frozenset(f.id for f in a.figures)
+    texts = {"model": True, "gpu": True} | {f.id: True for f in a.figures}
+    for written, reason in placeholder_problems(a.model_answer, names, texts):
+        out.append((base + ["answer", "model_answer"], f"{written}: {reason}"))
+    return out
+
+
+def _unit(f: Figure) -> str:
+    from solver.quantities import QUANTITIES
+
+    if f.unit:
+        return f.unit
+    return QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES else "1"
+
+
+def fill_figures(text: str, figures: dict[str, str]) -> str:
+    """Replace each ``{id}`` of a figure by its display; other placeholders stay.
+
+    >>> fill_figures("{state} for {model}", {"state": "1.13 TB"})
+    '1.13 TB for {model}'
+    """
+    out = []
+    for literal, name, spec, conversion in string.Formatter().parse(text):
+        out.append(literal.replace("{", "{{").replace("}", "}}"))
+        if name is None:
+            continue
+        if name in figures:
+            out.append(figures[name].replace("{", "{{").replace("}", "}}"))
+        else:
+            out.append("{" + name + (f"!{conversion}" if conversion else "")
+                       + (f":{spec}" if spec else "") + "}")
+    return "".join(out)
+
+
+def draw_key(ctx: KeyContext) -> DrawnKey:
+    """Every figure's value; the key's display is the model answer for this draw."""
+    from questions.variants import FigureKey, Key, KnownMistake
+    from solver.units import format_value
+
+    part, t = ctx.part, ctx.template
+    figures: list[FigureKey] = []
+    for f in part.answer.figures:
+        value = ctx.value(dict(f.set), f.expr, f.quantity)
+        if not math.isfinite(value) or value <= 0:
+            reason = f"figure {f.id!r} is not a finite positive number ({value})"
+            raise TemplateError(f"{t.id}: {reason}", reason=reason)
+        unit = _unit(f)
+        figures.append(FigureKey(f.id, f.label, value, unit, format_value(value, unit),
+                                 f.tolerance, f.weight, dict(f.set), f.quantity or "",
+                                 f.expr or ""))
+    by_id = {f.id: f for f in part.answer.figures}
+    keys = {f.id: f for f in figures}
+    mistakes = []
+    for m in part.mistakes:
+        assert m.figure is not None  # check_part requires it
+        spec, fk = by_id[m.figure], keys[m.figure]
+        if m.scale is not None:
+            mv = fk.value * m.scale
+        else:
+            mv = ctx.value({**spec.set, **m.set}, m.expr or spec.expr,
+                           None if (m.expr or spec.expr) else spec.quantity)
+        mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv,
+                                     figure=m.figure))
+    text = fill_figures(part.answer.model_answer, {f.id: f.display for f in figures})
+    model_answer = ctx.render(text, "model_answer")
+    key = Key("spoken", model_answer, tolerance=min(f.tolerance for f in figures),
+              figures=tuple(figures))
+    return DrawnKey(key, tuple(mistakes))
+
+
+def answer_line(pv: PartVariant) -> str:
+    """The figures the answer should state."""
+    return "Answer: " + "; ".join(f"{f.label} {f.display}" for f in pv.key.figures)
+
+
+def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
+    """One line saying how the solver gets a figure: formula, numbers, result.
+
+    Raises:
+        SolverError, ExprError: the figure cannot be derived (a template bug).
+    """
+    from questions.derivation import show_expr
+    from questions.expr import compile_expr
+    from questions.variants import NAMES, describe
+    from solver.engine import evaluate, resolve_inputs, solve
+    from solver.units import format_value
+
+    overrides = {**pv.overrides, **figure.overrides}
+    if figure.quantity:
+        r = solve(figure.quantity, model=pv.model, gpu=pv.gpu, overrides=overrides)
+        step = r.steps[-1]
+        return f"{step.formula} = {step.substituted} = {step.display}"
+    e = compile_expr(figure.expr, NAMES)
+    inputs = resolve_inputs(pv.model, pv.gpu, overrides)
+    values = {n: v for n, v in inputs.values.items() if n in e.names}
+    values |= evaluate([n for n in e.names if n not in values], inputs)
+    env = {n: str(describe(n, values[n])) for n in e.names}
+    return (f"{show_expr(e.tree)} = {show_expr(e.tree, env)} = "
+            f"{format_value(figure.value, figure.unit)}")
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)

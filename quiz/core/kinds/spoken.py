@@ -1,0 +1,388 @@
+"""Spoken answers (the 30-second answer): a paragraph graded as a checklist.
+
+The rubric (:mod:`questions.kinds.spoken`) lists figures, claims and order rules, each
+with a weight. Grading finds the figures the paragraph states (:func:`quiz.core.rubric.
+mentions`, the number reader applied to spans of the text) and the claims it makes
+(:func:`quiz.core.rubric.find_phrase`), then ticks each item:
+
+* a figure is *right* when a number read in its unit is within its tolerance; else a
+  *known mistake* when a number matches one of the figure's mistakes (its feedback and
+  credit); else *wrong* when a number in its unit that nothing else explains lies
+  within a factor of :data:`WRONG_FACTOR` of it (the nearest pairs first); else
+  *missing*. Numbers the prompt itself gives never count as a wrong figure.
+* a claim is *present* when one of its phrases is said (not negated), *contradicted*
+  when one of its ``against`` phrases is, else *missing*.
+* an order rule is *kept* when both items are stated and the first comes first.
+
+The score is the weighted share of the items ticked; the feedback says that this is a
+checklist of figures and phrases, not a judge of the prose.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, replace
+from typing import Any, Final
+
+from questions.variants import FigureKey, PartVariant
+from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
+from quiz.core.reading import Reading, Unreadable
+from quiz.core.rubric import MAX_SPOKEN_CHARS, Mention, find_phrase, mentions, normalize
+
+__all__ = ["CORRECT_SHARE", "WRONG_FACTOR", "Checklist", "Item", "SpokenReading",
+           "check_key", "checklist", "grade", "json_fields", "prompt_lines", "read"]
+
+CORRECT_SHARE: Final = 0.9
+"""The share of the rubric an answer needs to be correct (and no figure stated wrong:
+a wrong number said with confidence is what an interviewer remembers)."""
+WRONG_FACTOR: Final = 5.0
+"""A number within this factor of a figure (and explained by nothing else) is taken as
+that figure stated wrong; further off, the figure is missing."""
+HONEST: Final = ("This is a checklist of the figures and phrases a strong answer states, "
+                 "not a judge of your prose: the score is the weighted share of the "
+                 "items ticked.")
+_EXAMPLE: Final = "16 bytes per parameter: 1.13 TB of state; TP 8 inside the node ..."
+
+
+@dataclass(frozen=True)
+class SpokenReading:
+    """A spoken answer as read: its text and the numbers in it."""
+
+    text: str
+    numbers: tuple[Mention, ...]
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the checklist.
+
+    Attributes:
+        kind: ``figure``, ``claim`` or ``order``.
+        id: the rubric's id (for an order rule, ``before<after``).
+        label: what the rubric calls it.
+        status: figures ``right``, ``wrong``, ``mistake``, ``missing``; claims
+            ``present``, ``contradicted``, ``missing``; order rules ``kept``, ``broken``.
+        weight: its share of the rubric.
+        earned: the part of ``weight`` earned.
+        said: what the answer said for it (the figure's span, the phrase), or "".
+        expected: the key's figure, or the claim's first phrase.
+        note: the known mistake's feedback, or how the solver derives the figure.
+        mistake: the known mistake matched, if any.
+        value: the figure as said, in base units (None when not said).
+        key_value: the figure's key in base units (figures only).
+        unit: the base unit (figures only).
+        position: where it is said in the text (None when not said).
+    """
+
+    kind: str
+    id: str
+    label: str
+    status: str
+    weight: float
+    earned: float
+    said: str = ""
+    expected: str = ""
+    note: str = ""
+    mistake: str | None = None
+    value: float | None = None
+    key_value: float | None = None
+    unit: str = ""
+    position: int | None = None
+
+    def line(self) -> str:
+        """The item as one line of plain text."""
+        mark = {"right": "✓", "present": "✓", "kept": "✓", "mistake": "✗", "wrong": "✗",
+                "contradicted": "✗", "broken": "✗"}.get(self.status, "·")
+        if self.kind == "figure":
+            head = f"{mark} {self.label}: "
+            if self.status == "right":
+                return head + f"{self.said} (key {self.expected})"
+            if self.status == "missing":
+                return head + f"missing (key {self.expected})"
+            what = "known mistake" if self.status == "mistake" else "wrong"
+            return head + f"{self.said} is {what}; the key is {self.expected}"
+        if self.kind == "claim":
+            if self.status == "present":
+                return f"✓ {self.label} (you said \"{self.said}\")"
+            if self.status == "contradicted":
+                return f"✗ {self.label}: you said the opposite (\"{self.said}\")"
+            return f"· {self.label}: missing (say e.g. \"{self.expected}\")"
+        return f"{mark} order: {self.label}" + ("" if self.status == "kept" else
+                                               " (not in this order)")
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as JSON."""
+        return {"kind": self.kind, "id": self.id, "label": self.label,
+                "status": self.status, "weight": self.weight, "earned": self.earned,
+                "said": self.said, "expected": self.expected, "note": self.note,
+                "mistake": self.mistake, "value": self.value, "key_value": self.key_value,
+                "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class Checklist:
+    """A spoken answer's checklist: its items, the score, the model answer."""
+
+    items: tuple[Item, ...]
+    score: float
+    model_answer: str
+
+    def lines(self) -> list[str]:
+        """The items as plain text, each with its note on the next line."""
+        out: list[str] = []
+        for item in self.items:
+            out.append(item.line())
+            if item.note and item.status in ("wrong", "mistake"):
+                out.append(f"    {item.note}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``checklist`` object of ``quiz check --json``."""
+        return {"score": self.score, "items": [i.to_json() for i in self.items],
+                "model_answer": self.model_answer, "note": HONEST}
+
+
+def read(pv: PartVariant, text: str) -> Read:
+    """Read a paragraph: the numbers in it (any text with words or figures reads).
+
+    Raises:
+        Unreadable: empty, too long, control characters, or no word or figure at all.
+    """
+    from solver.formula import clean_text
+
+    cleaned = clean_text(text, MAX_SPOKEN_CHARS, _EXAMPLE)
+    if not cleaned.strip():
+        raise Unreadable("the answer is empty", _EXAMPLE)
+    if not re.search(r"[A-Za-z0-9]", cleaned):
+        raise Unreadable("write the answer in words and figures", _EXAMPLE)
+    found = tuple(mentions(text))
+    units = list(dict.fromkeys(f.unit for f in pv.key.figures))
+    said = []
+    for m in found:
+        for unit in units:
+            r = m.reading(unit)
+            if r is not None:
+                said.append(r[1])
+                break
+    read_as = ("figures read: " + " · ".join(said)) if said else "no figure read yet"
+    return Read(SpokenReading(text, found), read_as)
+
+
+def _given(pv: PartVariant) -> list[tuple[float, str]]:
+    """The values the prompt gives, with their base units."""
+    from questions.variants import _placeholders
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    out = []
+    for name in _placeholders(pv.spec.prompt):
+        if name in pv.env:
+            unit = KEYS[name].unit if name in KEYS else (
+                QUANTITIES[name].unit if name in QUANTITIES else "1")
+            out.append((pv.env[name], unit))
+    return out
+
+
+def _tolerance(f: FigureKey, scale: float) -> float:
+    from quiz.core.kinds.number import MAX_TOLERANCE, rounding_tolerance
+
+    return max(min(f.tolerance * scale, MAX_TOLERANCE), rounding_tolerance(f.value))
+
+
+def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
+             derive: bool) -> list[Item]:
+    figures = pv.key.figures
+    used: set[int] = set()
+    found: dict[str, Item] = {}
+
+    def said(i: int, unit: str) -> tuple[float, str] | None:
+        return None if i in used else numbers[i].reading(unit)
+
+    for f in figures:  # right
+        tol = _tolerance(f, scale)
+        for i, m in enumerate(numbers):
+            r = said(i, f.unit)
+            if r is not None and relative_error(r[0], f.value) <= tol:
+                used.add(i)
+                found[f.id] = Item("figure", f.id, f.label, "right", f.weight, f.weight,
+                                   r[1], f.display, value=r[0], key_value=f.value,
+                                   unit=f.unit, position=m.start)
+                break
+    for f in figures:  # a known mistake
+        if f.id in found:
+            continue
+        tol = _tolerance(f, scale)
+        for km in pv.mistakes:
+            if km.figure != f.id or km.value is None or \
+                    relative_error(km.value, f.value) <= tol:
+                continue
+            hit = next((i for i, _ in enumerate(numbers) if (r := said(i, f.unit))
+                        and relative_error(r[0], km.value) <= tol), None)
+            if hit is not None:
+                r = said(hit, f.unit)
+                assert r is not None
+                used.add(hit)
+                found[f.id] = Item("figure", f.id, f.label, "mistake", f.weight,
+                                   f.weight * km.credit, r[1], f.display, km.feedback,
+                                   km.name, r[0], f.value, f.unit, numbers[hit].start)
+                break
+    given = _given(pv)
+    pairs = []
+    for f in figures:  # wrong: the nearest unexplained number, within WRONG_FACTOR
+        if f.id in found:
+            continue
+        for i, _ in enumerate(numbers):
+            r = said(i, f.unit)
+            if r is None or r[0] <= 0 or any(
+                    u == f.unit and relative_error(r[0], v) <= 0.005 for v, u in given):
+                continue
+            distance = abs(math.log(r[0] / f.value))
+            if distance <= math.log(WRONG_FACTOR):
+                pairs.append((distance, f.id, i, r))
+    by_id = {f.id: f for f in figures}
+    for _, fid, i, r in sorted(pairs, key=lambda p: p[0]):
+        if fid in found or i in used:
+            continue
+        f = by_id[fid]
+        used.add(i)
+        note, mistake, credit = _slip(f, r, scale)
+        found[fid] = Item("figure", fid, f.label, "wrong", f.weight, f.weight * credit,
+                          r[1], f.display, note, mistake, r[0], f.value, f.unit,
+                          numbers[i].start)
+    out = []
+    for f in figures:
+        item = found.get(f.id) or Item("figure", f.id, f.label, "missing", f.weight, 0.0,
+                                       expected=f.display, key_value=f.value, unit=f.unit)
+        if derive and item.status in ("wrong", "missing") and not item.mistake:
+            from questions.kinds.spoken import figure_derivation
+
+            try:
+                how = figure_derivation(pv, f)
+            except (ValueError, LookupError) as exc:  # a template bug: say so, go on
+                how = f"(the derivation could not be produced: {exc})"
+            item = replace(item, note=(item.note + " " if item.note else "") + how)
+        out.append(item)
+    return out
+
+
+def _slip(f: FigureKey, r: tuple[float, str], scale: float) -> tuple[str, str | None,
+                                                                        float]:
+    """A generic slip (GB vs GiB, bits vs bytes, off by a thousand) behind a wrong
+    figure: (its feedback, its name, its credit), or ("", None, 0)."""
+    from quiz.core.kinds.number import generic_slips
+
+    slip = generic_slips(f.value, f.unit, Reading(r[0], f.unit, r[1], r[1]),
+                         _tolerance(f, scale))
+    if slip is None:
+        return "", None, 0.0
+    name, credit, feedback = slip
+    return feedback, name, credit
+
+
+def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
+              derive: bool = True) -> Checklist:
+    """Tick every item of the rubric for a read answer.
+
+    Args:
+        pv: the part.
+        reading: the answer as read.
+        scale: multiplies every figure's tolerance (a user setting).
+        derive: add the solver's derivation to wrong and missing figures.
+    """
+    a = pv.spec.answer
+    items = _figures(pv, reading.numbers, scale, derive)
+    hay = normalize(reading.text)
+    for c in a.claims:
+        against = find_phrase(hay, c.against) if c.against else None
+        hit = find_phrase(hay, c.phrases)
+        if against is not None:
+            items.append(Item("claim", c.id, c.label, "contradicted", c.weight, 0.0,
+                              against[1], c.phrases[0], position=against[0]))
+        elif hit is not None:
+            items.append(Item("claim", c.id, c.label, "present", c.weight, c.weight,
+                              hit[1], c.phrases[0], position=hit[0]))
+        else:
+            items.append(Item("claim", c.id, c.label, "missing", c.weight, 0.0,
+                              expected=c.phrases[0]))
+    where = {i.id: i.position for i in items
+             if i.status in ("right", "wrong", "mistake", "present")}
+    for o in a.order:
+        first, then = where.get(o.before), where.get(o.after)
+        kept = first is not None and then is not None and first < then
+        items.append(Item("order", f"{o.before}<{o.after}", o.label,
+                          "kept" if kept else "broken", o.weight, o.weight if kept else 0.0))
+    total = sum(i.weight for i in items)
+    score = round(sum(i.earned for i in items) / total, 4) if total else 0.0
+    return Checklist(tuple(items), score, pv.key.display)
+
+
+def grade(pv: PartVariant, text: str, scale: float) -> Grade:
+    """Grade a paragraph by its checklist."""
+    try:
+        reading = read(pv, text).value
+    except Unreadable as exc:
+        return invalid(pv, exc.message, exc.example)
+    c = checklist(pv, reading, scale)
+    figures = [i for i in c.items if i.kind == "figure"]
+    right = sum(i.status == "right" for i in figures)
+    claims = [i for i in c.items if i.kind == "claim"]
+    present = sum(i.status == "present" for i in claims)
+    read_as = f"{right} of {len(figures)} figures right" + (
+        f", {present} of {len(claims)} claims" if claims else "")
+    stated_wrong = any(i.status in ("wrong", "mistake") for i in figures)
+    verdict = "correct" if c.score >= CORRECT_SHARE and not stated_wrong \
+        else by_credit(c.score)
+    mistake = next((i.mistake for i in figures if i.mistake), None)
+    head = (f"Checklist: {c.score:.0%} of the rubric. " + HONEST)
+    feedback = "\n".join([head, "", *c.lines()])
+    return Grade(verdict, c.score, read_as, mistake, feedback, pv.key, checklist=c)
+
+
+def check_key(pv: PartVariant) -> str | None:
+    """Every figure is finite and positive, the model answer earns every item, every
+    known mistake lies outside its figure's tolerance, and the model answer with a
+    mistake's value in place of its figure is recognized as that mistake."""
+    from solver.units import format_value
+
+    by_id = {f.id: f for f in pv.key.figures}
+    for f in pv.key.figures:
+        if not math.isfinite(f.value) or f.value <= 0:
+            return f"figure {f.id!r} is not a finite positive number: {f.value}"
+    whole = checklist(pv, read(pv, pv.key.display).value, derive=False)
+    lost = [i.label for i in whole.items if i.earned < i.weight]
+    if lost:
+        return f"the model answer does not earn {lost[0]!r}: state it as the rubric reads it"
+    for m in pv.mistakes:
+        f = by_id[m.figure]
+        if m.value is None or relative_error(m.value, f.value) <= _tolerance(f, 1.0):
+            return (f"mistake {m.name!r} gives {m.value!r}, within the tolerance of "
+                    f"{f.id!r} ({f.display})")
+        if f.display not in pv.key.display:
+            continue
+        typed = pv.key.display.replace(f.display, format_value(m.value, f.unit), 1)
+        got = checklist(pv, read(pv, typed).value, derive=False)
+        item = next(i for i in got.items if i.id == f.id)
+        if item.mistake != m.name:
+            return (f"the model answer with {format_value(m.value, f.unit)} for "
+                    f"{f.id!r} is not recognized as {m.name!r} (got {item.status})")
+    return None
+
+
+def prompt_lines(pv: PartVariant) -> list[str]:
+    """How the answer is graded (the rubric itself is not shown: saying which figures
+    to state would answer half the question)."""
+    return ["  Answer in a paragraph, figures with their units. It is graded as a "
+            "checklist of the figures and choices a strong answer states."]
+
+
+def json_fields(pv: PartVariant) -> dict[str, Any]:
+    """The rubric's items, without their values."""
+    a = pv.spec.answer
+    return {"rubric": {
+        "figures": [{"id": f.id, "label": f.label, "unit": f.unit, "weight": f.weight}
+                    for f in pv.key.figures],
+        "claims": [{"id": c.id, "label": c.label, "weight": c.weight} for c in a.claims],
+        "order": [{"before": o.before, "after": o.after, "label": o.label,
+                   "weight": o.weight} for o in a.order]}}
+

@@ -1,0 +1,246 @@
+"""Reading free text for a rubric: the figures it states and the phrases it uses.
+
+A spoken answer (the 30-second answer) is a paragraph. Its figures are found with the
+same number reader as number answers (:func:`quiz.core.reading.read_number`), applied
+to short spans of the text that start at a number: the number with the words that
+follow it, longest first, so "1.13 TB of model state" reads as 1.13 TB and "16 H100s"
+as the count 16. Phrases are found in a normalized copy of the text (lower case, every
+run of punctuation and spaces one space, letters and digits apart: "TP=8" and "tp 8"
+are the same; clause ends kept), whole words only; "..." in a phrase stands for up to
+four words of the same clause, and a phrase right after a negation ("not", "no",
+"never", "without", "n't") does not count.
+
+Nothing here evaluates anything: the reader is the hardened one, spans are at most a
+few words long, and the text, the number of spans and the hits per phrase are capped,
+so a reply comes back in milliseconds whatever is typed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Final
+
+from quiz.core.reading import Unreadable, read_number
+from solver.units import BASE_UNITS
+
+__all__ = ["MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Mention", "Normalized", "find_phrase",
+           "mentions", "normalize"]
+
+MAX_SPOKEN_CHARS: Final = 4000
+"""Longest spoken answer read (a 30-second answer is 80 to 150 words)."""
+MAX_MENTIONS: Final = 200
+"""Numbers read from one answer; the rest are ignored."""
+MAX_PHRASE_HITS: Final = 20
+"""Occurrences of one phrase looked at (for negations) before giving up."""
+NEEDS_UNIT: Final = frozenset({"B", "FLOP", "s", "B/s", "FLOP/s"})
+"""Base units whose figures count only when a unit is said: a bare 2.2 is not 2.2 GB."""
+NEGATIONS: Final = frozenset({"not", "no", "never", "nor", "without", "avoid", "t",
+                              "cannot", "instead"})
+"""Words that cancel the phrase right after them ("t" is what is left of "don't")."""
+
+_NUMBER: Final = re.compile(
+    r"(?<![\w.])(?:\d(?:[\d,_']*\d)?(?:\.\d+)?|\.\d+)"  # 1,130 · 1.13 · .5
+    r"(?:[eE][-+]?\d{1,4}"  # 6.3e24
+    r"|\s*[x×*·]\s*10\s*(?:(?:\^|\*\*)\s*[-+]?\d{1,4}|[⁻⁺]?[⁰¹²³⁴⁵⁶⁷⁸⁹]{1,4})"  # ×10^24
+    r")?"
+    r"(?P<suffix>[A-Za-z%]{0,6})"  # 8K, 1.13TB, 40%
+)
+_WORD: Final = re.compile(r"\s{1,3}(?P<word>[A-Za-z%µ][A-Za-z/%µ]{0,15})")
+_MAX_WORDS: Final = 3
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A number in the text, with the words that may be its unit.
+
+    Attributes:
+        start: where it starts in the text.
+        candidates: the spans to read, longest first ("1.13 TB of", "1.13 TB", "1.13").
+    """
+
+    start: int
+    candidates: tuple[str, ...]
+    _read: dict[str, tuple[float, str] | None] = field(default_factory=dict, compare=False,
+                                                      repr=False)
+
+    def reading(self, unit: str) -> tuple[float, str] | None:
+        """The value in base unit ``unit`` and the span read, or None.
+
+        The span is the longest that reads at all, in any unit: "16 bytes" is bytes,
+        so its 16 is no count of GPUs; and a bare number never reads where a unit is
+        needed (a bare 2.2 is not 2.2 GB).
+        """
+        if unit not in self._read:
+            span = self.span()
+            value = None
+            if span is not None and not (unit in NEEDS_UNIT and
+                                         not re.search(r"[A-Za-z%]", span)):
+                with contextlib.suppress(Unreadable):
+                    value = (read_number(span, unit).value, span)
+            self._read[unit] = value
+        return self._read[unit]
+
+    def span(self) -> str | None:
+        """The longest candidate that reads in some base unit (None: none does)."""
+        if "" not in self._read:
+            self._read[""] = None
+            for span in self.candidates:
+                if any(_reads(span, u) for u in BASE_UNITS):
+                    self._read[""] = (0.0, span)
+                    break
+        found = self._read[""]
+        return None if found is None else found[1]
+
+
+def _reads(span: str, unit: str) -> bool:
+    try:
+        read_number(span, unit)
+    except Unreadable:
+        return False
+    return True
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every number in ``text`` (up to :data:`MAX_MENTIONS`), in order.
+
+    >>> [m.candidates[-1] for m in mentions("TP 8 in the node; 1.13 TB of state")]
+    ['8', '1.13']
+    >>> mentions("363 days")[0].reading("s")
+    (31363200.0, '363 days')
+    """
+    out: list[Mention] = []
+    for m in _NUMBER.finditer(text):
+        if len(out) >= MAX_MENTIONS:
+            break
+        number = m.group(0)
+        words: list[str] = []
+        pos = m.end()
+        while len(words) < _MAX_WORDS and (w := _WORD.match(text, pos)):
+            words.append(w.group(0))
+            pos = w.end()
+        spans = ["".join([number, *words[:k]]).strip() for k in range(len(words), -1, -1)]
+        if m["suffix"]:
+            spans.append(number[: -len(m["suffix"])])  # "8x": the number alone
+        out.append(Mention(m.start(), tuple(dict.fromkeys(spans))))
+    return out
+
+
+@dataclass(frozen=True)
+class Normalized:
+    """Text normalized for phrase matching, with where each character came from.
+
+    Attributes:
+        text: lower case words separated by single spaces, with a space at each end.
+        origin: for each character of ``text``, its index in the original.
+        original: the text as typed.
+    """
+
+    text: str
+    origin: tuple[int, ...]
+    original: str
+
+
+_CLAUSE: Final = frozenset(",;:!?\n")
+"""Characters that end a clause: a gap in a phrase never reaches across them."""
+
+
+def normalize(text: str) -> Normalized:
+    """Lower case; letters and digits apart; each run of spaces and other characters
+    one space, except that clause ends (``, ; : ! ?``, a full stop, a new line) become
+    ``|`` (brackets do not: "FSDP (ZeRO-3) across" is one clause).
+
+    >>> normalize("TP=8, in-node. 1.13 TB").text
+    ' tp 8 | in node | 1 13 tb '
+    """
+    chars: list[str] = [" "]
+    origin: list[int] = [0]
+    last = " "  # the kind of the last character kept: "a" letter, "d" digit, " ", "|"
+
+    def space(i: int) -> None:
+        if chars[-1] != " ":
+            chars.append(" ")
+            origin.append(i)
+
+    for i, ch in enumerate(text):
+        if ch in _CLAUSE or (ch == "." and not (
+                text[i - 1:i].isdigit() and text[i + 1:i + 2].isdigit())):
+            if last != "|":
+                space(i)
+                chars.append("|")
+                origin.append(i)
+                last = "|"
+            continue
+        for c in ch.lower():
+            kind = "a" if c.isalpha() else "d" if c.isdigit() else " "
+            if kind == " ":
+                space(i)
+                if last != "|":
+                    last = " "
+                continue
+            if last != kind:
+                space(i)
+            chars.append(c)
+            origin.append(i)
+            last = kind
+    space(len(text))
+    return Normalized("".join(chars), tuple(origin), text)
+
+
+MAX_GAP: Final = 4
+"""Words that "..." in a phrase stands for, at most ("tp ... inside the node" matches
+"TP 8 inside the node")."""
+
+
+def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
+    """A phrase as a pattern over normalized text: its words, literally, with "..."
+    matching up to :data:`MAX_GAP` words (None for a phrase with no words).
+
+    >>> phrase_pattern("TP ... inside").pattern
+    ' tp(?: [^ |]+){0,4} inside '
+    """
+    parts = [normalize(p).text.strip() for p in phrase.split("...")]
+    if not all(parts):
+        return None
+    gap = rf"(?: [^ |]+){{0,{MAX_GAP}}} "
+    return re.compile(" " + gap.join(re.escape(p) for p in parts) + " ")
+
+
+def find_phrase(hay: Normalized, phrases: Iterable[str]) -> tuple[int, str] | None:
+    """The first place (in the original text) where one of ``phrases`` is said and not
+    negated, with the words said there; None when none is.
+
+    >>> hay = normalize("Not TP across nodes: TP 8 inside the node.")
+    >>> find_phrase(hay, ["tp ... across nodes"]) is None
+    True
+    >>> find_phrase(hay, ["tp inside the node", "tp ... inside"])
+    (21, 'TP 8 inside')
+    """
+    best: tuple[int, str] | None = None
+    for phrase in phrases:
+        pattern = phrase_pattern(phrase)
+        if pattern is None:
+            continue
+        start = 0
+        for _ in range(MAX_PHRASE_HITS):
+            m = pattern.search(hay.text, start)
+            if m is None:
+                break
+            k = m.start()
+            start = k + 1
+            if _negated(hay.text, k):
+                continue
+            where, end = hay.origin[k + 1], hay.origin[m.end() - 2] + 1
+            if best is None or where < best[0]:
+                best = (where, hay.original[where:end])
+            break
+    return best
+
+
+def _negated(text: str, k: int) -> bool:
+    """Whether one of the two words before position ``k`` (in the same clause) negates."""
+    before = text[max(0, k - 40):k].split("|")[-1].split()[-2:]
+    return any(w in NEGATIONS for w in before)
+

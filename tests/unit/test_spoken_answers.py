@@ -1,0 +1,246 @@
+"""The 30-second answer: a paragraph graded as a checklist of figures, claims and order.
+
+Each spoken template gets a model answer written here, by hand, for one variant: it
+scores at least 0.9; the same answer with one figure wrong loses exactly that item and
+the feedback names it; with its numbers taken out it scores at most 0.2; garbage and
+hostile text are invalid or score 0.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from helpers import cpu_guard, run_cli
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from questions.loader import load_bank
+from questions.variants import PartVariant, make_variant
+from quiz.core.grading import grade
+from quiz.core.rubric import MAX_SPOKEN_CHARS, find_phrase, mentions, normalize
+
+BANK = load_bank()
+SPOKEN = sorted(tid for tid, t in BANK.templates.items() if t.kind == "spoken")
+
+
+def part(template_id: str, seed: int) -> PartVariant:
+    return make_variant(BANK.get(template_id), seed).parts[0]
+
+
+# template -> (seed, a model answer written for that variant, figure id -> (the words
+# that state it in the answer, a wrong figure to put in their place))
+ANSWERS: dict[str, tuple[int, str, dict[str, tuple[str, str]]]] = {
+    "layout/thirty-second-answer": (26, """
+Start from the byte inventory: 16 bytes per parameter, so 70.5 B parameters make
+1.13 TB of state; 34·s·h per layer gives 182 GB of activations for one 8K sequence; so
+about 16 H100s of memory before any parallelism. Then the axes in the order the hardware
+allows: TP up to the 8 GPUs of a node, FSDP across nodes, a pipeline only if the states
+still do not fit. Check the arithmetic: 2.2 GB of state + 22.8 GB of activations +
+overheads per GPU, inside 80 GB. And the number: about 363 days on 512 H100 at 40% MFU
+for 15T tokens.""", {
+        "bpp": ("16 bytes per", "20 bytes per"),
+        "state": ("1.13 TB", "1.9 TB"),
+        "acts": ("182 GB", "300 GB"),
+        "gpus_mem": ("16 H100s", "28 H100s"),
+        "state_gpu": ("2.2 GB", "3.7 GB"),
+        "acts_gpu": ("22.8 GB", "40 GB"),
+        "time": ("363 days", "600 days"),
+    }),
+}
+
+
+def test_every_spoken_template_has_a_hand_written_model_answer() -> None:
+    assert len(SPOKEN) >= 1
+    assert set(SPOKEN) <= set(ANSWERS)
+
+
+@pytest.mark.parametrize("tid", sorted(ANSWERS))
+def test_a_model_answer_written_by_hand_scores_at_least_nine_tenths(tid: str) -> None:
+    seed, text, _ = ANSWERS[tid]
+    g = grade(part(tid, seed), text)
+    assert g.verdict == "correct", g.feedback
+    assert g.score >= 0.9
+    assert g.checklist is not None
+
+
+@pytest.mark.parametrize(("tid", "figure"), [(tid, f) for tid, (_, _, figs) in
+                                             sorted(ANSWERS.items()) for f in figs])
+def test_one_figure_wrong_loses_exactly_that_item_and_names_it(tid: str,
+                                                                 figure: str) -> None:
+    seed, text, figures = ANSWERS[tid]
+    said, wrong = figures[figure]
+    assert text.count(said) == 1
+    pv = part(tid, seed)
+    right = grade(pv, text)
+    g = grade(pv, text.replace(said, wrong))
+    assert g.checklist is not None and right.checklist is not None
+    lost = [i for i in g.checklist.items if i.earned < i.weight]
+    lost_before = {i.id for i in right.checklist.items if i.earned < i.weight}
+    assert [i.id for i in lost if i.id not in lost_before] == [figure]
+    item = next(i for i in lost if i.id == figure)
+    assert item.status == "wrong" and item.said.startswith(wrong.split()[0])
+    total = sum(i.weight for i in g.checklist.items)
+    assert g.score == pytest.approx(right.score - item.weight / total, abs=1e-3)
+    assert item.label in g.feedback and wrong.split()[0] in g.feedback
+    assert g.verdict == "partial"
+
+
+@pytest.mark.parametrize("tid", sorted(ANSWERS))
+def test_the_same_answer_without_numbers_scores_at_most_a_fifth(tid: str) -> None:
+    seed, text, _ = ANSWERS[tid]
+    g = grade(part(tid, seed), re.sub(r"[\d.,·×%]+", "", text))
+    assert g.verdict != "invalid"
+    assert g.score <= 0.2
+
+
+@pytest.mark.parametrize("tid", SPOKEN)
+def test_the_key_is_a_model_answer_written_for_every_variant(tid: str) -> None:
+    for seed in range(3):
+        pv = part(tid, seed)
+        g = grade(pv, pv.key.display)
+        assert g.verdict == "correct" and g.score == 1.0, (seed, g.feedback)
+        for f in pv.key.figures:
+            assert f.display in pv.key.display
+
+
+HOSTILE = [
+    "asdf qwer zxcv uiop",
+    "__import__('os').system('true')",
+    "eval(open('/etc/passwd').read())",
+    "1e99999999 TB and 9^9^9^9 days",
+    "nan TB, inf days, -inf GPUs",
+    "{state} {0} %s %n {model.__class__}",
+    "TP " * 1300,
+    "1 TB " * 790,
+    "9" * 3900,
+    "(" * 2000 + ")" * 1999,
+    "tp ... ... ... inside the node " * 100,
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=range(len(HOSTILE)))
+def test_garbage_and_hostile_text_is_invalid_or_scores_nothing(text: str) -> None:
+    pv = part("layout/thirty-second-answer", 26)
+    with cpu_guard(10):
+        g = grade(pv, text)
+    assert g.verdict in ("invalid", "incorrect") or g.score <= 0.2
+
+
+@pytest.mark.parametrize("text", ["", "   \n  ", "?!", "x" * (MAX_SPOKEN_CHARS + 1),
+                                  "TP 8\x00 inside", "1.13 TB\x1b[2J"])
+def test_empty_long_or_control_text_is_invalid_and_says_why(text: str) -> None:
+    g = grade(part("layout/thirty-second-answer", 26), text)
+    assert g.verdict == "invalid" and g.score == 0
+    assert g.feedback
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(max_size=300))
+def test_any_text_grades_without_raising(text: str) -> None:
+    g = grade(part("layout/thirty-second-answer", 26), text)
+    assert 0.0 <= g.score <= 1.0
+    assert g.verdict in ("correct", "partial", "incorrect", "invalid")
+
+
+def test_a_figure_matching_a_known_mistake_gets_its_feedback_and_credit() -> None:
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    pv = part("layout/thirty-second-answer", seed)
+    g = grade(pv, text.replace("1.13 TB", "847 GB"))
+    assert g.mistake == "12 bytes per parameter"
+    assert g.checklist is not None
+    item = next(i for i in g.checklist.items if i.id == "state")
+    assert item.status == "mistake" and 0 < item.earned < item.weight
+    assert "master copy" in g.feedback
+    assert g.verdict == "partial"  # a wrong figure said is never "correct"
+
+
+def test_a_wrong_figure_comes_with_the_key_and_its_derivation() -> None:
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    g = grade(part("layout/thirty-second-answer", seed), text.replace("363 days",
+                                                                      "600 days"))
+    assert "the key is 363 days" in g.feedback
+    assert "train_time = train_flops/(gpus*mfu*peak_flops)" in g.feedback
+
+
+def test_the_feedback_says_it_is_a_checklist_not_a_judge() -> None:
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    g = grade(part("layout/thirty-second-answer", seed), text)
+    assert "checklist" in g.feedback and "not a judge" in g.feedback
+
+
+def test_a_claim_said_the_other_way_round_is_contradicted() -> None:
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    pv = part("layout/thirty-second-answer", seed)
+    g = grade(pv, text.replace("TP up to the 8 GPUs of a node", "TP 16 across nodes"))
+    assert g.checklist is not None
+    item = next(i for i in g.checklist.items if i.id == "tp-in-node")
+    assert item.status == "contradicted"
+    negated = grade(pv, text.replace("TP up to the 8 GPUs of a node",
+                                     "TP inside the node, never TP across nodes"))
+    assert negated.checklist is not None
+    assert next(i for i in negated.checklist.items
+                if i.id == "tp-in-node").status == "present"
+
+
+def test_the_order_rule_needs_the_inventory_before_the_axes() -> None:
+    pv = part("layout/thirty-second-answer", 26)
+    g = grade(pv, "TP 8 inside the node, FSDP across nodes. The state is 1.13 TB.")
+    assert g.checklist is not None
+    assert next(i for i in g.checklist.items if i.kind == "order").status == "broken"
+    g = grade(pv, "The state is 1.13 TB. TP 8 inside the node, FSDP across nodes.")
+    assert g.checklist is not None
+    assert next(i for i in g.checklist.items if i.kind == "order").status == "kept"
+
+
+def test_numbers_are_read_with_the_number_reader_longest_span_first() -> None:
+    found = mentions("16 bytes per parameter, 1.13 TB of state, 6.3×10^24 FLOPs, "
+                     "16 H100s, TP8")
+    assert [m.span() for m in found] == ["16 bytes", "1.13 TB", "6.3×10^24 FLOPs", "16"]
+    assert found[0].reading("1") is None  # "16 bytes" is bytes, not a count
+    assert found[3].reading("B") is None  # a bare number is no amount of bytes
+
+
+def test_phrases_ignore_case_punctuation_and_negation() -> None:
+    hay = normalize("We'd use TP=8 inside each node; no pipeline. Not TP across nodes!")
+    assert find_phrase(hay, ["tp ... inside each node"]) == (9, "TP=8 inside each node")
+    assert find_phrase(hay, ["no pipeline"]) is not None
+    assert find_phrase(hay, ["tp ... across nodes"]) is None
+    assert find_phrase(hay, ["pipeline"]) is None  # right after "no"
+
+
+def test_check_json_carries_the_checklist(capsys: pytest.CaptureFixture[str]) -> None:
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    code, out, _ = run_cli(capsys, "check", "layout/thirty-second-answer", "--seed",
+                           str(seed), "--answer", text.replace("363 days", "600 days"),
+                           "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["verdict"] == "partial" and data["mistake"] is None
+    assert {"template", "seed", "score", "read_as", "expected", "feedback",
+            "explanation"} <= set(data)
+    items = {i["id"]: i for i in data["checklist"]["items"]}
+    assert items["time"]["status"] == "wrong" and items["time"]["expected"] == "363 days"
+    assert items["state"]["status"] == "right"
+    assert "not a judge" in data["checklist"]["note"]
+    assert "363 days" in data["checklist"]["model_answer"]
+
+
+def test_check_prints_the_checklist_and_the_model_answer(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "check", "layout/thirty-second-answer#26", "--answer",
+                           "TP 8 inside the node")
+    assert code == 0
+    assert out.startswith("PARTIAL") or out.startswith("INCORRECT")
+    assert "Model answer:" in out and "· model state: missing (key 1.13 TB)" in out
+
+
+def test_ask_json_lists_the_rubric_without_its_values(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "ask", "layout/thirty-second-answer#26", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["answer_kind"] == "spoken"
+    labels = [f["label"] for f in data["rubric"]["figures"]]
+    assert "model state" in labels
+    assert "1.13" not in json.dumps(data["rubric"])
