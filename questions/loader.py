@@ -273,6 +273,11 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
         except ExprError as exc:
             out.append((["constraints", i], str(exc)))
     out += _check_placeholders(t)
+    for i, step in enumerate(t.steps):
+        if step.quantity not in QUANTITIES and step.quantity != "answer" and \
+                not re.fullmatch(r"(option:[a-z]|row:[\w-]+)", step.quantity):
+            out.append((["steps", i, "quantity"], f"unknown quantity {step.quantity!r}"
+                        f"{suggest(step.quantity, QUANTITIES)}"))
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
         out += _check_part(part, base, check_keys, suggest, QUANTITIES,

@@ -31,6 +31,8 @@ def reference_markdown() -> str:
         ("`[[hints]]` (or `[[parts.hints]]`)", schema.Hint),
         ("`[[examples]]`", schema.Example),
         ("`[[parts]]`: one step of a scenario", schema.Part),
+        ("`[[steps]]`: how learn mode asks a step of the worked derivation",
+         schema.StepSpec),
     ]
     out: list[str] = []
     for title, model in sections:

@@ -298,6 +298,30 @@ class Example(_Model):
     (`{key}` is each part's key)."""
 
 
+class StepSpec(_Model):
+    """How learn mode asks one step of a part's worked derivation (optional: without
+    it every step that computes something is asked, its prompt made from the quantity's
+    meaning)."""
+
+    quantity: str
+    """The step, by the solver quantity it computes (as `quiz ask ID --steps` lists
+    it), e.g. "params_per_gpu"."""
+    part: int = Field(default=1, ge=1)
+    """For scenarios: which part's derivation (1-based)."""
+    prompt: str = ""
+    """A friendlier prompt for the step, e.g. "First: how many parameters does one GPU
+    hold?"."""
+    skip: bool = False
+    """Show the step worked out instead of asking it."""
+
+    @model_validator(mode="after")
+    def _prompt_or_skip(self) -> StepSpec:
+        if bool(self.prompt.strip()) == self.skip:
+            raise FieldError(("prompt",) if not self.skip else ("skip",),
+                             "give a step either a prompt or skip = true (not both)")
+        return self
+
+
 class Part(_Model):
     """One step of a question: a prompt and its answer (a scenario has several)."""
 
@@ -374,6 +398,8 @@ class Template(_Model):
     """A multi-part scenario's steps (instead of prompt/answer)."""
     examples: list[Example] = Field(default_factory=list)
     """Typed answers with the verdicts they must get."""
+    steps: list[StepSpec] = Field(default_factory=list)
+    """Learn mode: a friendlier prompt for a step of the worked derivation, or skip it."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True,
                               populate_by_name=True)
@@ -412,6 +438,16 @@ class Template(_Model):
         if single and (not self.prompt or self.answer is None):
             raise FieldError(("prompt",) if self.answer is not None else ("answer",),
                              "a single-part template needs both prompt and answer")
+        n_parts = len(self.parts) or 1
+        seen: set[tuple[int, str]] = set()
+        for i, step in enumerate(self.steps):
+            if step.part > n_parts:
+                raise FieldError(("steps", i, "part"), f"part {step.part} does not exist "
+                                 f"(the template has {n_parts})")
+            if (step.part, step.quantity) in seen:
+                raise FieldError(("steps", i, "quantity"), f"{step.quantity!r} is given "
+                                 f"twice for part {step.part}")
+            seen.add((step.part, step.quantity))
         return self
 
     def all_parts(self) -> list[Part]:

@@ -57,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     a = sub.add_parser("ask", help="show a question variant")
     a.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
     a.add_argument("--seed", type=seed, help="the variant (default 0)")
+    a.add_argument("--steps", action="store_true",
+                   help="list the worked derivation's steps as questions (learn mode)")
     a.add_argument("--json", action="store_true")
 
     c = sub.add_parser("check", help="grade an answer to a variant")
@@ -67,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--earlier", action="append", default=[], metavar="TEXT",
                    help="your answer to an earlier part, in order (repeatable): a part that "
                    "follows through is graded against them too")
+    c.add_argument("--step", type=whole(1, 1000),
+                   help="grade one step of the walk-through (see quiz ask ID --steps)")
     c.add_argument("--json", action="store_true")
 
     st = sub.add_parser("stats", help="your history: attempts, accuracy by topic")

@@ -349,6 +349,21 @@ class Derivation:
         object.__setattr__(self, "_expanded", subs[sym(self.name)])
         return subs[sym(self.name)]
 
+    def expanded_text(self) -> str:
+        """:meth:`expanded` printed (once per derivation: printing is most of a solve)."""
+        done = self.__dict__.get("_expanded_text")
+        if done is None:
+            done = str(self.expanded())
+            object.__setattr__(self, "_expanded_text", done)
+        return cast(str, done)
+
+
+@lru_cache(maxsize=4096)
+def _formula_texts(local: sp.Expr) -> tuple[str, str]:
+    """A step's formula as sympy prints it and as a person writes it (both depend on the
+    expression only, so walking many variants of a template prints each once)."""
+    return str(local), pretty(local)
+
 
 @lru_cache(maxsize=512)
 def derivation(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Derivation:
@@ -560,17 +575,19 @@ def solve(
         raise SolverError(f"{name} is not finite for these inputs")
     steps = []
     for node in d.nodes:
-        steps.append(Step(node.name, node.text, f"{node.name} = {node.local}",
+        formula, shown = _formula_texts(node.local)
+        steps.append(Step(node.name, node.text, f"{node.name} = {formula}",
                           _Substituted(env).doprint(node.local), env[node.name], node.unit,
                           _show(env[node.name], node.unit, binary),
-                          f"{node.name} = {pretty(node.local)}", pretty(node.local, env)))
+                          f"{node.name} = {shown}", pretty(node.local, env)))
     last = d.nodes[-1]
     conventions: dict[str, Value] = {c: inp.values[c] for c in d.conventions
                                      if c in inp.values and c in CHOICE_KEYS}
     return Result(
         quantity=name, value=value, unit=unit, display=_show(value, unit, binary),
         display_iec=format_value(value, unit, binary=unit in ("B", "B/s")),
-        formula=str(last.local), expanded=str(d.expanded()),
+        formula=_formula_texts(last.local)[0],
+        expanded=d.expanded_text(),
         inputs={a: env[a] if a in env else inp.values[a] for a in last.args},
         leaves={k: inp.values[k] for k in d.leaves},
         steps=tuple(steps), conventions=conventions, warnings=tuple(inp.warnings),

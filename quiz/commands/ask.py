@@ -16,6 +16,10 @@ def run(args: argparse.Namespace) -> int:
     tid, seed = variant_ref(args.template, args.seed,
                             default=None if args.command == "check" else 0)
     variant = make_variant(bank(args, only=[tid]).get(tid), seed)
+    if args.command == "ask" and args.steps:
+        return _steps(args, variant)
+    if args.command == "check" and args.step is not None:
+        return _check_step(args, variant)
     if args.command == "ask":
         data = ask_json(variant)
         if args.json:
@@ -117,4 +121,51 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     print(g.feedback)
     print()
     print(pv.explanation)
+    return 0
+
+
+def _steps(args: argparse.Namespace, variant: Any) -> int:
+    """`quiz ask ID --steps`: the walk-through's steps, as questions with their keys."""
+    from questions.steps import walk
+
+    steps = walk(variant).steps
+    if args.json:
+        print(json.dumps([s.to_json() for s in steps], indent=2))
+        return 0
+    print(f"{variant.id}  —  {variant.template.title}: {len(steps)} step(s)")
+    for s in steps:
+        part = f" (part {s.part})" if len(variant.parts) > 1 else ""
+        for g in s.given:
+            print(f"     given: {g.why}")
+        print(f"  {s.index}.{part} {s.prompt}")
+        print(f"     key: {s.key.display}")
+    print(f"Answer a step with: quiz check {variant.id} --step K --answer '...'")
+    return 0
+
+
+def _check_step(args: argparse.Namespace, variant: Any) -> int:
+    """`quiz check ID --seed N --step K`: one step graded like a whole question."""
+    from questions.steps import walk
+    from quiz.core.grading import grade
+
+    step = walk(variant).step(args.step)
+    g = grade(step.pv, args.answer)
+    explanation = step.explanation
+    data = {"template": variant.template.id, "seed": variant.seed, "part": step.part,
+            "step": step.index, "quantity": step.quantity, "verdict": g.verdict,
+            "score": g.score, "read_as": g.read_as, "expected": g.expected_json(),
+            "mistake": g.mistake, "feedback": g.feedback, "explanation": explanation}
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{g.verdict.upper()}  (score {g.score:.2f})  step {step.index}: {step.prompt}")
+    if g.read_as:
+        print(f"Read as:  {g.read_as}")
+    print(f"Expected: {step.key.display}")
+    if g.mistake:
+        print(f"Mistake:  {g.mistake}")
+    print(g.feedback)
+    if g.verdict != "correct":
+        print()
+        print(explanation)
     return 0

@@ -14,7 +14,7 @@ from questions.derivation import explain
 from questions.errors import TemplateError
 from questions.kinds.number import count_mode
 from questions.schema import Template
-from questions.variants import PartVariant, make_variant
+from questions.variants import PartVariant, Variant, make_variant
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
 from quiz.core.reading import Unreadable
@@ -141,6 +141,7 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
         for pv in v1.parts:
             out += check_part(t, seed, pv)
             out += check_follow(t, seed, pv)
+        out += check_steps(t, seed, v1)
     out += check_examples(t)
     return out
 
@@ -171,6 +172,38 @@ def check_follow(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
               f"(carried forward), got {g.verdict} ({g.mistake})")
     where = f"part {pv.index}: "
     return [Failure(t.id, seed, "follow-through", where + detail, detail, pv.index - 1)]
+
+
+def check_steps(t: Template, seed: int, v: Variant) -> list[Failure]:
+    """Learn mode's walk-through: every part has a step to ask, every step's key grades
+    correct, and every `[[steps]]` entry names a step of its part."""
+    from questions.steps import walk
+
+    out: list[Failure] = []
+    try:
+        w = walk(v)
+    except Exception as exc:  # a template bug to report, not crash on
+        return [Failure(t.id, seed, "steps", f"the walk-through cannot be built: {exc}")]
+    for pv in v.parts:
+        if not w.part_steps(pv.index):
+            where = f"part {pv.index}: " if len(v.parts) > 1 else ""
+            out.append(Failure(t.id, seed, "steps", f"{where}no step to ask: add "
+                               "answer.show quantities", part=pv.index - 1))
+    for s in w.steps:
+        g = grade(s.pv, s.key.display)
+        if g.verdict != "correct":
+            out.append(Failure(t.id, seed, "steps", f"step {s.index} ({s.quantity}): its "
+                               f"key {s.key.display!r} grades {g.verdict}"))
+    if seed == 0:
+        known = {(s.part, s.quantity) for s in w.steps} | {
+            (s.part, g.quantity) for s in w.steps for g in s.given}
+        for i, spec in enumerate(t.steps):
+            if (spec.part, spec.quantity) not in known:
+                detail = (f"steps[{i}]: {spec.quantity!r} is not a step of part "
+                          f"{spec.part} (see quiz ask {t.id} --steps)")
+                out.append(Failure(t.id, seed, "steps", detail, detail,
+                                   field=("steps", i, "quantity")))
+    return out
 
 
 def check_examples(t: Template) -> list[Failure]:
