@@ -168,7 +168,7 @@ class QuizApp(App[int]):
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post_message(TaskFailed("opening your history", str(exc)))
             return
-        first_run = state.store.stats(recent=0, weakest=0)["attempts"] == 0
+        first_run = not state.store.has_attempts()
         try:
             files = self.template_files(state) if self.template_files else None
             catalog = catalog_for(state, files)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -119,8 +119,8 @@ class StatsData:
         retention: share of review cards recalled over the last 30 days.
         forecast: cards due on each of the next 14 days.
         titles: template id -> title, for the weakest templates.
-        topic_trend: topic -> running accuracy per local day with answers.
-        item_trend: rapid-fire item -> running accuracy per local day with answers.
+        topic_trend: topic -> running accuracy per recent local day with answers.
+        item_trend: rapid-fire item -> running accuracy per recent local day with answers.
     """
 
     stats: Stats
@@ -131,20 +131,28 @@ class StatsData:
     item_trend: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
 
 
+TREND_DAYS = 90
+"""The trends plot the last this many local days (the share is over all answers)."""
+
+
 def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData:
-    """Compute the stats screen's figures."""
+    """Compute the stats screen's figures (reading the history's summary tables and the
+    last :data:`TREND_DAYS` days' attempts, not every attempt)."""
     from quiz.core.schedule import Drill
 
     drill = Drill(state.store, state.settings, now=now)
     ids = sorted(bank.templates) if bank is not None else None
     titles = {tid: t.title for tid, t in bank.templates.items()} if bank is not None else {}
-    from quiz.core.trends import item_trends, topic_trends
+    from quiz.core.store.stats import readable, stats
+    from quiz.core.trends import history_trends
 
-    attempts = state.store.attempts()
-    return StatsData(state.store.stats(weakest=8), drill.retention(),
-                     drill.due_forecast(14, ids), titles,
-                     topic_trends(attempts, state.store.tz),
-                     item_trends(attempts, state.store.tz))
+    store = state.store
+    base = readable(store)  # the summary tables, read once for the stats and the trends
+    totals = [(topic, g.tags, g.attempts, g.correct) for (_, topic, _), g in base.groups.items()]
+    since = store.today() - timedelta(days=TREND_DAYS - 1)
+    topic_trend, item_trend = history_trends(totals, store.recent_tallies(since))
+    return StatsData(stats(store, weakest=8, base=base), drill.retention(),
+                     drill.due_forecast(14, ids), titles, topic_trend, item_trend)
 
 
 # ---------------------------------------------------------------- template preview

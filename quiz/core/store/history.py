@@ -186,6 +186,13 @@ class Store:
         with self._lock, self._environment("read"):
             return self._conn.execute(sql, params).fetchall()
 
+    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
+        """Like :meth:`_query`, as plain tuples (cheaper for thousands of rows)."""
+        with self._lock, self._environment("read"):
+            cursor = self._conn.cursor()
+            cursor.row_factory = None
+            return cursor.execute(sql, params).fetchall()
+
     @contextmanager
     def _environment(self, doing: str) -> Iterator[None]:
         """Failures of the environment (a read-only file, a full disk, a lock held too
@@ -279,6 +286,19 @@ class Store:
         See :func:`quiz.core.store.stats.stats` (the queries live there).
         """
         return stats_queries.stats(self, recent=recent, weakest=weakest)
+
+    def recent_tallies(self, since: date) -> list[stats_queries.DayTally]:
+        """Readable answers per local day, topic and tags from local day ``since`` on:
+        see :func:`quiz.core.store.stats.recent_tallies`."""
+        return stats_queries.recent_tallies(self, since)
+
+    def has_attempts(self) -> bool:
+        """Whether any attempt is stored (one look-up, at any size)."""
+        return stats_queries.has_attempts(self)
+
+    def count_attempts(self) -> int:
+        """How many attempts are stored (from the summary tables, at any size)."""
+        return stats_queries.count_attempts(self)
 
 
     def start_mock(

@@ -11,7 +11,50 @@ from typing import Final
 from quiz.core.errors import StoreError
 
 __all__ = ["APPLICATION_ID", "MIGRATIONS", "REQUIRED_TABLES", "SCHEMA_VERSION", "configure",
-           "migrate"]
+           "migrate", "quarter_of"]
+
+def quarter_of(column: str) -> str:
+    """SQL for the UTC quarter hour of a stored time: ``YYYY-MM-DDTHH:MM`` (minutes 00, 15,
+    30 or 45) when the text has the stored format, else the whole text."""
+    return (f"(CASE WHEN length({column}) = 32 AND substr({column}, 27) = '+00:00' "
+            f"THEN substr({column}, 1, 14) || printf('%02d', "
+            f"CAST(substr({column}, 15, 2) AS INTEGER) / 15 * 15) ELSE {column} END)")
+
+
+def _rollup_trigger(name: str, when: str, *, add: str = "", remove: str = "") -> str:
+    """A trigger keeping the summary tables of migration 3 in step with attempts."""
+    body: list[str] = []
+    if remove:
+        r = remove
+        body += [
+            f"UPDATE attempt_groups SET attempts = attempts - 1, "
+            f"correct = correct - ({r}.verdict = 'correct'), "
+            f"partial = partial - ({r}.verdict = 'partial'), score_sum = score_sum - {r}.score "
+            f"WHERE template_id = {r}.template_id AND topic = {r}.topic AND tags = {r}.tags;",
+            f"DELETE FROM attempt_groups WHERE template_id = {r}.template_id "
+            f"AND topic = {r}.topic AND tags = {r}.tags AND attempts <= 0;",
+            f"UPDATE attempt_quarters SET attempts = attempts - 1, "
+            f"correct = correct - ({r}.verdict = 'correct') "
+            f"WHERE quarter = {quarter_of(r + '.answered_at')};",
+            f"DELETE FROM attempt_quarters WHERE quarter = {quarter_of(r + '.answered_at')} "
+            "AND attempts <= 0;",
+        ]
+    if add:
+        a = add
+        body += [
+            f"INSERT INTO attempt_groups VALUES ({a}.template_id, {a}.topic, {a}.tags, 1, "
+            f"{a}.verdict = 'correct', {a}.verdict = 'partial', {a}.score) "
+            "ON CONFLICT (template_id, topic, tags) DO UPDATE SET "
+            "attempts = attempts + 1, correct = correct + excluded.correct, "
+            "partial = partial + excluded.partial, score_sum = score_sum + excluded.score_sum;",
+            f"INSERT INTO attempt_quarters VALUES ({quarter_of(a + '.answered_at')}, 1, "
+            f"{a}.verdict = 'correct') ON CONFLICT (quarter) DO UPDATE SET "
+            "attempts = attempts + 1, correct = correct + excluded.correct;",
+        ]
+    lines = "\n        ".join(body)
+    return (f"CREATE TRIGGER attempts_summary_{name} {when} ON attempts BEGIN\n        "
+            f"{lines}\n    END;")
+
 
 APPLICATION_ID: Final = 0x5155495A
 """``PRAGMA application_id`` of a quiz history ("QUIZ" in ASCII)."""
@@ -84,6 +127,39 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         attempt_id       INTEGER REFERENCES attempts(id)
     );
     CREATE INDEX flags_by_time ON flags(flagged_at);
+    """,
+    # 3: summaries kept up to date by triggers, so the home screen and the stats read a
+    # few thousand rows at any history size instead of every attempt. attempt_groups:
+    # totals per (template, topic, tags); attempt_quarters: per UTC quarter hour (every
+    # time zone's midnight falls on one, so local days are exact in any zone; a time
+    # not in the stored format is keyed by its whole text).
+    f"""
+    CREATE TABLE attempt_groups (
+        template_id TEXT NOT NULL,
+        topic       TEXT NOT NULL,
+        tags        TEXT NOT NULL,
+        attempts    INTEGER NOT NULL,
+        correct     INTEGER NOT NULL,
+        partial     INTEGER NOT NULL,
+        score_sum   REAL NOT NULL,
+        PRIMARY KEY (template_id, topic, tags)
+    ) WITHOUT ROWID;
+    CREATE TABLE attempt_quarters (
+        quarter  TEXT PRIMARY KEY,
+        attempts INTEGER NOT NULL,
+        correct  INTEGER NOT NULL
+    ) WITHOUT ROWID;
+    {_rollup_trigger("insert", "AFTER INSERT", add="NEW")}
+    {_rollup_trigger("delete", "AFTER DELETE", remove="OLD")}
+    {_rollup_trigger("update", "AFTER UPDATE OF template_id, topic, tags, verdict, score, "
+                     "answered_at", add="NEW", remove="OLD")}
+    INSERT INTO attempt_groups
+        SELECT template_id, topic, tags, count(*), total(verdict = 'correct'),
+               total(verdict = 'partial'), total(score)
+        FROM attempts GROUP BY template_id, topic, tags;
+    INSERT INTO attempt_quarters
+        SELECT {quarter_of("answered_at")}, count(*), total(verdict = 'correct')
+        FROM attempts GROUP BY 1;
     """,
 )
 """Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
-from datetime import date, timedelta
-from typing import TYPE_CHECKING, TypedDict
+import sqlite3
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from typing import TYPE_CHECKING, NamedTuple, TypedDict
 
-from quiz.core.clock import from_utc_text, local_day
+from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
+from quiz.core.store.schema import quarter_of
 
 if TYPE_CHECKING:
     from quiz.core.store.history import Store
 
-__all__ = ["DayAccuracy", "GroupStats", "Stats", "TemplateStats", "stats"]
+__all__ = ["DayAccuracy", "DayTally", "GroupStats", "Readable", "Stats", "TemplateStats",
+           "count_attempts", "has_attempts", "readable", "recent_tallies", "stats"]
 
 
 class GroupStats(TypedDict):
@@ -53,86 +56,302 @@ class Stats(TypedDict):
     """Attempts left out because their row cannot be read, each named by its id."""
 
 
-def stats(store: Store, *, recent: int = 50, weakest: int = 5) -> Stats:
+class DayTally(NamedTuple):
+    """Answers on one local day in one topic with one set of tags (the trends)."""
+
+    day: date
+    topic: str
+    tags: tuple[str, ...]
+    attempts: int
+    correct: int
+
+
+class Readable(NamedTuple):
+    """The history's summary tables, with the attempts that cannot be read left out."""
+
+    groups: dict[tuple[str, str, str], _Totals]
+    """(template id, topic, tags text) -> totals."""
+    days: dict[date, list[int]]
+    """local day -> [attempts, correct]."""
+    unreadable: list[str]
+    """Each attempt left out, named by its id, with the reason."""
+    left_out: set[int]
+    """Their ids."""
+
+
+def stats(store: Store, *, recent: int = 50, weakest: int = 5,
+          base: Readable | None = None) -> Stats:
     """Summarize the history for ``quiz stats --json`` and the stats screen.
 
     Accuracy is the share of attempts graded ``correct``; partial credit counts
     in ``mean_score`` only. Days are local days.
 
+    Reads the summary tables the triggers of schema migration 3 keep (a row per
+    template and set of tags, and per quarter hour answered), never every attempt: a
+    handful of queries whatever the history's size. Attempts whose row cannot be read
+    (edited by hand, a damaged page) are left out whole and named.
+
     Args:
         recent: How many latest attempts ``recent_accuracy`` covers.
         weakest: How many templates ``weakest_templates`` lists (those with at
             least 2 attempts, lowest mean score first).
+        base: :func:`readable` of the store, when already read.
 
     Returns:
         A JSON-serializable :class:`Stats` dict.
     """
-    rows = store._query(
-        "SELECT id, template_id, verdict, score, answered_at, topic, tags "
-        "FROM attempts ORDER BY answered_at, id"
-    )
-    by_topic: dict[str, list[tuple[bool, float]]] = {}
-    by_tag: dict[str, list[tuple[bool, float]]] = {}
-    by_template: dict[str, list[float]] = {}
-    by_day: dict[date, list[bool]] = {}
-    verdicts: list[str] = []
-    scores: list[float] = []
-    unreadable: list[str] = []
-    for row in rows:
-        try:
-            # Read every field first: a malformed row (edited by hand, a damaged page)
-            # is left out whole and named, never half-counted or fatal.
-            correct = row["verdict"] == "correct"
-            score = float(row["score"])
-            tags = json.loads(row["tags"])
-            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-                raise ValueError("tags is not a list of text")
-            day = local_day(from_utc_text(row["answered_at"]), store.tz)
-            topic, template_id = str(row["topic"]), str(row["template_id"])
-        except (ValueError, TypeError, OverflowError) as exc:
-            unreadable.append(f"attempt {row['id']}: {exc}")
-            continue
-        verdicts.append(row["verdict"])
-        scores.append(score)
-        by_topic.setdefault(topic, []).append((correct, score))
-        for tag in tags:
-            by_tag.setdefault(tag, []).append((correct, score))
-        by_template.setdefault(template_id, []).append(score)
-        by_day.setdefault(day, []).append(correct)
+    base = base if base is not None else readable(store)
+    by_topic: dict[str, _Totals] = {}
+    by_tag: dict[str, _Totals] = {}
+    by_template: dict[str, _Totals] = {}
+    everything = _Totals()
+    for (template_id, topic, _), group in base.groups.items():
+        everything.add(group)
+        by_topic.setdefault(topic, _Totals()).add(group)
+        by_template.setdefault(template_id, _Totals()).add(group)
+        for tag in group.tags:
+            by_tag.setdefault(tag, _Totals()).add(group)
 
-    def group(items: list[tuple[bool, float]]) -> GroupStats:
-        n_correct = sum(1 for ok, _ in items if ok)
-        return {
-            "attempts": len(items),
-            "correct": n_correct,
-            "accuracy": n_correct / len(items),
-            "mean_score": sum(score for _, score in items) / len(items),
-        }
-
-    last = verdicts[-recent:] if recent > 0 else []
     candidates: list[TemplateStats] = [
-        {"template_id": tid, "attempts": len(s), "mean_score": sum(s) / len(s)}
-        for tid, s in by_template.items()
-        if len(s) >= 2
+        {"template_id": tid, "attempts": t.attempts, "mean_score": t.score / t.attempts}
+        for tid, t in by_template.items()
+        if t.attempts >= 2
     ]
     candidates.sort(key=lambda t: (t["mean_score"], -t["attempts"], t["template_id"]))
+    last = _latest_verdicts(store, recent, base.left_out)
+    n = everything.attempts
     return {
-        "attempts": len(verdicts),
-        "correct": verdicts.count("correct"),
-        "partial": verdicts.count("partial"),
-        "incorrect": verdicts.count("incorrect"),
-        "mean_score": sum(scores) / len(scores) if scores else None,
-        "by_topic": {topic: group(items) for topic, items in sorted(by_topic.items())},
-        "by_tag": {tag: group(items) for tag, items in sorted(by_tag.items())},
-        "streak_days": _streak(set(by_day), store.today()),
+        "attempts": n,
+        "correct": everything.correct,
+        "partial": everything.partial,
+        "incorrect": n - everything.correct - everything.partial,
+        "mean_score": everything.score / n if n else None,
+        "by_topic": {topic: t.group() for topic, t in sorted(by_topic.items())},
+        "by_tag": {tag: t.group() for tag, t in sorted(by_tag.items())},
+        "streak_days": _streak(set(base.days), store.today()),
         "recent_accuracy": last.count("correct") / len(last) if last else None,
         "weakest_templates": candidates[:weakest],
         "accuracy_by_day": [
-            (day.isoformat(), len(oks), sum(oks) / len(oks))
-            for day, oks in sorted(by_day.items())
+            (day.isoformat(), count, right / count)
+            for day, (count, right) in sorted(base.days.items())
         ],
-        "unreadable": unreadable,
+        "unreadable": base.unreadable,
     }
+
+
+def readable(store: Store) -> Readable:
+    """Totals per (template, topic, tags) and per local day, from the summary tables.
+
+    The attempts behind tags or a time that cannot be read are found by a scan (only
+    when there are some), named, and taken out of both.
+    """
+    groups, bad_tags = _groups(store)
+    days, bad_quarters = _days(store)
+    unreadable: list[str] = []
+    left_out: set[int] = set()
+    if bad_tags or bad_quarters:
+        for row in _bad_rows(store, bad_tags, bad_quarters):
+            left_out.add(row["id"])
+            tags_problem = bad_tags.get(row["tags"])
+            unreadable.append(f"attempt {row['id']}: "
+                              f"{tags_problem or bad_quarters.get(row['quarter'])}")
+            ok = row["verdict"] == "correct"
+            if tags_problem is None:  # counted in its group: take it out
+                group = groups.get((str(row["template_id"]), str(row["topic"]), row["tags"]))
+                if group is not None:
+                    group.subtract(ok, row["verdict"] == "partial", float(row["score"]))
+            if row["quarter"] not in bad_quarters:  # counted on its day: take it out
+                day = days.get(_LocalDays(store.tz).day(row["quarter"]))
+                if day is not None:
+                    day[0] -= 1
+                    day[1] -= ok
+    return Readable({key: g for key, g in groups.items() if g.attempts > 0},
+                    {day: tally for day, tally in days.items() if tally[0] > 0},
+                    unreadable, left_out)
+
+
+def recent_tallies(store: Store, since: date) -> list[DayTally]:
+    """Readable answers per local day, topic and tags, from local day ``since`` on
+    (through the time index: only those days' attempts are read)."""
+    start = to_utc_text(local_day_start(since, store.tz))
+    by_key: dict[tuple[date, str, tuple[str, ...]], list[int]] = {}
+    tags_of: dict[str, tuple[str, ...] | None] = {}
+    local = _LocalDays(store.tz)
+    for when, topic, text, verdict in store._rows(
+            "SELECT answered_at, topic, tags, verdict FROM attempts WHERE answered_at >= ?",
+            (start,)):
+        if text not in tags_of:
+            try:
+                tags_of[text] = _tags(text)
+            except (ValueError, TypeError):
+                tags_of[text] = None
+        tags = tags_of[text]
+        try:
+            day = local.day(when)
+        except (ValueError, TypeError, OverflowError):
+            continue
+        if tags is None or day < since:
+            continue
+        tally = by_key.setdefault((day, str(topic), tags), [0, 0])
+        tally[0] += 1
+        tally[1] += verdict == "correct"
+    return [DayTally(day, topic, tags, n, right)
+            for (day, topic, tags), (n, right) in sorted(by_key.items())]
+
+
+def has_attempts(store: Store) -> bool:
+    """Whether any attempt is stored (one indexed look-up)."""
+    return bool(store._query("SELECT EXISTS (SELECT 1 FROM attempts)")[0][0])
+
+
+def count_attempts(store: Store) -> int:
+    """How many attempts are stored, readable or not (from the summary table)."""
+    return int(store._query("SELECT total(attempts) FROM attempt_groups")[0][0])
+
+
+class _LocalDays:
+    """Local days of stored times (``YYYY-MM-DDTHH:MM:SS.ffffff+00:00``) and of
+    ``attempt_quarters`` keys (their first 16 characters, minutes rounded down to a
+    quarter hour); any other text is parsed as a time in full.
+
+    A zone's offset is looked up once per UTC day (and per time on a day where it
+    changes), so tens of thousands of times cost milliseconds.
+    """
+
+    def __init__(self, tz: tzinfo | None) -> None:
+        self.tz = tz
+        self._utc_days: dict[str, tuple[int, tuple[date, date, date]] | None] = {}
+
+    def day(self, text: str) -> date:
+        """The local day of a stored time or a quarter key.
+
+        Raises:
+            ValueError: the text is no time.
+        """
+        if not (len(text) == 16 or (len(text) == 32 and text.endswith("+00:00"))) \
+                or text[10] != "T" or text[13] != ":":
+            return local_day(from_utc_text(text), self.tz)
+        hour, minute = int(text[11:13]), int(text[14:16])
+        if not (0 <= hour < 24 and 0 <= minute < 60):
+            raise ValueError(f"{text!r} is not a time")
+        utc_date = text[:10]
+        if utc_date not in self._utc_days:
+            self._utc_days[utc_date] = self._offset_on(utc_date)
+        known = self._utc_days[utc_date]
+        if known is None:  # the offset changes on this UTC day: look this time up
+            when = datetime.fromisoformat(text[:16]).replace(tzinfo=UTC)
+            return local_day(when, self.tz)
+        offset, (before, same, after) = known
+        local = hour * 60 + minute + offset
+        return before if local < 0 else same if local < 24 * 60 else after
+
+    def _offset_on(self, utc_date: str) -> tuple[int, tuple[date, date, date]] | None:
+        """The zone's offset in minutes all through a UTC day, or None if it changes."""
+        start = datetime.fromisoformat(utc_date).replace(tzinfo=UTC)
+        first, last = self._minutes(start), self._minutes(start + timedelta(minutes=1439))
+        if first != last:
+            return None
+        day = start.date()
+        return first, (day - timedelta(days=1), day, day + timedelta(days=1))
+
+    def _minutes(self, when: datetime) -> int:
+        offset = when.astimezone(self.tz).utcoffset()
+        assert offset is not None
+        return round(offset.total_seconds() / 60)
+
+
+class _Totals:
+    """Running totals of a set of attempts."""
+
+    __slots__ = ("attempts", "correct", "partial", "score", "tags")
+
+    def __init__(self, attempts: int = 0, correct: int = 0, partial: int = 0,
+                 score: float = 0.0, tags: tuple[str, ...] = ()) -> None:
+        self.attempts, self.correct, self.partial, self.score = attempts, correct, partial, score
+        self.tags = tags
+
+    def add(self, other: _Totals) -> None:
+        self.attempts += other.attempts
+        self.correct += other.correct
+        self.partial += other.partial
+        self.score += other.score
+
+    def subtract(self, correct: bool, partial: bool, score: float) -> None:
+        self.attempts -= 1
+        self.correct -= correct
+        self.partial -= partial
+        self.score -= score
+
+    def group(self) -> GroupStats:
+        return {"attempts": self.attempts, "correct": self.correct,
+                "accuracy": self.correct / self.attempts,
+                "mean_score": self.score / self.attempts}
+
+
+def _tags(text: str) -> tuple[str, ...]:
+    tags = json.loads(text)
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise ValueError("tags is not a list of text")
+    return tuple(tags)
+
+
+def _groups(store: Store) -> tuple[dict[tuple[str, str, str], _Totals], dict[str, str]]:
+    """Totals per (template, topic, tags text); and tags texts that cannot be read, each
+    with the reason."""
+    groups: dict[tuple[str, str, str], _Totals] = {}
+    bad: dict[str, str] = {}
+    for row in store._query("SELECT template_id, topic, tags, attempts, correct, partial, "
+                            "score_sum FROM attempt_groups"):
+        text = row["tags"]
+        try:
+            tags = _tags(text)
+        except (ValueError, TypeError) as exc:
+            bad[text] = str(exc)
+            continue
+        groups[(str(row["template_id"]), str(row["topic"]), text)] = _Totals(
+            row["attempts"], row["correct"], row["partial"], row["score_sum"], tags)
+    return groups, bad
+
+
+def _days(store: Store) -> tuple[dict[date, list[int]], dict[str, str]]:
+    """[attempts, correct] per local day; and quarter keys that are no time, each with the
+    reason."""
+    days: dict[date, list[int]] = {}
+    bad: dict[str, str] = {}
+    local = _LocalDays(store.tz)
+    for quarter, count, right in store._rows(
+            "SELECT quarter, attempts, correct FROM attempt_quarters"):
+        try:
+            day = local.day(quarter)
+        except (ValueError, TypeError, OverflowError) as exc:
+            bad[quarter] = str(exc)
+            continue
+        tally = days.setdefault(day, [0, 0])
+        tally[0] += count
+        tally[1] += right
+    return days, bad
+
+
+def _bad_rows(store: Store, bad_tags: dict[str, str],
+              bad_quarters: dict[str, str]) -> list[sqlite3.Row]:
+    """The attempts behind unreadable tags or times (a scan: only when there are some)."""
+    marks = ", ".join("?" * len(bad_tags))
+    quarter_marks = ", ".join("?" * len(bad_quarters))
+    quarter = quarter_of("answered_at")
+    return store._query(
+        f"SELECT id, template_id, topic, tags, verdict, score, {quarter} AS quarter "
+        f"FROM attempts WHERE tags IN ({marks}) OR {quarter} IN ({quarter_marks}) "
+        "ORDER BY id", [*bad_tags, *bad_quarters])
+
+
+def _latest_verdicts(store: Store, recent: int, leave_out: set[int]) -> list[str]:
+    """The verdicts of the ``recent`` latest readable attempts (by the time index)."""
+    if recent <= 0:
+        return []
+    rows = store._query("SELECT id, verdict FROM attempts ORDER BY answered_at DESC, id DESC "
+                        "LIMIT ?", (recent + len(leave_out),))
+    return [row["verdict"] for row in rows if row["id"] not in leave_out][:recent]
+
 
 def _streak(days: set[date], today: date) -> int:
     # The streak is still alive if the user has not practised yet today: it

@@ -1,0 +1,155 @@
+"""A big history: home usable and stats shown with 100k and 1M attempts.
+
+Builds synthetic histories in a temp folder with the project's own API (``Store.open``
+creates the schema, the rows are ``records.attempt_to_row`` of ``Attempt`` objects,
+inserted with executemany in one transaction, so the summary triggers run as they do
+for real answers; FSRS cards come from ``Drill.review``). The bundled bank's templates,
+topics and tags are used, answers come every 30-90 s in daily sessions.
+
+Each measurement runs in a fresh process (so peak RSS is its own), alternating the sizes
+round by round; the empty history is the baseline:
+
+- open: ``open_light`` (settings, the store, the daily backup);
+- home: the home screen's figures (``tui.data.home_summary`` with the catalog's ids);
+- usable: open + home, what the person waits for before the menu shows today's counts;
+- stats: the stats screen's figures (``tui.data.stats_data``) after opening.
+
+Prints min / median / p99 per size and the ratio of medians to the empty history, and
+the peak RSS of the process. Asserts nothing.
+
+Run: python bench/bench_history.py [--sizes 100000 1000000] [--rounds N]
+Targets (issue 15): usable / stats <= 0.3 s / 0.5 s at 100k; <= 0.5 s / 1 s and
+<= 250 MB RSS at 1M.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from timing import summary
+
+PER_DAY = 300
+"""Attempts per day of the synthetic history (a heavy user: the 1M history spans 9 years)."""
+
+MEASURE = """
+import json, resource, sys, time
+t0 = time.perf_counter()
+from quiz.core.state import open_light, catalog_for
+from quiz.tui.data import home_summary, stats_data
+data = sys.argv[1]
+what = sys.argv[2]
+t1 = time.perf_counter()
+state = open_light(data)
+t2 = time.perf_counter()
+ids = catalog_for(state).ids
+t3 = time.perf_counter()
+out = {"open": t2 - t1}
+if what == "home":
+    home_summary(state, ids, None)
+    out["home"] = time.perf_counter() - t3
+    out["usable"] = out["open"] + out["home"]
+else:
+    bank = catalog_for(state).bank()
+    t4 = time.perf_counter()
+    stats_data(state, bank, None)
+    out["stats"] = time.perf_counter() - t4
+out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+state.store.close()
+print(json.dumps(out))
+"""
+
+
+def build_history(data: Path, size: int, seed: int = 15) -> float:
+    """Write a history of ``size`` attempts into the data folder ``data``; seconds taken."""
+    from questions.catalog import build
+    from questions.loader import bank_files
+    from quiz import locations
+    from quiz.core.schedule import Drill
+    from quiz.core.settings import Settings
+    from quiz.core.store import Attempt, Store
+    from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
+
+    start = time.perf_counter()
+    catalog = build(bank_files([]))
+    entries = list(catalog.entries.values())
+    rng = random.Random(seed)
+    now = datetime.now(UTC)
+    days = max(1, size // PER_DAY)
+    data.mkdir(parents=True, exist_ok=True)
+    with Store.open(locations.db_path(data)) as store:
+        rows = []
+        counts = [PER_DAY] * (days - 1) + [size - PER_DAY * (days - 1)]
+        for back, count in zip(range(days, 0, -1), counts, strict=True):
+            when = (now - timedelta(days=back)).replace(hour=rng.randrange(6, 14), minute=0)
+            for _ in range(count):
+                entry = rng.choice(entries)
+                verdict = rng.choices(("correct", "partial", "incorrect"), (7, 1, 2))[0]
+                when += timedelta(seconds=rng.uniform(30, 90))
+                rows.append(attempt_to_row(Attempt(
+                    template_id=entry.id, template_version=1, seed=rng.randrange(2**31),
+                    mode="drill", answer_text="1.13 TB", verdict=verdict,
+                    score={"correct": 1.0, "partial": 0.5, "incorrect": 0.0}[verdict],
+                    topic=entry.topic, answered_at=when, seconds=rng.uniform(10, 120),
+                    tags=tuple(entry.tags))))
+        marks = ", ".join("?" * 15)
+        with store._transaction() as conn:
+            conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
+        drill = Drill(store, Settings())
+        for entry in entries:
+            drill.review(entry.id, 3, now - timedelta(days=2))
+    return time.perf_counter() - start
+
+
+def measure(data: Path, what: str) -> dict[str, float]:
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(data), what],
+                          capture_output=True, text=True, check=True)
+    return dict(json.loads(done.stdout))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args()
+    sizes = [0, *args.sizes]
+    with tempfile.TemporaryDirectory() as tmp:
+        folders = {}
+        for size in sizes:
+            folders[size] = Path(tmp) / f"h{size}"
+            took = build_history(folders[size], size)
+            print(f"built a history of {size:,} attempts in {took:.1f} s")
+        samples: dict[tuple[int, str], list[float]] = {}
+        rss: dict[int, float] = {}
+        for size in sizes:  # warm-up: bytecode, the bank cache, today's backup
+            measure(folders[size], "home")
+        for _ in range(args.rounds):
+            for size in sizes:
+                for what in ("home", "stats"):
+                    out = measure(folders[size], what)
+                    rss[size] = max(rss.get(size, 0.0), out.pop("rss_mb"))
+                    for key, value in out.items():
+                        samples.setdefault((size, key), []).append(value)
+    base = {key: statistics.median(samples[(0, key)]) for key in ("open", "usable", "stats")}
+    for size in sizes:
+        print(f"history of {size:,} attempts (peak RSS {rss[size]:.0f} MB):")
+        for key in ("open", "home", "usable", "stats"):
+            values = samples[(size, key)]
+            ratio = (f"  {statistics.median(values) / base[key]:5.2f}x empty"
+                     if key in base and size else "")
+            print(f"  {key:<7} {summary(values)}{ratio}")
+    print("targets: usable <= 300 ms / stats <= 500 ms at 100k; <= 500 ms / 1 s and "
+          "<= 250 MB at 1M")
+
+
+if __name__ == "__main__":
+    main()

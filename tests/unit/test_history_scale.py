@@ -1,0 +1,264 @@
+"""A history of any size: the summaries read by the home screen and the stats.
+
+The stats come from summary tables the triggers of schema migration 3 keep; these tests
+hold them to the straightforward reading of every attempt (written out here), through
+inserts, hand edits and deletes, damaged rows and zones with odd offsets, and check the
+shape that makes them fast: a fixed number of SQL statements whatever the size.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from helpers import T0, Clock
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from quiz.core.clock import from_utc_text, local_day
+from quiz.core.settings import Settings
+from quiz.core.state import AppState
+from quiz.core.store import Attempt, Store
+from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
+from quiz.core.store.schema import MIGRATIONS, statements
+from quiz.core.trends import history_trends, item_trends, topic_trends
+from quiz.tui.data import TREND_DAYS, home_summary, stats_data
+
+ZONES: list[tzinfo] = [UTC, timezone(timedelta(hours=-5)), ZoneInfo("Asia/Kolkata"),
+                       ZoneInfo("Asia/Kathmandu"), ZoneInfo("America/New_York"),
+                       ZoneInfo("Australia/Lord_Howe")]
+TEMPLATES = [("mem/a", "memory", ("rapid-fire-1",)), ("mem/b", "memory", ("rapid-fire-1", "zero")),
+             ("comm/c", "communication", ("rapid-fire-4",)), ("comm/d", "communication", ())]
+
+
+def attempt(i: int, when: datetime, verdict: str = "correct", template: int = 0) -> Attempt:
+    template_id, topic, tags = TEMPLATES[template % len(TEMPLATES)]
+    return Attempt(template_id=template_id, template_version=1, seed=i, mode="drill",
+                   answer_text="1", verdict=verdict,  # type: ignore[arg-type]
+                   score={"correct": 1.0, "partial": 0.5, "incorrect": 0.0}[verdict],
+                   topic=topic, answered_at=when, seconds=10.0, tags=tags)
+
+
+def reference(store: Store, recent: int = 50, weakest: int = 5) -> dict[str, Any]:
+    """The stats as reading every row gives them (what quiz computed before migration 3)."""
+    rows = store._query("SELECT id, template_id, verdict, score, answered_at, topic, tags "
+                        "FROM attempts ORDER BY answered_at, id")
+    good, unreadable = [], []
+    for row in rows:
+        try:
+            tags = json.loads(row["tags"])
+            if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+                raise ValueError("tags is not a list of text")
+            day = local_day(from_utc_text(row["answered_at"]), store.tz)
+        except (ValueError, TypeError, OverflowError):
+            unreadable.append(row["id"])
+            continue
+        good.append((row["template_id"], row["topic"], tags, row["verdict"], row["score"], day))
+
+    def group(items: list[tuple[str, float]]) -> dict[str, Any]:
+        right = sum(v == "correct" for v, _ in items)
+        return {"attempts": len(items), "correct": right, "accuracy": right / len(items),
+                "mean_score": sum(s for _, s in items) / len(items)}
+
+    by_topic: dict[str, list[tuple[str, float]]] = {}
+    by_tag: dict[str, list[tuple[str, float]]] = {}
+    by_template: dict[str, list[float]] = {}
+    by_day: dict[date, list[bool]] = {}
+    for template_id, topic, tags, verdict, score, day in good:
+        by_topic.setdefault(topic, []).append((verdict, score))
+        for tag in tags:
+            by_tag.setdefault(tag, []).append((verdict, score))
+        by_template.setdefault(template_id, []).append(score)
+        by_day.setdefault(day, []).append(verdict == "correct")
+    weak = sorted(((sum(s) / len(s), -len(s), t) for t, s in by_template.items() if len(s) > 1))
+    last = [g[3] for g in good][-recent:] if recent else []
+    verdicts = [g[3] for g in good]
+    return {
+        "attempts": len(good), "correct": verdicts.count("correct"),
+        "partial": verdicts.count("partial"), "incorrect": verdicts.count("incorrect"),
+        "mean_score": sum(g[4] for g in good) / len(good) if good else None,
+        "by_topic": {k: group(v) for k, v in sorted(by_topic.items())},
+        "by_tag": {k: group(v) for k, v in sorted(by_tag.items())},
+        "recent_accuracy": last.count("correct") / len(last) if last else None,
+        "weakest_templates": [{"template_id": t, "attempts": -n, "mean_score": m}
+                              for m, n, t in weak[:weakest]],
+        "accuracy_by_day": [(d.isoformat(), len(v), sum(v) / len(v))
+                            for d, v in sorted(by_day.items())],
+        "unreadable": unreadable,
+    }
+
+
+def same_stats(store: Store) -> None:
+    got = dict(store.stats())
+    want = reference(store)
+    assert [int(p.split(":")[0].removeprefix("attempt ")) for p in got.pop("unreadable")] \
+        == sorted(want.pop("unreadable"))
+    del got["streak_days"]
+    assert rounded(got) == rounded(want)
+
+
+def rounded(value: Any) -> Any:
+    """Floats to 9 places, tuples as lists, all the way down (sums differ in the last bit)."""
+    if isinstance(value, float):
+        return round(value, 9)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [rounded(v) for v in value]
+    return value
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path / "history.db", now=Clock(T0), tz=ZoneInfo("Asia/Kolkata")) as s:
+        yield s
+
+
+edits = st.lists(st.tuples(st.sampled_from(["insert", "insert", "insert", "move", "regrade",
+                                            "delete", "bad-tags", "bad-time", "odd-time"]),
+                           st.integers(0, 10**6), st.integers(-3000, 3000),
+                           st.sampled_from(["correct", "partial", "incorrect"])),
+                 max_size=25)
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(edits, st.sampled_from(ZONES))
+def test_summaries_match_reading_every_row_through_edits_and_damage(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int, int, str]],
+        zone: tzinfo) -> None:
+    path = tmp_path_factory.mktemp("h") / "history.db"
+    with Store.open(path, now=Clock(T0), tz=zone) as store:
+        raw = sqlite3.connect(path)  # edits by hand, as another program would make them
+        for n, (kind, pick, minutes, verdict) in enumerate(steps):
+            when = T0 + timedelta(minutes=minutes * 7)
+            ids = [r[0] for r in raw.execute("SELECT id FROM attempts ORDER BY id")]
+            target = ids[pick % len(ids)] if ids else None
+            if kind == "insert" or target is None:
+                store.record_attempt(attempt(n, when, verdict, pick))
+            elif kind == "move":
+                raw.execute("UPDATE attempts SET answered_at = ? WHERE id = ?",
+                            (when.isoformat(timespec="microseconds"), target))
+            elif kind == "regrade":
+                raw.execute("UPDATE attempts SET verdict = ?, score = ?, topic = 'other' "
+                            "WHERE id = ?", (verdict, 0.25, target))
+            elif kind == "delete":
+                raw.execute("DELETE FROM attempts WHERE id = ?", (target,))
+            elif kind == "bad-tags":
+                raw.execute("UPDATE attempts SET tags = '{oops' WHERE id = ?", (target,))
+            elif kind == "bad-time":
+                raw.execute("UPDATE attempts SET answered_at = ? WHERE id = ?",
+                            (["yesterday", "2025-13-01T00:00:00.000000+00:00",
+                              "2025-01-01T25:00:00.000000+00:00"][pick % 3], target))
+            else:  # a valid time in another format and zone
+                raw.execute("UPDATE attempts SET answered_at = ? WHERE id = ?",
+                            (when.astimezone(timezone(timedelta(hours=5, minutes=45)))
+                             .isoformat(), target))
+            raw.commit()
+        raw.close()
+        same_stats(store)
+
+
+def test_a_history_from_before_the_summaries_is_summarized_when_opened(tmp_path: Path) -> None:
+    path = tmp_path / "history.db"
+    conn = sqlite3.connect(path)
+    for script in MIGRATIONS[:2]:
+        for statement in statements(script):
+            conn.execute(statement)
+    conn.execute("PRAGMA user_version = 2")
+    conn.execute("PRAGMA application_id = 1364543834")
+    for i in range(30):
+        template_id, topic, tags = TEMPLATES[i % 4]
+        conn.execute("INSERT INTO attempts (template_id, template_version, seed, mode, "
+                     "answer_text, verdict, score, seconds, answered_at, topic, tags) "
+                     "VALUES (?, 1, ?, 'drill', '1', ?, ?, 1, ?, ?, ?)",
+                     (template_id, i, "correct" if i % 3 else "incorrect", float(i % 3 > 0),
+                      (T0 - timedelta(hours=5 * i)).isoformat(timespec="microseconds"),
+                      topic, json.dumps(list(tags))))
+    conn.commit()
+    conn.close()
+    with Store.open(path, now=Clock(T0), tz=ZoneInfo("America/New_York")) as store:
+        assert store.count_attempts() == 30
+        same_stats(store)
+
+
+def test_streak_counts_local_days_in_a_half_hour_zone(store: Store) -> None:
+    # Kolkata is UTC+5:30: 18:29 UTC is 23:59 on the 9th there, 18:31 UTC is the 10th.
+    for when in (datetime(2025, 3, 8, 12, tzinfo=UTC), datetime(2025, 3, 9, 18, 29, tzinfo=UTC),
+                 datetime(2025, 3, 9, 18, 31, tzinfo=UTC)):
+        store.record_attempt(attempt(0, when))
+    s = store.stats()
+    assert [d for d, _, _ in s["accuracy_by_day"]] == ["2025-03-08", "2025-03-09", "2025-03-10"]
+    assert s["streak_days"] == 3
+
+
+def test_recent_trends_are_the_running_shares_of_every_attempt(tmp_path: Path) -> None:
+    zone = ZoneInfo("America/New_York")  # days of 23 and 25 hours in the window
+    now = datetime(2025, 11, 20, 12, tzinfo=UTC)
+    with Store.open(tmp_path / "h.db", now=Clock(now), tz=zone) as store:
+        for i in range(400):
+            when = now - timedelta(hours=11 * i + 3)
+            store.record_attempt(attempt(i, when, ("correct", "incorrect")[i % 3 == 0], i % 7))
+        state = AppState(tmp_path, Settings(), store, [])
+        data = stats_data(state, None, lambda: now)
+        everything = store.attempts()
+        since = (store.today() - timedelta(days=TREND_DAYS - 1)).isoformat()
+
+        def window(trends: dict[str, list[tuple[str, float]]]) -> dict[str, Any]:
+            return {k: [p for p in v if p[0] >= since] for k, v in trends.items()}
+
+        assert data.topic_trend == window(topic_trends(everything, zone))
+        assert data.item_trend == window(item_trends(everything, zone))
+        assert len(data.topic_trend["memory"]) > 30
+
+
+def test_trends_of_an_empty_window_are_empty() -> None:
+    assert history_trends([("memory", (), 3, 1)], []) == ({}, {})
+
+
+def count_statements(store: Store) -> list[str]:
+    seen: list[str] = []
+    store._conn.set_trace_callback(seen.append)
+    return seen
+
+
+def queries_for(folder: Path, size: int) -> tuple[list[str], list[str]]:
+    """The SQL statements behind the home screen's figures and the stats screen's, for a
+    history of ``size`` attempts spread over many days."""
+    now = T0 + timedelta(days=400)
+    folder.mkdir()
+    with Store.open(folder / "h.db", now=Clock(now), tz=ZoneInfo("Asia/Kolkata")) as store:
+        with store._transaction() as conn:
+            conn.executemany(
+                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                [attempt_to_row(attempt(i, T0 + timedelta(hours=10 * i), "correct", i))
+                 for i in range(size)])
+        state = AppState(folder, Settings(), store, [])
+        home: list[str] = []
+        store._conn.set_trace_callback(home.append)
+        home_summary(state, [t for t, _, _ in TEMPLATES], lambda: now)
+        shown: list[str] = []
+        store._conn.set_trace_callback(shown.append)
+        stats_data(state, None, lambda: now)
+        store._conn.set_trace_callback(None)
+    return home, shown
+
+
+def test_home_and_stats_issue_a_fixed_number_of_queries_whatever_the_size(
+        tmp_path: Path) -> None:
+    small = queries_for(tmp_path / "small", 3)
+    big = queries_for(tmp_path / "big", 900)
+    assert [len(q) for q in small] == [len(q) for q in big]
+    home, shown = big
+    assert len(home) <= 12 and len(shown) <= 15, (home, shown)
+    # None reads every attempt: a query of the attempts table has a bound (a time range,
+    # a limit, an existence test).
+    unbounded = [q for q in home + shown if "FROM attempts" in q and not any(
+        bound in q for bound in ("WHERE", "LIMIT", "EXISTS"))]
+    assert unbounded == []
