@@ -35,7 +35,11 @@ def run(args: argparse.Namespace) -> int:
                   mock_questions=getattr(args, "questions", None),
                   practice_topic=getattr(args, "topic", None),
                   practice_difficulty=getattr(args, "difficulty", None))
-    app.run()
+    try:
+        app.run()
+    finally:
+        if app.state is not None:  # closed cleanly: the next start skips the page check
+            app.state.store.close()
     return int(app.return_code or 0)
 
 

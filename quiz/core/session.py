@@ -309,24 +309,25 @@ class Session(ABC):
     def _record(self, q: Question, g: Grade, text: str, seconds: float, *,
                 last: bool) -> int:
         attempt = self._attempt(q, g, text, seconds)
-        # Committed before returning. A StoreError here (read-only file, full disk, a
-        # lock held too long) changes nothing, so the caller can keep the typed answer
-        # and submit it again.
-        attempt_id = self.store.record_attempt(attempt)
-        self._part_scores.append(g.score)
-        self._seconds += seconds
-        if last and self.review():
-            mean = sum(self._part_scores) / len(self._part_scores)
-            verdict = "correct" if mean >= 0.999 else "partial" if mean > 0 else "incorrect"
-            hints = q.hints_shown
-            rating = rating_for(verdict, self._seconds, hints, q.template.expected_seconds)
-            if rating is not None:
-                try:
-                    Drill(self.store, self.settings, now=self.now).review(
-                        q.template.id, rating, self.now(), attempt_id=attempt_id)
-                except StoreError as exc:  # the answer is saved; only its schedule is not
-                    self.warnings.append(f"your answer was saved, but the review schedule "
-                                         f"was not updated: {exc}")
+        scores, spent = [*self._part_scores, g.score], self._seconds + seconds
+        # The answer and its review are one transaction (one fsync), committed before
+        # returning. A StoreError here (read-only file, full disk, a lock held too long)
+        # changes nothing, so the caller can keep the typed answer and submit it again.
+        with self.store.batch():
+            attempt_id = self.store.record_attempt(attempt)
+            if last and self.review():
+                mean = sum(scores) / len(scores)
+                verdict = "correct" if mean >= 0.999 else "partial" if mean > 0 else "incorrect"
+                hints = q.hints_shown
+                rating = rating_for(verdict, spent, hints, q.template.expected_seconds)
+                if rating is not None:
+                    try:
+                        Drill(self.store, self.settings, now=self.now).review(
+                            q.template.id, rating, self.now(), attempt_id=attempt_id)
+                    except StoreError as exc:  # the answer is saved; its schedule is not
+                        self.warnings.append(f"your answer was saved, but the review "
+                                             f"schedule was not updated: {exc}")
+        self._part_scores, self._seconds = scores, spent
         return attempt_id
 
 

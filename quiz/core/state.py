@@ -44,13 +44,16 @@ class AppState:
 
 def open_light(data_dir: str | Path | None = None,
                template_dirs: Sequence[str] = (),
-               now: Callable[[], datetime] | None = None) -> AppState:
+               now: Callable[[], datetime] | None = None,
+               *, backup: bool = True) -> AppState:
     """Open settings and the history (creating the data folder on first use).
 
     Args:
         data_dir: the `--data-dir` value, if any.
         template_dirs: the `--templates` values.
         now: the store's clock (aware datetimes), injectable for tests.
+        backup: write today's backup now if due; the app passes False and calls
+            :func:`backup_today` behind its first screen (a big history takes seconds).
     """
     folder = locations.data_dir(data_dir)
     try:
@@ -62,13 +65,24 @@ def open_light(data_dir: str | Path | None = None,
     store = Store.open(locations.db_path(folder), now=now)
     if store.recovery_message:
         warnings.append(store.recovery_message)
-    try:
-        store.backup_if_due(locations.backups_dir(folder))
-    except (OSError, StoreError) as exc:  # a backup must never stop the app
-        warnings.append(str(exc))
     dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
         template_dirs)]
-    return AppState(folder, settings, store, dirs, warnings)
+    state = AppState(folder, settings, store, dirs, warnings)
+    if backup:
+        problem = backup_today(state)
+        if problem:
+            warnings.append(problem)
+    return state
+
+
+def backup_today(state: AppState) -> str | None:
+    """Write today's backup of the history if there is none yet (checking the file
+    first); return why it failed, or None. A backup never stops the app."""
+    try:
+        state.store.backup_if_due(locations.backups_dir(state.data_dir))
+    except (OSError, StoreError) as exc:
+        return str(exc)
+    return None
 
 
 def catalog_for(state: AppState, files: Sequence[Path] | None = None) -> Catalog:

@@ -164,7 +164,7 @@ class QuizApp(App[int]):
         from quiz.core.state import catalog_for, load_bank_for, open_light
 
         try:
-            state = open_light(self.data_dir, self.template_dirs, now=self.now)
+            state = open_light(self.data_dir, self.template_dirs, now=self.now, backup=False)
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post_message(TaskFailed("opening your history", str(exc)))
             return
@@ -186,6 +186,17 @@ class QuizApp(App[int]):
         self.post_message(BankLoaded(bank))
         import quiz.core.session  # noqa: F401  (sympy and the solver, before the first draw)
 
+    @work(thread=True, exit_on_error=False, group="backup")
+    def _backup(self, state: AppState) -> None:
+        """Today's backup, behind the home screen (seconds for a big history; it reads
+        through its own connection, so answering is never held up)."""
+        from quiz.core.state import backup_today
+
+        problem = backup_today(state)
+        if problem:
+            self.call_from_thread(self.notify, problem, title="Backup",
+                                  severity="warning", timeout=10)
+
     @on(StateOpened)
     def _state_opened(self, event: StateOpened) -> None:
         self.state = event.state
@@ -202,6 +213,7 @@ class QuizApp(App[int]):
                         timeout=10)
         self.home.state_opened(event.state.warnings, ids_known=event.template_ids is not None)
         self.refresh_summary()
+        self._backup(event.state)
         if event.first_run and self.start_mode is None:
             from quiz.tui.screens.welcome import WelcomeScreen
 

@@ -95,7 +95,7 @@ def reference(store: Store, recent: int = 50, weakest: int = 5) -> dict[str, Any
 
 
 def same_stats(store: Store) -> None:
-    got = dict(store.stats())
+    got: dict[str, Any] = dict(store.stats())
     want = reference(store)
     assert [int(p.split(":")[0].removeprefix("attempt ")) for p in got.pop("unreadable")] \
         == sorted(want.pop("unreadable"))

@@ -67,6 +67,8 @@ class Store:
         """Wrap an open, migrated connection. Use :meth:`Store.open` instead."""
         self._conn = conn
         self._lock = threading.RLock()
+        self._closed = False
+        self._batch = 0
         self.path = path
         """The history file."""
         self.now = now
@@ -112,10 +114,13 @@ class Store:
             raise StoreError(f"{path.parent}: cannot create the data folder: {exc}") from exc
         recovered_from: Path | None = None
         message: str | None = None
+        # Reading every page is skipped when the file is as a clean close left it.
+        thorough = not recovery.closed_cleanly(path)
+        recovery.forget_clean(path)
         for _ in range(2):
             conn = connect(path)
             try:
-                problem = diagnose(conn, path)
+                problem = diagnose(conn, path, thorough=thorough)
                 if problem is None:
                     try:
                         configure(conn)
@@ -155,9 +160,15 @@ class Store:
     # ----------------------------------------------------------------- plumbing
 
     def close(self) -> None:
-        """Close the connection (checkpointing the WAL). Safe to call twice."""
+        """Close the connection (checkpointing the WAL) and, when no other quiz has the
+        history open, mark it closed cleanly (the next open skips reading every page).
+        Safe to call twice."""
         with self._lock:
+            if self._closed:
+                return
             self._conn.close()
+            self._closed = True
+            recovery.mark_clean(self.path)
 
     def __enter__(self) -> Store:
         return self
@@ -173,6 +184,9 @@ class Store:
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         with self._lock, self._environment("save to"):
+            if self._batch:  # inside batch(): its transaction commits
+                yield self._conn
+                return
             self._conn.execute("BEGIN IMMEDIATE")
             try:
                 yield self._conn
@@ -181,6 +195,21 @@ class Store:
                 if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
                     self._conn.execute("ROLLBACK")
                 raise
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Make the writes inside one transaction: one commit (one fsync) for them all,
+        all saved or none. A write that fails inside leaves the others to commit if the
+        caller handles its error; an error leaving the block rolls everything back.
+
+        The store is held by this thread until the block ends.
+        """
+        with self._transaction():
+            self._batch += 1
+            try:
+                yield
+            finally:
+                self._batch -= 1
 
     def _query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
         with self._lock, self._environment("read"):
@@ -482,6 +511,4 @@ class Store:
         Returns:
             The new backup's path, or None when today's backup already existed.
         """
-        return recovery.backup_if_due(
-            self._conn, self._lock, self.path, self.today(), backups_dir, keep
-        )
+        return recovery.backup_if_due(self.path, self.today(), backups_dir, keep)

@@ -10,6 +10,7 @@ permissions, a full disk, a lock held too long) are not corruption: they raise
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import sqlite3
@@ -23,8 +24,9 @@ from typing import Final
 from quiz.core.errors import StoreError
 from quiz.core.store.schema import APPLICATION_ID, REQUIRED_TABLES, SCHEMA_VERSION
 
-__all__ = ["backup_if_due", "backup_summary", "check_file", "connect", "diagnose",
-           "is_corruption", "list_backups", "move_aside", "restore_backup", "snapshot"]
+__all__ = ["backup_if_due", "backup_summary", "check_file", "closed_cleanly", "connect",
+           "diagnose", "forget_clean", "is_corruption", "list_backups", "mark_clean",
+           "move_aside", "quick_check", "restore_backup", "snapshot"]
 
 _SQLITE_MAGIC: Final = b"SQLite format 3\x00"
 # Primary result codes that mean "this file is damaged or not a database". Anything
@@ -89,8 +91,12 @@ def _sidecars(path: Path) -> list[Path]:
     return [Path(f"{path}{suffix}") for suffix in ("-wal", "-shm", "-journal")]
 
 
-def diagnose(conn: sqlite3.Connection, path: Path) -> str | None:
+def diagnose(conn: sqlite3.Connection, path: Path, *, thorough: bool = True) -> str | None:
     """Return why ``path`` is not a usable quiz history, or None if it is (or is empty).
+
+    Args:
+        thorough: run ``PRAGMA quick_check`` (reads every page: seconds for a big
+            history); without it, the header, the schema and the versions are checked.
 
     Raises:
         StoreError: the file could not be read for a reason that is not corruption.
@@ -102,9 +108,10 @@ def diagnose(conn: sqlite3.Connection, path: Path) -> str | None:
                 header = handle.read(len(_SQLITE_MAGIC))
             if header != _SQLITE_MAGIC:
                 return "it is not an SQLite database"
-        check = conn.execute("PRAGMA quick_check").fetchall()
-        if [tuple(row) for row in check] != [("ok",)]:
-            return f"it is damaged (quick_check: {check[0][0]})"
+        if thorough:
+            check = conn.execute("PRAGMA quick_check").fetchall()
+            if [tuple(row) for row in check] != [("ok",)]:
+                return f"it is damaged (quick_check: {check[0][0]})"
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         app_id = conn.execute("PRAGMA application_id").fetchone()[0]
         objects = {
@@ -166,6 +173,73 @@ def move_aside(path: Path, when: datetime, label: str = "corrupt") -> Path:
     return aside
 
 
+# --------------------------------------------------------------------------- clean close
+
+# Reading every page (PRAGMA quick_check) takes seconds for a history of a million
+# answers, so opening skips it when the file is exactly as a quiz that closed it cleanly
+# left it: Store.close writes the file's stamp beside it once the last connection is
+# gone (its -wal checkpointed and removed), and Store.open removes the mark. After a
+# crash, with another quiz still running, or when anything else touched the file (its
+# size, times or inode differ), the check runs at open as before; the daily backup
+# checks too, before copying.
+
+
+def _clean_mark(path: Path) -> Path:
+    return path.with_name(f"{path.name}.clean")
+
+
+def _stamp(path: Path) -> str:
+    st = path.stat()
+    return f"{st.st_size} {st.st_mtime_ns} {st.st_ctime_ns} {st.st_ino}"
+
+
+def closed_cleanly(path: Path) -> bool:
+    """Whether the history at ``path`` is as a quiz that closed it cleanly left it."""
+    try:
+        if Path(f"{path}-wal").exists():
+            return False
+        return _clean_mark(path).read_text(encoding="ascii") == _stamp(path)
+    except (OSError, ValueError):
+        return False
+
+
+def forget_clean(path: Path) -> None:
+    """Remove the clean-close mark (the history is open: a crash must not look clean)."""
+    with contextlib.suppress(OSError):
+        _clean_mark(path).unlink(missing_ok=True)
+
+
+def mark_clean(path: Path) -> None:
+    """After the connection closed: mark the file clean if no other quiz has it open."""
+    mark = _clean_mark(path)
+    try:
+        if Path(f"{path}-wal").exists() or not path.is_file():
+            return
+        partial = mark.with_name(f".{mark.name}.{os.getpid()}")
+        partial.write_text(_stamp(path), encoding="ascii")
+        os.replace(partial, mark)
+    except OSError:  # no mark: the next open checks, nothing worse
+        forget_clean(path)
+
+
+def quick_check(conn: sqlite3.Connection, path: Path) -> None:
+    """Run ``PRAGMA quick_check`` on ``conn``.
+
+    Raises:
+        StoreError: the history is damaged (say how to restore it), or unreadable.
+    """
+    try:
+        check = conn.execute("PRAGMA quick_check").fetchall()
+    except sqlite3.DatabaseError as exc:
+        if not is_corruption(exc):
+            raise StoreError(f"{path}: cannot read the history: {exc}") from exc
+        check = [(str(exc),)]
+    if [tuple(row) for row in check] != [("ok",)]:
+        raise StoreError(f"{path}: the history looks damaged (quick_check: {check[0][0]}); "
+                         "no backup was written today; quit quiz and run quiz history "
+                         "restore to pick a backup")
+
+
 # --------------------------------------------------------------------------- backups
 
 
@@ -173,31 +247,41 @@ def _backup_name(path: Path, day: date) -> str:
     return f"{path.stem}-{day.isoformat()}.db"
 
 
-def backup_if_due(
-    conn: sqlite3.Connection,
-    lock: threading.RLock,
-    path: Path,
-    today: date,
-    backups_dir: Path,
-    keep: int,
-) -> Path | None:
-    """Back up the history open on ``conn`` unless today's backup exists; prune old ones.
+LARGE_HISTORY: Final = 64 * 1024 * 1024
+"""Above this size (about 300,000 answers) fewer daily backups are kept."""
+KEEP_LARGE: Final = 3
 
-    See :meth:`quiz.core.store.Store.backup_if_due`, which calls this. Safe when several
-    processes start at once: each writes its own temporary file and renames it into
-    place (the last rename wins, and every candidate is a whole backup).
+
+def backup_if_due(path: Path, today: date, backups_dir: Path, keep: int) -> Path | None:
+    """Back up the history at ``path`` unless today's backup exists; prune old ones.
+
+    See :meth:`quiz.core.store.Store.backup_if_due`, which calls this. The copy is read
+    through a connection of its own, so the store's connection (and whatever the app is
+    doing with it) is never held up; the file is checked first (``quick_check``) so a
+    damaged history never replaces a good backup. Safe when several processes start at
+    once: each writes its own temporary file and renames it into place (the last rename
+    wins, and every candidate is a whole backup). Histories over
+    :data:`LARGE_HISTORY` keep at most :data:`KEEP_LARGE` backups.
 
     Raises:
-        StoreError: the backup could not be written (the caller reports and goes on).
+        StoreError: the backup could not be written, or the history looks damaged (the
+            caller reports and goes on).
     """
     if keep < 1:
         raise ValueError(f"keep must be >= 1, got {keep}")
     target = backups_dir / _backup_name(path, today)
     written: Path | None = None
     try:
+        if path.stat().st_size > LARGE_HISTORY:
+            keep = min(keep, KEEP_LARGE)
         if not target.exists():
             backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-            partial = snapshot(conn, backups_dir, f".{target.name}.", ".partial", lock)
+            source = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_S)
+            try:
+                quick_check(source, path)
+                partial = snapshot(source, backups_dir, f".{target.name}.", ".partial")
+            finally:
+                source.close()
             try:
                 os.replace(partial, target)
             finally:
