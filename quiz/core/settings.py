@@ -10,15 +10,18 @@ not silently reset everything else.
 
 from __future__ import annotations
 
-import math
+import contextlib
 import os
 import re
 import tempfile
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+if TYPE_CHECKING:
+    import tomlkit
 
 __all__ = ["Settings", "load_settings", "save_settings"]
 
@@ -35,10 +38,10 @@ class Settings(BaseModel):
     )
 
     new_per_day: int = Field(default=10, ge=0, le=10_000)
-    """How many never-seen templates the daily drill may introduce per local day."""
+    """New questions (templates never seen before) the daily drill brings in per day."""
 
     reviews_per_day: int = Field(default=100, ge=0, le=100_000)
-    """How many due review cards the daily drill may show per local day."""
+    """Most reviews (questions due again) the daily drill shows per day."""
 
     mock_minutes: int = Field(default=30, ge=1, le=240)
     """Length of a mock interview, in minutes."""
@@ -50,7 +53,7 @@ class Settings(BaseModel):
     """Whether hints can be revealed in a mock interview (real interviews give none)."""
 
     theme: str = Field(default="textual-dark", min_length=1, max_length=100)
-    """Name of the Textual theme the app uses."""
+    """The colour theme: any Textual theme (the command palette also picks one)."""
 
     tolerance_scale: float = Field(default=1.0, gt=0, le=100, allow_inf_nan=False)
     """Multiplies every template's relative tolerance (2.0 grades twice as leniently)."""
@@ -143,55 +146,95 @@ def load_settings(path: Path) -> tuple[Settings, list[str]]:
             data = {k: v for k, v in data.items() if k not in bad}
 
 
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise ValueError(f"cannot write non-finite float {value!r}")
-        return repr(value)
-    if isinstance(value, str):
-        return _toml_string(value)
-    raise TypeError(f"cannot write {type(value).__name__} to TOML")
+HEADER = "quiz settings. Unknown keys are rejected; bad values fall back to defaults."
+"""The comment at the top of a settings file the app writes from scratch."""
 
 
-def _toml_string(value: str) -> str:
-    # A TOML basic string; control characters (and DEL) must be escaped, everything
-    # else, non-ASCII included, may stand as is.
-    escapes = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\t": "\\t", "\n": "\\n"}
-    escapes |= {"\f": "\\f", "\r": "\\r"}
-    out = []
-    for char in value:
-        if char in escapes:
-            out.append(escapes[char])
-        elif ord(char) < 0x20 or ord(char) == 0x7F:
-            out.append(f"\\u{ord(char):04X}")
-        else:
-            out.append(char)
-    return '"' + "".join(out) + '"'
+def _document(path: Path) -> tomlkit.TOMLDocument:
+    """The user's settings file as an editable document, or a fresh one.
+
+    A file that cannot be read or is not TOML cannot be edited in place: it is kept
+    beside the new one as ``<name>.bak`` (so nothing the user wrote is lost) and a
+    fresh document is returned.
+    """
+    import tomlkit
+    import tomlkit.exceptions
+
+    from questions.textfile import TextFileError, read_text_file
+
+    text: str | None
+    try:
+        text = read_text_file(path, MAX_SETTINGS_BYTES)
+    except FileNotFoundError:
+        text = None
+    except (OSError, TextFileError):
+        text = None
+        _keep_aside(path)
+    if text is not None:
+        try:
+            return tomlkit.parse(text)
+        except (tomlkit.exceptions.TOMLKitError, RecursionError):
+            _keep_aside(path)
+    doc = tomlkit.document()
+    doc.add(tomlkit.comment(HEADER))
+    return doc
+
+
+def _keep_aside(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        os.replace(path, path.with_name(path.name + ".bak"))
+
+
+def _same(item: object, value: object) -> bool:
+    # A value the user wrote differently but equal (1 for 1.0, 1_000 for 1000) keeps
+    # its spelling; bool is an int to Python, so types are compared too.
+    import tomlkit.items
+
+    plain = item.unwrap() if isinstance(item, tomlkit.items.Item) else item
+    return (type(plain) is type(value) and plain == value) or (
+        isinstance(plain, int) and not isinstance(plain, bool)
+        and isinstance(value, float) and float(plain) == value)
 
 
 def save_settings(settings: Settings, path: Path) -> None:
-    """Write the settings as flat ``key = value`` TOML, atomically.
+    """Write the settings to the TOML file, keeping what the user wrote there.
 
-    The file is written to a temporary file beside ``path`` and renamed over it, so
-    a crash never leaves a half-written settings file. Parent folders are created.
+    The file is edited, not replaced: comments, blank lines, key order, the spelling
+    of unchanged values and keys the app does not know survive (tomlkit). Only the
+    lines of changed values change; a setting missing from the file is added at the
+    end with its description as a comment above it, so the file documents what can
+    be changed. A file that is not valid TOML is kept as ``<name>.bak`` and a fresh
+    one written. The new text goes to a temporary file beside ``path`` that is
+    renamed over it, so a crash never leaves a half-written file. Parent folders are
+    created.
 
     Args:
-        settings: The settings to write; every field is written, defaults included,
-            so the file documents what can be changed.
-        path: The TOML file to (over)write.
+        settings: The settings to write.
+        path: The TOML file to edit or create.
     """
-    lines = ["# quiz settings. Unknown keys are rejected; bad values fall back to defaults.", ""]
-    for name in Settings.model_fields:
-        doc = Settings.model_fields[name].description
-        if doc:
-            lines.append(f"# {doc}")
-        lines.append(f"{name} = {_toml_value(getattr(settings, name))}")
-    text = "\n".join(lines) + "\n"
+    # tomlkit is imported here, not with the module: the app reads settings at every
+    # start but writes them only when the user changes one.
+    import tomlkit
+    import tomlkit.items
+
     path.parent.mkdir(parents=True, exist_ok=True)
+    doc = _document(path)
+    # Keys added after a [table] would land inside it: describe them only in a flat
+    # file (a table is an unknown setting anyway, and load_settings warns about it).
+    flat = not any(isinstance(v, tomlkit.items.Table | tomlkit.items.AoT)
+                   for v in doc.values())
+    for name, field in Settings.model_fields.items():
+        value = getattr(settings, name)
+        if name in doc:
+            if not _same(doc.item(name), value):
+                doc[name] = value
+            continue
+        if flat:
+            doc.add(tomlkit.nl())
+            if field.description:
+                doc.add(tomlkit.comment(field.description))
+        doc.add(name, value)
+    text = tomlkit.dumps(doc)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
@@ -107,6 +108,7 @@ class QuizApp(App[int]):
         self.template_ids: list[str] | None = None
         """Every template's id, once the catalog is read (before the bank loads)."""
         self._waiting: list[Callable[[], None]] = []
+        self._settings_lock = threading.Lock()
         self.state: AppState | None = None
         """Settings and history, once open."""
         self.bank: Bank | None = None
@@ -222,19 +224,38 @@ class QuizApp(App[int]):
     def _theme_changed(self, theme: Theme) -> None:
         """Keep a theme picked in the command palette for the next start."""
         if self.state is not None and theme.name != self.state.settings.theme:
-            self._save_theme(theme.name)
+            self.change_setting("theme", theme.name)
 
-    @work(thread=True, exclusive=True, group="settings", exit_on_error=False)
-    def _save_theme(self, name: str) -> None:
+    def change_setting(self, name: str, value: object) -> None:
+        """Apply one setting now and write it to the settings file (in a thread).
+
+        Args:
+            name: a field of :class:`quiz.core.settings.Settings`.
+            value: its new value, already valid (the settings model checks it again
+                and raises ``pydantic.ValidationError`` if not).
+        """
+        assert self.state is not None
+        if getattr(self.state.settings, name) == value:
+            return
+        setattr(self.state.settings, name, value)
+        if name == "theme" and self.theme != value:
+            self.theme = str(value)
+        self._save_settings()
+
+    @work(thread=True, group="settings", exit_on_error=False)
+    def _save_settings(self) -> None:
         from quiz import locations
         from quiz.core.settings import save_settings
 
         assert self.state is not None
-        try:
-            self.state.settings.theme = name
-            save_settings(self.state.settings, locations.config_path(self.state.data_dir))
-        except (OSError, ValueError) as exc:
-            self.post_message(TaskFailed("saving the theme", str(exc)))
+        # One writer at a time, each writing the settings as they are when it runs:
+        # whichever writes last writes the latest values.
+        with self._settings_lock:
+            try:
+                save_settings(self.state.settings,
+                              locations.config_path(self.state.data_dir))
+            except (OSError, ValueError) as exc:
+                self.post_message(TaskFailed("saving the settings", str(exc)))
 
     @on(BankLoaded)
     def _bank_loaded(self, event: BankLoaded) -> None:

@@ -102,12 +102,25 @@ def _open_lab(app: QuizApp) -> None:
 
     app.go_home()
     app.push_screen(LayoutLabScreen())
+
+
 def _open_mistakes(app: QuizApp) -> None:
     from quiz.tui.screens.mistakes import MistakesScreen
 
     assert app.state is not None and app.bank is not None
     app.go_home()
     app.push_screen(MistakesScreen(app.state, app.bank))
+
+
+def _open_settings(app: QuizApp) -> None:
+    from quiz import locations
+    from quiz.tui.screens.settings import SettingsScreen
+
+    assert app.state is not None
+    app.go_home()
+    app.push_screen(SettingsScreen(app.state.settings,
+                                   locations.config_path(app.state.data_dir),
+                                   sorted(app.available_themes)))
 
 
 def _open_help(app: QuizApp) -> None:
@@ -144,6 +157,9 @@ MODES: tuple[Mode, ...] = (
     Mode("lab", "Layout lab", "lay a model out on a cluster",
          "Change each parallel axis and watch memory and step time", _open_lab, key="l",
          binding="Lab", help="layout lab", needs_state=False),
+    Mode("settings", "Settings", "theme, limits, mock defaults",
+         "Theme, new questions and reviews a day, mock defaults, hints in mocks",
+         _open_settings, key="c", binding="Settings", help="settings"),
     Mode("help", "Help", "every key on one screen", "Every key, on one screen", _open_help,
          key="?", needs_state=False),
     Mode("home", "Home", "", "Back to the home screen", _open_home, needs_state=False,

@@ -535,6 +535,22 @@ async def test_ctrl_q_quits(data_dir: Path) -> None:
     assert app.return_code == 0
 
 
+async def test_q_quits_from_home_only(data_dir: Path) -> None:
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("p")
+        await wait_for(pilot, lambda: isinstance(app.screen, PracticeScreen))
+        await pilot.press("q")  # not a key here: only the home screen quits on q
+        await settle(pilot)
+        assert isinstance(app.screen, PracticeScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, HomeScreen))
+        await pilot.press("q")
+        await settle(pilot)
+    assert app.return_code == 0 and not app.is_running
+
+
 async def test_a_theme_picked_at_run_time_is_kept_in_the_settings(data_dir: Path) -> None:
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:

@@ -273,6 +273,25 @@ def test_template_preview(snap_compare: Snap, data_dir: Path, size: tuple[int, i
                until_screen("TemplatePreviewScreen")))
 
 
+@pytest.mark.parametrize("size", SIZES)
+def test_settings(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    data_dir.mkdir(parents=True)
+    locations.config_path(data_dir).write_text("new_per_day = 5\n")
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("c"), until_screen("SettingsScreen"), press("tab", "tab", "tab", "0"),
+               fixed_config_path))
+
+
+async def fixed_config_path(pilot: Pilot[Any]) -> None:
+    """The settings screen names the file, whose folder differs on every run."""
+    from textual.widgets import Static
+
+    from quiz.tui.screens.settings import about_text
+
+    pilot.app.screen.query_one("#settings-about", Static).update(
+        about_text(Path("/home/you/.local/share/quiz/config.toml")))
+
+
 # ---------------------------------------------------------------- light theme
 
 

@@ -22,3 +22,14 @@ def test_the_readme_check_examples_grade_correct(capsys: pytest.CaptureFixture[s
         code, out, err = run_cli(capsys, *argv, *([] if "--json" in argv else ["--json"]))
         assert code == 0, err
         assert json.loads(out)["verdict"] == "correct", line
+
+
+def test_the_readme_documents_every_setting_with_its_default() -> None:
+    from quiz.core.settings import Settings
+
+    text = README.read_text()
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        shown = (json.dumps(default) if isinstance(default, str | bool)
+                 else repr(default))
+        assert f"| `{name}` | `{shown}` |" in text, name

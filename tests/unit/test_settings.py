@@ -127,7 +127,7 @@ def test_round_trip_save_load(tmp_path: Path) -> None:
     save_settings(original, path)
     assert load_settings(path) == (original, [])
     text = path.read_text()
-    assert "# How many never-seen templates" in text  # field docs become comments
+    assert "# New questions (templates never seen before)" in text  # docs become comments
     assert list(tmp_path.glob("deep/.*tmp")) == []  # no temporary file left behind
 
 
@@ -217,3 +217,66 @@ def test_a_retired_setting_in_an_old_file_is_ignored_quietly(tmp_path: Path) -> 
     path.write_text("expected_seconds = 90.0\nmock_minutes = 20\n")
     settings, warnings = load_settings(path)
     assert warnings == [] and settings.mock_minutes == 20
+
+
+# ----------------------------------------------------------------------- editing in place
+
+
+USER_FILE = """\
+# my settings: lighter drills while travelling
+new_per_day = 5   # back to 10 in March
+
+tolerance_scale = 1     # written as an int on purpose
+mock_minutes = 45
+"""
+
+
+def test_saving_keeps_the_users_comments_layout_and_spelling(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(USER_FILE)
+    loaded, _ = load_settings(path)
+    loaded.mock_minutes = 60
+    save_settings(loaded, path)
+    text = path.read_text()
+    lines = text.splitlines()
+    assert lines[:4] == USER_FILE.splitlines()[:4]  # comments, blank line, "1" for 1.0
+    assert lines[4] == "mock_minutes = 60"  # the one changed line
+    # Settings the file lacked are appended, each under its description.
+    assert "# Most reviews (questions due again)" in text
+    assert text.index("reviews_per_day = 100") > text.index("mock_minutes = 60")
+    assert load_settings(path) == (loaded, [])
+
+
+def test_saving_keeps_keys_the_app_does_not_know(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('expected_seconds = 90\ncolour = "blue"  # typo of mine\n')
+    save_settings(Settings(new_per_day=3), path)
+    text = path.read_text()
+    assert 'colour = "blue"  # typo of mine' in text
+    assert "expected_seconds = 90" in text
+    assert tomllib.loads(text)["new_per_day"] == 3
+
+
+def test_saving_twice_changes_nothing_the_second_time(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    save_settings(Settings(theme="nord", mock_hints=True), path)
+    first = path.read_text()
+    save_settings(Settings(theme="nord", mock_hints=True), path)
+    assert path.read_text() == first
+    assert first.startswith("# quiz settings.")
+
+
+def test_a_table_in_the_file_does_not_swallow_added_settings(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('theme = "nord"\n\n[stray]\nx = 1\n')
+    save_settings(Settings(theme="nord", new_per_day=4), path)
+    data = tomllib.loads(path.read_text())
+    assert data["new_per_day"] == 4 and data["stray"] == {"x": 1}
+
+
+def test_a_file_that_is_not_toml_is_kept_aside_not_lost(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text("new_per_day = = 5\n# my notes\n")
+    save_settings(Settings(new_per_day=6), path)
+    assert (tmp_path / "config.toml.bak").read_text() == "new_per_day = = 5\n# my notes\n"
+    assert load_settings(path) == (Settings(new_per_day=6), [])

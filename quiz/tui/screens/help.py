@@ -24,6 +24,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Home", [
         *((mode.key, mode.help) for mode in MODES if mode.key and mode.help),
         ("↑ ↓  Enter", "pick from the menu"),
+        ("q", "quit (ctrl+q quits from anywhere)"),
     ]),
     ("Question", [
         ("Enter", "submit (unreadable input costs no attempt)"),

@@ -29,7 +29,7 @@ TITLE_TEXT = "Drill the arithmetic of distributed LLM training"
 """The home screen's headline (the start-up benchmark waits for it)."""
 
 KEYS_LINE = ("[b $text-accent]↑ ↓[/] [b $text-accent]Enter[/] choose   "
-             "[b $text-accent]ctrl+p[/] command palette   [b $text-accent]ctrl+q[/] quit")
+             "[b $text-accent]ctrl+p[/] command palette   [b $text-accent]q[/] quit")
 
 
 
@@ -46,8 +46,10 @@ class HomeScreen(Screen[None]):
     """Today's drill, streak and accuracy, the modes, and any warnings."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(mode.key, f"app.open_mode('{mode.name}')", mode.binding)
-        for mode in MODES if mode.key and mode.binding
+        *(Binding(mode.key, f"app.open_mode('{mode.name}')", mode.binding)
+          for mode in MODES if mode.key and mode.binding),
+        # q quits from here only: elsewhere it is a letter to type or means "close".
+        Binding("q", "app.quit", "Quit"),
     ]
 
     def __init__(self) -> None:

@@ -7,8 +7,11 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from quiz.tui.modes import MODES
 
 WELCOME = """\
 Every question draws fresh numbers from a template, so you practise the method, \
@@ -23,8 +26,14 @@ commit. Unreadable input costs nothing.
 [b $text-accent]ctrl+p[/]   command palette: jump to any mode
 [b $text-accent]ctrl+q[/]   quit (every answer is already saved)
 
-On the home screen: [b]d[/] daily drill, [b]p[/] practice, [b]m[/] mock interview, \
-[b]s[/] stats, [b]t[/] template browser."""
+"""
+
+
+def home_keys() -> str:
+    """The home screen's keys, from the table of modes (help's "?" is listed above)."""
+    keys = [f"[b]{escape(mode.key)}[/] {escape(mode.help)}" for mode in MODES
+            if mode.key and mode.help and mode.key != "?"]
+    return "On the home screen: " + ", ".join(keys) + "."
 
 
 class WelcomeScreen(ModalScreen[None]):
@@ -37,5 +46,5 @@ class WelcomeScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="welcome-box", classes="dialog"):
             yield Static("Welcome to quiz", classes="dialog-title")
-            yield Static(WELCOME, id="welcome-text")
+            yield Static(WELCOME + home_keys(), id="welcome-text")
             yield Static("Press Enter to start.", classes="dialog-footer")

@@ -1,0 +1,182 @@
+"""Settings: every field of :class:`quiz.core.settings.Settings`, edited in place.
+
+Each change is checked by the settings model itself (ranges, types) and, when valid,
+applied at once and written to ``config.toml`` by the app (in a thread), which edits
+the file rather than rewriting it: the user's comments and layout survive. An invalid
+value is shown in place of the field's description and not saved.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Select, Static, Switch
+
+from quiz.tui.widgets.title_bar import TitleBar
+
+if TYPE_CHECKING:
+    from quiz.core.settings import Settings
+
+LABELS: dict[str, str] = {
+    "theme": "Theme",
+    "new_per_day": "New questions a day",
+    "reviews_per_day": "Reviews a day, at most",
+    "mock_questions": "Mock: questions",
+    "mock_minutes": "Mock: minutes",
+    "mock_hints": "Mock: hints allowed",
+    "tolerance_scale": "Tolerance scale",
+}
+"""The screen's name for each setting, in the screen's order (a test checks that every
+field of Settings has one)."""
+
+
+def bounds(name: str) -> tuple[float | None, float | None]:
+    """The smallest and largest value the settings model allows for a number field."""
+    from quiz.core.settings import Settings
+
+    low = high = None
+    for rule in Settings.model_fields[name].metadata:
+        low = getattr(rule, "ge", getattr(rule, "gt", low))
+        high = getattr(rule, "le", getattr(rule, "lt", high))
+    return low, high
+
+
+def _range_text(name: str) -> str:
+    low, high = bounds(name)
+    if low is None or high is None:
+        return ""
+    return f"{low:g} to {high:g}"
+
+
+def about_text(path: Path) -> str:
+    """The screen's first line: where the settings go."""
+    return (f"Saved as you change them, to [b]{escape(str(path))}[/] "
+            "(your comments there are kept).")
+
+
+class SettingsScreen(Screen[None]):
+    """Theme, the daily drill's limits, the mock's defaults, hints in mocks, tolerance.
+
+    Args:
+        settings: the settings in force (the app's; changes go through the app).
+        path: the settings file, shown so the user knows where it lives.
+        themes: the names of the themes the app can show.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.open_mode('home')", "Back"),
+    ]
+
+    def __init__(self, settings: Settings, path: Path, themes: list[str]) -> None:
+        super().__init__()
+        self.settings = settings
+        self.path = path
+        self.themes = themes
+
+    def compose(self) -> ComposeResult:
+        yield TitleBar("Settings")
+        with VerticalScroll(id="settings-scroll"):
+            yield Static(about_text(self.path), id="settings-about")
+            for name, label in LABELS.items():
+                with Horizontal(classes="setting-row"):
+                    yield Static(label, classes="setting-name")
+                    yield self._control(name)
+                    if isinstance(getattr(self.settings, name), bool):
+                        yield Static(self._on_off(getattr(self.settings, name)),
+                                     id=f"state-{name}", classes="setting-state")
+                yield Static(self._about(name), id=f"about-{name}", classes="setting-about")
+        yield Footer()
+
+    def _control(self, name: str) -> Input | Select[str] | Switch:
+        value: Any = getattr(self.settings, name)
+        control_id = f"set-{name}"
+        if name == "theme":
+            themes = sorted({*self.themes, value})
+            return Select([(theme, theme) for theme in themes], value=value,
+                          allow_blank=False, compact=True, id=control_id)
+        if isinstance(value, bool):
+            return Switch(value, animate=False, id=control_id)
+        if isinstance(value, int):
+            return Input(str(value), type="integer", compact=True, select_on_focus=False,
+                         id=control_id)
+        return Input(f"{value:g}", type="number", compact=True, select_on_focus=False,
+                     id=control_id)
+
+    @staticmethod
+    def _on_off(value: bool) -> str:
+        return "on" if value else "off"
+
+    def _about(self, name: str) -> str:
+        from quiz.core.settings import Settings
+
+        description = Settings.model_fields[name].description or ""
+        span = _range_text(name) if name != "theme" else ""
+        return escape(description + (f" From {span}." if span else ""))
+
+    def on_mount(self) -> None:
+        self.query_one("#set-theme", Select).focus()
+
+    # ------------------------------------------------------------ changes
+
+    def _apply(self, name: str, value: object) -> None:
+        """Check ``value`` with the settings model; apply and save it, or say why not."""
+        from pydantic import ValidationError
+
+        from quiz.core.settings import Settings
+
+        about = self.query_one(f"#about-{name}", Static)
+        if getattr(self.settings, name) == value and type(value) is type(
+                getattr(self.settings, name)):
+            about.update(self._about(name))
+            about.remove_class("error")
+            return
+        try:
+            Settings.model_validate({**self.settings.model_dump(), name: value})
+        except ValidationError as exc:
+            low, high = bounds(name)
+            if low is not None and high is not None:
+                what = "a whole number" if isinstance(self.settings.model_dump()[name],
+                                                      int) else "a number"
+                reason = f"give {what} from {low:g} to {high:g}"
+            else:
+                reason = exc.errors()[0]["msg"]
+            about.update(escape(f"Not saved: {reason}."))
+            about.add_class("error")
+            return
+        about.update(self._about(name))
+        about.remove_class("error")
+        from quiz.tui.app import QuizApp
+
+        assert isinstance(self.app, QuizApp)
+        self.app.change_setting(name, value)
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        name = (event.input.id or "").removeprefix("set-")
+        if name not in LABELS:
+            return
+        text = event.value.strip()
+        number: object
+        try:
+            number = float(text) if event.input.type == "number" else int(text)
+        except ValueError:
+            number = text  # the model rejects it with its own words
+        self._apply(name, number)
+
+    @on(Switch.Changed)
+    def _switched(self, event: Switch.Changed) -> None:
+        name = (event.switch.id or "").removeprefix("set-")
+        self.query_one(f"#state-{name}", Static).update(self._on_off(event.value))
+        self._apply(name, event.value)
+
+    @on(Select.Changed, "#set-theme")
+    def _theme_picked(self, event: Select.Changed) -> None:
+        if isinstance(event.value, str):
+            self._apply("theme", event.value)
