@@ -171,6 +171,9 @@ class PartVariant:
     env: dict[str, float]
     follow: Follow | None = None
     """How this part follows through from earlier parts' answers (None: it does not)."""
+    labels: dict[str, str] = field(default_factory=dict)
+    """Choice answers: the template's label of each option -> the label shown (options
+    are shuffled per variant); empty when the letters are the template's."""
 
     @property
     def kind(self) -> str:
@@ -402,7 +405,7 @@ def make_variant(t: Template, seed: int) -> Variant:
                             reason=message if reason is None else reason)
     parts: list[PartVariant] = []
     for i, p in enumerate(t.all_parts(), 1):
-        parts.append(_part(t, i, p, params, comp, parts))
+        parts.append(_part(t, seed, i, p, params, comp, parts))
     return Variant(t, seed, params, inputs, parts)
 
 
@@ -448,7 +451,7 @@ def _follow(t: Template, part: Part, params: Mapping[str, Scalar], inputs: Input
     return Follow(tuple(carried), a.follow_credit, derive)
 
 
-def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
+def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scalar],
           comp: Compiled, earlier: list[PartVariant]) -> PartVariant:
     from questions.kinds import kind_of
     from questions.kinds.base import KeyContext
@@ -507,8 +510,11 @@ def _part(t: Template, index: int, part: Part, params: dict[str, Scalar],
                      for m in part.mistakes]})
     mistakes = tuple(replace(m, feedback=render(m.feedback)) for m in mistakes)
     accepted = tuple(replace(acc, note=render(acc.note)) for acc in accepted)
-    return PartVariant(index, prompt, spec, key, mistakes, accepted,
-                       dict(over), model, gpu, env, follow)
+    pv = PartVariant(index, prompt, spec, key, mistakes, accepted, dict(over), model, gpu,
+                     env, follow)
+    arrange = kind_of(part.answer_kind).arrange
+    # A random stream of its own, so that arranging never moves the parameters' draws.
+    return pv if arrange is None else arrange(pv, random.Random(f"{t.id}#{seed}#{index}"))
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:

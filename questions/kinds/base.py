@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    import random
+
+if TYPE_CHECKING:
     from questions.schema import Part, Scalar, Template
     from questions.variants import AcceptedVariant, Key, KnownMistake, PartVariant
     from solver.engine import Inputs
@@ -83,9 +86,12 @@ class QuestionKind:
         answer_line: the worked explanation's last line.
         check_loaded: problems found against the solver when a template loads, each
             located by its field path under ``base``.
+        arrange: the part as shown, given a random source seeded by the variant and the
+            part (choice answers shuffle their options with it); None keeps it as drawn.
     """
 
     check_part: Callable[[Part], None]
     draw_key: Callable[[KeyContext], DrawnKey]
     answer_line: Callable[[PartVariant], str] = default_answer_line
     check_loaded: Callable[[Part, Location], list[tuple[Location, str]]] = no_loaded_checks
+    arrange: Callable[[PartVariant, random.Random], PartVariant] | None = None

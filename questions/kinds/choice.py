@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
+    import random
+
     from questions.schema import Part
     from questions.variants import PartVariant
 
@@ -34,10 +38,33 @@ def check_part(part: Part) -> None:
                          "label")
 
 
+LETTER_CITED = re.compile(r"\(([a-h])\)|\b(?:options?|choices?) \(?([a-h])\b\)?",
+                          re.IGNORECASE)
+"""A text citing an option by its letter: "(c)", "option b"."""
+
+
+def _texts(part: Part) -> list[tuple[Location, str]]:
+    a = part.answer
+    out: list[tuple[Location, str]] = [(["prompt"], part.prompt), (["answer", "why"], a.why),
+                                       (["answer", "explanation"], a.explanation)]
+    out += [(["answer", "option_feedback", k], v) for k, v in a.option_feedback.items()]
+    out += [(["hints", i, "text"], h.text) for i, h in enumerate(part.hints)]
+    out += [(["mistakes", i, "feedback"], m.feedback) for i, m in enumerate(part.mistakes)]
+    out += [(["choices", i], c) for i, c in enumerate(part.choices)]
+    return out
+
+
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
-    """A known mistake that picks exactly the key can never fire."""
+    """A known mistake that picks exactly the key can never fire; no text cites an
+    option by its letter (the options are shuffled per variant)."""
     keys = [set(part.answer.correct)] + [set(w.correct) for w in part.answer.when]
     out: list[tuple[Location, str]] = []
+    for where, text in _texts(part):
+        cited = LETTER_CITED.search(text)
+        if cited:
+            out.append((base + where, f"{cited.group(0)!r} cites an option by its letter, "
+                        "but each variant shows the options in its own order; name the "
+                        "option by what it says"))
     for i, m in enumerate(part.mistakes):
         if m.choice is not None and all(set(m.choice) == k for k in keys):
             out.append((base + ["mistakes", i, "choice"],
@@ -69,4 +96,39 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {picks}"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)
+def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
+    """The options in an order drawn for this variant, every label moved with them.
+
+    Authors write the key first or make it the most careful sentence; a candidate who
+    learns that "a" or the longest option is usually right learns nothing. The letters a
+    variant shows are its own and stable for ``ID#SEED``: the key, ``answer.when``, the
+    known mistakes' picks and ``option_feedback`` all follow the shuffle, and
+    :attr:`PartVariant.labels` records it (template label -> shown label).
+    """
+    choices = pv.spec.choices
+    order = list(range(len(choices)))
+    rng.shuffle(order)  # order[shown position] = written position
+    shown = {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+
+    def move(labels: list[str] | tuple[str, ...]) -> list[str]:
+        return sorted(shown[x] for x in labels)
+
+    a = pv.spec.answer
+    spec = pv.spec.model_copy(update={
+        "choices": [choices[w] for w in order],
+        "answer": a.model_copy(update={
+            "correct": move(a.correct),
+            "when": [w.model_copy(update={"correct": move(w.correct)}) for w in a.when],
+            "option_feedback": {shown[k]: v for k, v in sorted(
+                a.option_feedback.items(), key=lambda kv: shown[kv[0]])}}),
+        "mistakes": [m.model_copy(update={"choice": move(m.choice)}) if m.choice else m
+                     for m in pv.spec.mistakes]})
+    correct = tuple(move(pv.key.correct))
+    return replace(pv, spec=spec, key=replace(pv.key, display=", ".join(correct),
+                                                 correct=correct),
+                   mistakes=tuple(replace(m, choice=tuple(move(m.choice)))
+                                  for m in pv.mistakes),
+                   labels=shown)
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange)

@@ -17,6 +17,7 @@ from questions.schema import Template
 from questions.variants import PartVariant, Variant, make_variant
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
+from quiz.core.kinds.choice import as_shown
 from quiz.core.reading import Unreadable
 from solver.units import format_value
 
@@ -221,7 +222,9 @@ def check_examples(t: Template) -> list[Failure]:
                                f"no part {ex.part}", example=i))
             continue
         pv = v.parts[ex.part - 1]
-        typed = ex.answer.replace("{key}", pv.key.display)
+        # Examples name options by the template's letters; the variant shows its own.
+        typed = ex.answer.replace("{key}", pv.key.display) if "{key}" in ex.answer \
+            else as_shown(pv, ex.answer) if pv.kind in ("choice", "multi") else ex.answer
         try:
             earlier = read_earlier(v.parts[: ex.part - 1], ex.earlier)
         except Unreadable as exc:

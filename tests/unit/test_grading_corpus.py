@@ -156,16 +156,20 @@ compute/flops-formula#1 | 12PD | incorrect | -
 compute/flops-formula#1 | 6P | incorrect | -
 compute/flops-formula#1 | 6PD + | invalid | -
 compute/flops-formula#1 | banana | invalid | -
-pipeline/bubble-reducers#1 | a, b, e | correct | -
-pipeline/bubble-reducers#1 | A B E | correct | -
-pipeline/bubble-reducers#1 | abe | correct | -
-pipeline/bubble-reducers#1 | e b a | correct | -
-pipeline/bubble-reducers#1 | E, A, B | correct | -
-pipeline/bubble-reducers#1 | z | invalid | -
-parallelism/zero-stages-multi#1 | a b d | correct | -
-parallelism/zero-stages-multi#1 | bda | correct | -
-parallelism/zero-stages-multi#1 | B, D, A | correct | -
-parallelism/zero-stages-multi#1 | D B A | correct | -
+pipeline/bubble-reducers#4 | c, e, f | correct | -
+pipeline/bubble-reducers#4 | C E F | correct | -
+pipeline/bubble-reducers#4 | cef | correct | -
+pipeline/bubble-reducers#4 | f e c | correct | -
+pipeline/bubble-reducers#4 | F, C, E | correct | -
+pipeline/bubble-reducers#4 | c f | partial | halving both cancels out
+pipeline/bubble-reducers#4 | b c f | partial | more stages, smaller bubble
+pipeline/bubble-reducers#4 | a, b, e | incorrect | -
+pipeline/bubble-reducers#4 | z | invalid | -
+parallelism/zero-stages-multi#0 | a c e | correct | -
+parallelism/zero-stages-multi#0 | cea | correct | -
+parallelism/zero-stages-multi#0 | C, E, A | correct | -
+parallelism/zero-stages-multi#0 | E C A | correct | -
+parallelism/zero-stages-multi#0 | a b c e | partial | ZeRO-3 shards activations
 communication/tp-time-nvlink#1 | 0.526 | correct | -
 communication/tp-time-nvlink#1 | 526 ms | correct | -
 communication/tp-time-nvlink#1 | 0.53 s | correct | -

@@ -6,6 +6,7 @@ from __future__ import annotations
 from questions.loader import parse_template
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
+from quiz.core.kinds.choice import as_shown
 
 TEMPLATE = '''
 id = "pipeline/multi-test"
@@ -42,30 +43,41 @@ def part() -> PartVariant:
     return make_variant(parse_template(TEMPLATE, "t.toml"), 0).parts[0]
 
 
+def picks(pv: PartVariant, written: str) -> str:
+    """The template's letters (the order written) in the letters the variant shows."""
+    return as_shown(pv, written)
+
+
 def test_each_wrong_or_missed_option_says_why() -> None:
-    g = grade(part(), "a, c")
+    pv = part()
+    shown = pv.labels
+    g = grade(pv, picks(pv, "a, c"))
     assert g.verdict != "correct"
-    assert "b (missed): Interleaving v chunks per GPU divides the bubble by v." in g.feedback
-    assert "c (picked): Tensor parallelism splits each layer" in g.feedback
-    assert "d (" not in g.feedback
+    assert f"{shown['b']} (missed): Interleaving v chunks per GPU divides the bubble by v." \
+        in g.feedback
+    assert f"{shown['c']} (picked): Tensor parallelism splits each layer" in g.feedback
+    assert f"{shown['d']} (" not in g.feedback
 
 
 def test_option_feedback_renders_placeholders() -> None:
-    g = grade(part(), "a, b, d")
-    assert "d (picked): More stages make it worse: the bubble is (pp - 1) / m = 38% here." \
-        in g.feedback
+    pv = part()
+    g = grade(pv, picks(pv, "a, b, d"))
+    assert f"{pv.labels['d']} (picked): More stages make it worse: the bubble is "\
+        "(pp - 1) / m = 38% here." in g.feedback
 
 
 def test_a_named_mistake_scores_at_least_the_automatic_partial_credit() -> None:
-    g = grade(part(), "a")
+    pv = part()
+    g = grade(pv, picks(pv, "a"))
     assert g.mistake == "only micro-batches"
     assert g.score == 0.5  # one of two right, none wrong: more than the listed 0.25
     assert g.feedback.startswith("Micro-batches help")
-    assert "b (missed):" in g.feedback
+    assert f"{pv.labels['b']} (missed):" in g.feedback
 
 
 def test_a_right_answer_is_plainly_correct() -> None:
-    g = grade(part(), "b, a")
+    pv = part()
+    g = grade(pv, picks(pv, "b, a"))
     assert g.verdict == "correct" and g.score == 1.0
 
 
@@ -76,8 +88,9 @@ def test_the_authoring_guides_worked_example_loads_and_grades_as_it_says() -> No
     section = guide.split("#### Worked example: a multi-select", 1)[1]
     text = section.split("```toml\n", 1)[1].split("```", 1)[0]
     pv = make_variant(parse_template(text, "AUTHORING.md"), 0).parts[0]
-    g = grade(pv, "a, c")
-    assert "Missed: b; wrongly picked: c." in g.feedback
-    assert "b (missed): Each GPU holds v chunks" in g.feedback
-    assert "c (picked): Tensor parallelism" in g.feedback
-    assert grade(pv, "a").score == 0.5
+    shown = pv.labels
+    g = grade(pv, picks(pv, "a, c"))
+    assert f"Missed: {shown['b']}; wrongly picked: {shown['c']}." in g.feedback
+    assert f"{shown['b']} (missed): Each GPU holds v chunks" in g.feedback
+    assert f"{shown['c']} (picked): Tensor parallelism" in g.feedback
+    assert grade(pv, picks(pv, "a")).score == 0.5

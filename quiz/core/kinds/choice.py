@@ -6,7 +6,7 @@ from questions.variants import PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import Unreadable, read_choice
 
-__all__ = ["grade", "read"]
+__all__ = ["as_shown", "grade", "read"]
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -59,6 +59,22 @@ def _why(pv: PartVariant, picked: set[str], right: set[str]) -> list[str]:
             how = "picked" if label in picked else "missed"
             out.append(f"{label} ({how}): {reasons[label]}")
     return out
+
+
+def as_shown(pv: PartVariant, text: str) -> str:
+    """An answer written in the template's own letters (its examples, test corpora),
+    in the letters the variant shows; text that picks no option is returned unchanged.
+    """
+    if not pv.labels:
+        return text
+    written = [""] * len(pv.spec.choices)
+    for label, shown in pv.labels.items():
+        written[ord(label) - ord("a")] = pv.spec.choices[ord(shown) - ord("a")]
+    try:
+        picked = read_choice(text, written, pv.kind == "multi").picked
+    except Unreadable:
+        return text
+    return ", ".join(sorted(pv.labels[chr(ord("a") + written.index(p))] for p in picked))
 
 
 def prompt_lines(pv: PartVariant) -> list[str]:
