@@ -42,9 +42,11 @@ def test_every_text_field_is_rendered() -> None:
     t = parse_template(TEMPLATE, "t.toml")
     pv = make_variant(t, 0).parts[0]
     assert pv.prompt == "On B200 with pp = 4, which hold? The bubble is 25%."
-    assert pv.spec.choices[0] == "the bubble is 25.0%"
-    assert pv.spec.choices[1].startswith("B200 reads ") and "TB/s" in pv.spec.choices[1]
-    assert pv.spec.choices[2] == "NVIDIA B200 (DGX B200) is a b200"
+    # The options show in the variant's own order; pv.labels says where each went.
+    a, b, c = (pv.spec.choices[ord(pv.labels[x]) - ord("a")] for x in "abc")
+    assert a == "the bubble is 25.0%"
+    assert b.startswith("B200 reads ") and "TB/s" in b
+    assert c == "NVIDIA B200 (DGX B200) is a b200"
     assert pv.spec.hints[0].text == "(p - 1) / m with p = 4"
     assert pv.mistakes[0].feedback.startswith("The B200 also reads ")
     assert "{" not in pv.mistakes[0].feedback
