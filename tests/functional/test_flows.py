@@ -273,6 +273,7 @@ async def test_choices_are_listed_with_letters(data_dir: Path) -> None:
         await started(pilot)
         screen = await question_shown(pilot)
         choices = text_of(screen, "#choices")
+        assert screen.question is not None
         shown = screen.question.part.labels  # the variant's own order of the options
         assert "a) " in choices and "d) " in choices
         assert f"{shown['a']}) Data parallelism" in choices
