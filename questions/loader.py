@@ -379,6 +379,7 @@ def _choices(v: Any) -> list[Any]:
 def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any,
                 quantities: Any, names: frozenset[str]) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
+    from solver.units import BASE_UNITS
 
     out: list[tuple[list[str | int], str]] = []
     a = part.answer
@@ -389,9 +390,14 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
         if name not in quantities:
             out.append((base + ["answer", "show", i], f"unknown quantity {name!r}"
                         f"{suggest(name, quantities)}"))
-    if a.unit and a.unit not in ("B", "FLOP", "s", "param", "B/s", "FLOP/s", "1"):
-        out.append((base + ["answer", "unit"], f"unknown unit {a.unit!r}; use one of B, "
-                    "FLOP, s, param, B/s, FLOP/s, 1"))
+    if a.unit and a.unit not in BASE_UNITS:
+        from solver.units import UNITS
+
+        known = UNITS.get(a.unit)
+        fix = f" ({a.unit} reads as {known[1]}: write unit = \"{known[1]}\")" if known \
+            else ""
+        out.append((base + ["answer", "unit"], f"unknown unit {a.unit!r}; the base units are "
+                    f"{', '.join(BASE_UNITS)}{fix}"))
     if a.bare_unit is not None:
         from solver.units import UNITS
 
@@ -404,7 +410,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                         f"units of {want or 'the answer'}: {listed}"))
         elif want is not None and found[1] != want:
             out.append((base + ["answer", "bare_unit"], f"{a.bare_unit!r} is not a unit of "
-                        f"{want}; use one of {listed}"))
+                        f"{want} (it reads as {found[1]}); use one of {listed}"))
     check_keys(dict(a.set), base + ["answer", "set"])
     for sym, name in a.symbols.items():
         if name not in names:

@@ -168,8 +168,8 @@ class Answer(_Model):
     expr: str | None = None
     """An expression over solver quantities and keys, e.g. "tp_bytes / intra_bw"."""
     unit: str | None = None
-    """Base unit of the answer (B, FLOP, s, param, B/s, FLOP/s, 1); default: the
-    quantity's."""
+    """Base unit of the answer (B, FLOP, s, param, B/s, FLOP/s, 1; the counts tokens and
+    requests; the rates 1/s, tokens/s and requests/s); default: the quantity's."""
     tolerance: float = Field(default=0.03, gt=0, lt=1)
     """Relative tolerance for a number (0.03 = within 3%)."""
     set: dict[str, Scalar] = Field(default_factory=dict)

@@ -76,13 +76,13 @@ def _decode_step(c: Ctx) -> tuple[sp.Expr, str]:
             "the arithmetic.")
 
 
-@quantity("decode_tokens_per_s", "1", "tokens per second of one replica: batch / step time")
+@quantity("decode_tokens_per_s", "tokens/s", "tokens per second of one replica: batch / step time")
 def _decode_tps(c: Ctx) -> tuple[sp.Expr, str]:
     return (b_ / sym("decode_step_time"),
             "Each step emits one token per sequence in the batch.")
 
 
-@quantity("decode_tokens_per_s_user", "1", "tokens per second one user sees: 1 / step "
+@quantity("decode_tokens_per_s_user", "tokens/s", "tokens per second one user sees: 1 / step "
           "time")
 def _decode_tps_user(c: Ctx) -> tuple[sp.Expr, str]:
     return (1 / sym("decode_step_time"), "One user gets one token per step.")
@@ -132,14 +132,14 @@ def _prefill_time(c: Ctx) -> tuple[sp.Expr, str]:
             "utilization) of the tp GPUs.")
 
 
-@quantity("kv_capacity_tokens", "1", "tokens of KV cache that fit beside the weights on "
+@quantity("kv_capacity_tokens", "tokens", "tokens of KV cache that fit beside the weights on "
           "the tp GPUs")
 def _kv_capacity_tokens(c: Ctx) -> tuple[sp.Expr, str]:
     return ((t_ * sym("hbm_bytes") - sym("serve_weight_bytes")) / sym("kv_bytes_per_token"),
             "Memory left after the weights, over the cache bytes of one token.")
 
 
-@quantity("kv_capacity_requests", "1", "full-context requests whose KV cache fits at "
+@quantity("kv_capacity_requests", "requests", "full-context requests whose KV cache fits at "
           "once (continuous batching's ceiling)")
 def _kv_capacity_requests(c: Ctx) -> tuple[sp.Expr, str]:
     return (sp.floor(sym("kv_capacity_tokens") / s_),

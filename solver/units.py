@@ -22,8 +22,17 @@ from __future__ import annotations
 import math
 from typing import Final
 
-BASE_UNITS: Final[tuple[str, ...]] = ("B", "FLOP", "s", "param", "B/s", "FLOP/s", "1")
+COUNT_UNITS: Final[tuple[str, ...]] = ("tokens", "requests")
+"""Counts with a noun: shown with it ("18 requests"), read like any count."""
+RATE_UNITS: Final[tuple[str, ...]] = ("1/s", "tokens/s", "requests/s")
+"""Counts per second ("2.5/s", "1,230 tokens/s")."""
+BASE_UNITS: Final[tuple[str, ...]] = ("B", "FLOP", "s", "param", "B/s", "FLOP/s", "1",
+                                      *COUNT_UNITS, *RATE_UNITS)
 """The base units a value may carry, in the order the docs list them."""
+COUNT_FAMILY: Final = frozenset({"param", "1", *COUNT_UNITS})
+"""Counts, which convert freely: "16 GPUs" is as good as "16"."""
+RATE_FAMILY: Final = frozenset(RATE_UNITS)
+"""Counts per second, which convert freely among themselves too."""
 
 # ---------------------------------------------------------------- definitions
 #
@@ -84,11 +93,14 @@ _TIME_SPELLINGS: Final[tuple[tuple[float, tuple[str, ...]], ...]] = (
 
 # Count nouns a person may add after a plain count ("16.4 GPUs", "9x", "35%").
 _COUNT_NOUNS: Final[tuple[str, ...]] = (
-    "GPU", "GPUs", "gpu", "gpus", "node", "nodes", "rank", "ranks", "token", "tokens",
+    "GPU", "GPUs", "gpu", "gpus", "node", "nodes", "rank", "ranks",
     "layer", "layers", "step", "steps", "microbatch", "microbatches", "micro-batch",
     "micro-batches", "sequence", "sequences", "head", "heads", "expert", "experts",
     "x", "×", "times",
 )  # fmt: skip
+
+_TOKEN_NOUNS: Final = ("token", "tokens", "tok", "toks")
+_REQUEST_NOUNS: Final = ("request", "requests", "req", "reqs")
 
 MULTIPLIERS: Final[dict[str, float]] = {
     "k": 1e3, "K": 1e3, "thousand": 1e3,
@@ -154,7 +166,19 @@ def _build_units() -> dict[str, tuple[float, str]]:
 
     add(1.0, "param", "param", "params", "parameter", "parameters")
     add(1.0, "1", *_COUNT_NOUNS)
+    add(1.0, "tokens", *_TOKEN_NOUNS)
+    add(1.0, "requests", *_REQUEST_NOUNS)
     add(0.01, "1", "%", "percent", "pct")
+
+    # Counts per unit of time: "/s", "tokens/s", "requests per minute", "steps/h".
+    for factor, spellings in _TIME_SPELLINGS:
+        for spelling in spellings:
+            add(1 / factor, "1/s", f"/{spelling}")
+            add(1 / factor, "tokens/s", *(f"{n}/{spelling}" for n in _TOKEN_NOUNS))
+            add(1 / factor, "requests/s", *(f"{n}/{spelling}" for n in _REQUEST_NOUNS))
+            add(1 / factor, "1/s", *(f"{n}/{spelling}" for n in _COUNT_NOUNS
+                                     if n not in ("x", "×", "times")))
+    add(1.0, "1/s", "Hz")
     return units
 
 
@@ -317,6 +341,7 @@ def format_value(value: float, unit: str, *, binary: bool = False, digits: int =
     if not math.isfinite(value):
         text = "not a number" if math.isnan(value) else ("-∞" if value < 0 else "∞")
         return text if unit == "1" else f"{text} {unit}"
+    value = float(value)
     if value == 0:
         value = 0.0  # fold -0.0 so it never shows as "-0"
     if unit == "B":
@@ -331,10 +356,21 @@ def format_value(value: float, unit: str, *, binary: bool = False, digits: int =
         return _time(value, digits)
     if unit == "param":
         return _count(value, digits)
+    large = abs(_round_sig(value, digits)) >= 1e6
+    if unit in RATE_UNITS:
+        number = _count(value, digits) if large else _plain(value, digits)
+        noun = unit if number not in ("1", "-1") else unit.replace("s/", "/")
+        return f"{number}/s" if unit == "1/s" else f"{number} {noun}"
     if value.is_integer() and abs(value) < 1e6:
         # Plain counts (GPUs, micro-batches) are exact: 16384 GPUs, not "16,400".
-        return f"{int(value):,}"
-    return _plain(value, digits)
+        number = f"{int(value):,}"
+    elif unit in COUNT_UNITS and large:
+        number = _count(value, digits)  # "15 trillion tokens"
+    else:
+        number = _plain(value, digits)
+    if unit in COUNT_UNITS:
+        return f"{number} {unit[:-1] if number in ('1', '-1') else unit}"
+    return number
 
 
 def format_both(value: float, unit: str) -> str:
@@ -356,3 +392,63 @@ def format_both(value: float, unit: str) -> str:
         return decimal
     binary = format_value(value, unit, binary=True)
     return decimal if binary == decimal else f"{decimal} ({binary})"
+
+
+# ---------------------------------------------------------------- examples
+
+# Two values per unit, far apart (and none a reference figure of the domain), each with
+# the spellings that show how to type it; `example_values` picks the one far from a key.
+_EXAMPLE_VALUES: Final[dict[str, tuple[float, float]]] = {
+    "B": (3.2e12, 48e9), "s": (17 * DAY, 0.12), "FLOP": (4.2e23, 7.5e19),
+    "param": (12.5e9, 350e6), "B/s": (25e9, 2.4e12), "FLOP/s": (120e12, 2.2e15),
+    "1": (0.35, 16), "tokens": (2.5e12, 3500), "requests": (12, 900),
+    "1/s": (2.5, 140), "tokens/s": (1450, 36), "requests/s": (7.5, 320),
+}
+
+
+def _spellings(value: float, unit: str) -> list[str]:
+    """Ways to type `value` in `unit`: its display first, then other notations."""
+    shown = format_value(value, unit)
+    if unit == "B":
+        return [shown, format_value(value, unit, binary=True), f"{value:.2g} B".replace("e+", "e")]
+    if unit == "B/s":
+        return [shown, format_value(value * 8, "B").replace("B", "b") + "/s"]
+    if unit == "s":
+        other = f"{_fixed(value / HOUR, 3)} h" if value >= HOUR else \
+            f"{_fixed(value * 1e3, 3)} ms"
+        return [shown, other]
+    if unit in ("param", "tokens") and value >= 1e6:
+        words = {" trillion": "T", " billion": "B", " million": "M"}
+        number = shown.removesuffix(" tokens")
+        for word, letter in words.items():
+            number = number.replace(word, letter)
+        return [shown, number]
+    if unit == "1/s":
+        return [shown, f"{_plain(value, 3)} per second"]
+    if unit in RATE_UNITS or unit in COUNT_UNITS:
+        return [shown, _plain(value, 3)]
+    return [shown]
+
+
+def example_values(unit: str, avoid: float | None = None) -> list[str]:
+    """Ways to type a value of `unit`, for "how to answer" lines and refusals.
+
+    The value is never within a factor of 3 of `avoid` (a question's key), so an example
+    under a question can never be its answer, and none is a reference figure.
+
+    Raises:
+        ValueError: an unknown base unit.
+
+    >>> example_values("B")
+    ['3.2 TB', '2.91 TiB', '3.2e12 B']
+    >>> example_values("B", avoid=3e12)
+    ['48 GB', '44.7 GiB', '4.8e10 B']
+    >>> example_values("tokens/s")
+    ['1,450 tokens/s', '1,450']
+    """
+    if unit not in BASE_UNITS:
+        raise ValueError(f"unknown base unit {unit!r}; expected one of {', '.join(BASE_UNITS)}")
+    first, second = _EXAMPLE_VALUES[unit]
+    near = avoid is not None and avoid != 0 and math.isfinite(avoid) and \
+        1 / 3 < abs(first / avoid) < 3
+    return _spellings(second if near else first, unit)

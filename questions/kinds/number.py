@@ -45,7 +45,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
     from questions.variants import AcceptedVariant, Key, KnownMistake
     from solver.quantities import QUANTITIES
-    from solver.units import format_value
+    from solver.units import COUNT_UNITS, format_value
 
     t, a = ctx.template, ctx.part.answer
     value = ctx.value({}, a.expr, a.quantity)
@@ -56,7 +56,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     binary = a.binary and unit in ("B", "B/s")
     display = format_value(value, unit, binary=binary)
     if count_mode(a) == "exact" and value == int(value) and abs(value) < 1e15:
-        display = f"{int(value):,}"  # a count is shown, and graded, to the unit
+        # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
+        display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
     key = Key("number", display, value, unit, a.tolerance)
     mistakes = []
     for m in ctx.part.mistakes:

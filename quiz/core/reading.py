@@ -54,9 +54,12 @@ from solver.formula import (
 )
 from solver.units import (
     BASE_UNITS,
+    COUNT_FAMILY,
     MULTIPLIERS,
+    RATE_FAMILY,
     UNITS,
     WORD_MULTIPLIERS,
+    example_values,
     format_both,
     format_value,
 )
@@ -120,28 +123,25 @@ class ChoiceReading:
 
 # ---------------------------------------------------------------- numbers
 
-_EXAMPLES: Final[dict[str, str]] = {
-    "B": "1.13 TB",
-    "s": "363 days",
-    "FLOP": "6.3e24",
-    "param": "70.5 billion",
-    "B/s": "50 GB/s",
-    "FLOP/s": "396 TFLOP/s",
-    "1": "0.35",
-}
 _DIMENSIONS: Final[dict[str, str]] = {
     "B": "an amount of data in bytes",
     "s": "a time",
     "FLOP": "an amount of compute in FLOP",
     "param": "a count",
     "1": "a plain number",
+    "tokens": "a count of tokens",
+    "requests": "a count of requests",
     "B/s": "a bandwidth in bytes per second",
     "FLOP/s": "a compute rate in FLOP/s",
+    "1/s": "a rate per second",
+    "tokens/s": "a rate in tokens per second",
+    "requests/s": "a rate in requests per second",
 }
-# Counts of parameters and plain counts convert freely ("16 GPUs" is as good as "16").
-_COUNTS: Final = frozenset({"param", "1"})
-# Where "B" is billion rather than bytes: counts, and FLOP totals ("6.3T FLOP").
-_COUNT_CONTEXT: Final = frozenset({"param", "1", "FLOP"})
+# Counts convert freely ("16 GPUs" is as good as "16"), and so do rates of counts.
+_COUNTS: Final = COUNT_FAMILY
+_FAMILIES: Final = (COUNT_FAMILY, RATE_FAMILY)
+# Where "B" is billion rather than bytes: counts, their rates, and FLOP totals ("6.3T FLOP").
+_COUNT_CONTEXT: Final = COUNT_FAMILY | RATE_FAMILY | {"FLOP"}
 
 _APPROX: Final = re.compile(
     r"(?:(?:~|≈|∼|≃|=|about\b|approx\.?|approximately\b|around\b|roughly\b|circa\b|ca\.)\s*)+",
@@ -228,11 +228,19 @@ def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
             return _FLOP_PREFIX[flops["prefix"]], expected
     if "/" in token and token not in UNITS:
         numerator, _, denominator = token.partition("/")
-        num_factor, num_base = _lookup_unit(numerator, example)
+        multiplier = _multiplier(numerator, expected) if numerator else None
+        if multiplier is not None and expected in RATE_FAMILY:
+            num_factor, num_base = float(multiplier), "1"  # "1.2k/s": a thousand per second
+        else:
+            num_factor, num_base = _lookup_unit(numerator, example) if numerator \
+                else (1.0, "1")
         den_factor, den_base = _lookup_unit(denominator, example)
-        if num_base not in ("B", "FLOP") or den_base != "s":
+        if den_base != "s" or not (num_base in ("B", "FLOP") or num_base in COUNT_FAMILY):
             raise Unreadable(f"{token!r} is not a rate this quiz knows", example)
-        return Decimal(repr(num_factor)) / Decimal(repr(den_factor)), f"{num_base}/s"
+        base = f"{num_base}/s"
+        if base not in ("B/s", "FLOP/s") and base not in RATE_FAMILY:
+            base = "1/s"  # GPUs/s, steps per hour: counts per second
+        return Decimal(repr(num_factor)) / Decimal(repr(den_factor)), base
     factor, base = _lookup_unit(token, example)
     return Decimal(repr(factor)), base
 
@@ -254,7 +262,7 @@ def _read_unit(rest: str, expected: str, example: str) -> tuple[Decimal, str]:
     rest = rest.strip().rstrip(".").strip()
     if not rest:
         return Decimal(1), ""
-    rest = re.sub(r"\s+per\s+", "/", rest, flags=re.IGNORECASE)
+    rest = re.sub(r"(?:^|\s+)per\s+", "/", rest, flags=re.IGNORECASE)
     rest = re.sub(r"\s*/\s*", "/", rest)
     tokens = rest.split()
     if len(tokens) > 2:
@@ -265,7 +273,7 @@ def _read_unit(rest: str, expected: str, example: str) -> tuple[Decimal, str]:
     if len(tokens) == 2 and factor is None:
         raise Unreadable(f"could not read {rest!r} as a unit", example)
     unit_factor, base = _unit_token(tokens[-1], expected, example)
-    if base != expected and not (base in _COUNTS and expected in _COUNTS):
+    if base != expected and not any(base in f and expected in f for f in _FAMILIES):
         raise Unreadable(
             f"expected {_DIMENSIONS[expected]}, but {tokens[-1]!r} is {_DIMENSIONS[base]}",
             example,
@@ -352,7 +360,7 @@ def _read_plain(text: str, expected: str, example: str) -> tuple[float, str]:
         value, shown = -value, f"-{shown}"
     if not unit_text:
         return value, ""  # a bare number: the base value says it all
-    return value, f"{shown}{'' if unit_text == '%' else ' '}{unit_text}"
+    return value, f"{shown}{'' if unit_text[0] in '%/' else ' '}{unit_text}"
 
 
 def _describe(value: float, unit: str, typed: str) -> str:
@@ -365,7 +373,8 @@ def _describe(value: float, unit: str, typed: str) -> str:
     display = format_both(value, unit)
     if typed in (display, format_value(value, unit), format_value(value, unit, binary=True)):
         typed = ""
-    base = compact(value) if unit in _COUNTS else f"{compact(value)} {unit}"
+    base = compact(value) if unit in _COUNTS else (
+        f"{compact(value)}/s" if unit == "1/s" else f"{compact(value)} {unit}")
     if base == display.replace(",", ""):
         base = ""
     if typed == base:  # "0.071 s" typed: the base value says it already
@@ -373,13 +382,14 @@ def _describe(value: float, unit: str, typed: str) -> str:
     return " = ".join(part for part in (typed, base, display) if part)
 
 
-def read_number(text: str, unit: str) -> Reading:
+def read_number(text: str, unit: str, *, avoid: float | None = None) -> Reading:
     """Read a number answer, with or without a unit, into the expected base unit.
 
     Args:
         text: the answer as typed, e.g. "1.13 TB", "~363 days", "6.3×10²⁴", "8.8B".
         unit: the expected base unit (one of `solver.units.BASE_UNITS`); it decides what
             a bare number means and whether "B" is bytes or billion.
+        avoid: a value the example in a refusal must stay well away from (the key).
 
     Returns:
         The value in `unit`, with `read_as` saying how the text was read.
@@ -396,7 +406,7 @@ def read_number(text: str, unit: str) -> Reading:
     """
     if unit not in BASE_UNITS:
         raise ValueError(f"unknown base unit {unit!r}; expected one of {', '.join(BASE_UNITS)}")
-    example = _EXAMPLES[unit]
+    example = example_values(unit, avoid)[0]
     cleaned = clean_text(text, MAX_NUMBER_CHARS, example).strip()
     if not cleaned:
         raise Unreadable("the answer is empty", example)

@@ -92,6 +92,15 @@ SPELLINGS: dict[str, list[tuple[str, float]]] = {
         (" GFLOP/s", 1e9),
     ],
     "1": [("", 1), ("%", 0.01), (" percent", 0.01), ("x", 1), (" GPUs", 1), ("K", 1e3)],
+    "tokens": [("", 1), (" tokens", 1), ("T tokens", 1e12), (" billion tokens", 1e9),
+               ("K", 1e3), (" tok", 1)],
+    "requests": [("", 1), (" requests", 1), (" req", 1), ("K requests", 1e3)],
+    "1/s": [("", 1), ("/s", 1), (" per second", 1), (" per minute", 1 / 60), ("/h", 1 / 3600),
+            (" steps/s", 1), ("k/s", 1e3), (" Hz", 1)],
+    "tokens/s": [("", 1), (" tokens/s", 1), (" tok/s", 1), ("k tokens/s", 1e3),
+                 (" tokens per second", 1), (" tokens/min", 1 / 60), (" million tokens/s", 1e6)],
+    "requests/s": [("", 1), (" requests/s", 1), (" req/s", 1), (" requests per minute", 1 / 60),
+                   ("/s", 1)],
 }  # fmt: skip
 
 

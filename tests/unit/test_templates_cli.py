@@ -325,7 +325,16 @@ def test_authoring_guide_names_every_field_of_every_model() -> None:
 def test_preview_of_a_count_prints_no_unit_one(
     capsys: pytest.CaptureFixture[str], data: Path
 ) -> None:
-    code, out, _ = run(capsys, "preview", "inference/decode-tokens-per-second", "--seed", "0")
+    code, out, _ = run(capsys, "preview", "inference/speculative-speedup", "--seed", "0")
     assert code == 0
     key = re.search(r"^Key: .*\((\S+), tolerance 3%\)$", out, re.M)
     assert key is not None, out
+
+
+def test_preview_of_a_rate_in_tokens_per_second_says_so(
+    capsys: pytest.CaptureFixture[str], data: Path
+) -> None:
+    code, out, _ = run(capsys, "preview", "inference/decode-tokens-per-second", "--seed", "0")
+    assert code == 0
+    assert re.search(r"^Key: 4,340 tokens/s   \(4336.13 tokens/s, tolerance 3%\)$", out,
+                     re.M), out

@@ -14,7 +14,7 @@ import re
 from questions.variants import PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import MAX_NUMBER_CHARS, Reading, Unreadable, read_number
-from solver.units import UNITS, format_value
+from solver.units import COUNT_FAMILY, UNITS, format_value
 
 __all__ = ["MAX_NEAR_MISS", "MAX_TOLERANCE", "check_key", "generic_slips", "grade", "read"]
 
@@ -37,7 +37,7 @@ def read(pv: PartVariant, text: str) -> Read:
     unit = key.unit
     assert unit is not None and key.value is not None
     if len(text) > MAX_NUMBER_CHARS:
-        r = read_number(text, unit)  # refuses with the reader's own message
+        r = read_number(text, unit, avoid=key.value)  # refuses with its own message
         return Read(r, r.read_as)
     cleaned = text.strip()
     notes: list[str] = []
@@ -69,12 +69,12 @@ def read(pv: PartVariant, text: str) -> Read:
             cleaned = f"{cleaned} %"
             notes.append("read as a percentage: a fraction cannot exceed 1")
     try:
-        r = read_number(cleaned, unit)
+        r = read_number(cleaned, unit, avoid=key.value)
     except Unreadable:
         m = _NOUN.match(cleaned)
         if unit not in _COUNTABLE or m is None or m["noun"] in UNITS:
             raise
-        r = read_number(m["body"], unit)  # "128 collectives", "18 requests"
+        r = read_number(m["body"], unit, avoid=key.value)  # "128 collectives"
     read_as = r.read_as + (f" ({'; '.join(notes)})" if notes else "")
     reading = Reading(r.value, r.unit, read_as, cleaned)
     return Read(reading, read_as)
@@ -82,7 +82,7 @@ def read(pv: PartVariant, text: str) -> Read:
 
 _NEEDS_UNIT = frozenset({"B", "FLOP", "B/s", "FLOP/s"})
 """Where a bare number could mean anything from bytes to terabytes."""
-_COUNTABLE = frozenset({"1", "param"})
+_COUNTABLE = COUNT_FAMILY
 _LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*=\s*(?=\S)")
 _REMARK = re.compile(r"^(?P<body>.*?\d.*?\S)\s*\((?P<remark>[^()\d]*)\)\s*$")
 _LOWER_BYTES = re.compile(r"^(?P<number>.*\d\s*)(?P<prefix>[kmgtp])b$")
