@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 def summary_markup(out: Outcome) -> str:
     """The graded answer in a few lines of markup: where, yours, the key, why."""
     grade, question = out.grade, out.question
-    lines = [f"[$text-muted]{escape(question.label)} · {seconds_text(out.seconds)}[/]"]
+    lines = [f"[b]{escape(question.template.title)}[/]  [$text-muted]{escape(question.label)}"
+             f" · {seconds_text(out.seconds)}[/]"]
     if out.more_parts:
         lines.append(f"[b $text-accent]The scenario goes on: Enter for part "
                      f"{question.part.index + 1} of {len(question.variant.parts)}.[/]")

@@ -1,7 +1,9 @@
-"""The practice picker: a topic or rapid-fire item, a difficulty, and whether to schedule."""
+"""The practice picker: a topic, rapid-fire item or tag, a difficulty, and whether to
+schedule."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -30,16 +32,30 @@ Target = tuple[str, str | None]
 
 def practice_targets(bank: Bank) -> list[list[Target]]:
     """What can be practised, in groups: everything; each topic; each rapid-fire item;
-    each area of the interview's next questions (decode, cost, MoE ...)."""
+    each area of the interview's next questions (decode, cost, MoE ...); every other
+    tag, the tags of your own templates (and packs') first, such as "mine"."""
     topics = sorted({t.topic for t in bank.templates.values()})
     tags = {tag for t in bank.templates.values() for tag in t.tags}
+    root = _bank_root()
+    own = {tag for tid, t in bank.templates.items()
+           if not Path(bank.sources.get(tid, "")).resolve().is_relative_to(root)
+           for tag in t.tags}
+    free = tags - set(RAPID_FIRE) - set(AREAS) - set(topics)
     groups: list[list[Target]] = [
         [("Everything", None)],
         [(topic, topic) for topic in topics],
         [(tag_label(tag), tag) for tag in sorted(RAPID_FIRE) if tag in tags],
         [(tag_label(tag), tag) for tag in AREAS if tag in tags],
+        [(tag, tag) for tag in sorted(free, key=lambda tag: (tag not in own, tag))],
     ]
     return [group for group in groups if group]
+
+
+def _bank_root() -> Path:
+    """The folder of the bank that comes with the app."""
+    from importlib import resources
+
+    return Path(str(resources.files("questions") / "bank")).resolve()
 
 
 class PracticeScreen(Screen[None]):
@@ -57,7 +73,7 @@ class PracticeScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Practice")
-        yield Static("Practice: pick a topic or a rapid-fire item, then Enter.",
+        yield Static("Practice: pick a topic, a rapid-fire item or a tag, then Enter.",
                      id="practice-title")
         with Horizontal(id="practice-options"):
             yield Select(DIFFICULTIES, value=0, allow_blank=False, id="practice-difficulty")

@@ -1,4 +1,5 @@
-"""The body of a question: prompt, parameters, choices or table, and how to answer."""
+"""The body of a question: its title, prompt, parameters, choices or table, and how to
+answer."""
 
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ class QuestionCard(Vertical):
         self._hints: list[str] = []
 
     def compose(self) -> ComposeResult:
+        yield Static("", id="question-title", markup=False)
         yield Static("", id="prompt", markup=False)
         yield ParamsTable("", id="params")
         yield Static("", id="choices")
@@ -42,6 +44,7 @@ class QuestionCard(Vertical):
     def show(self, question: Question) -> None:
         """Show a new question (hints cleared)."""
         part = question.part
+        self.query_one("#question-title", Static).update(question.template.title)
         self.query_one("#prompt", Static).update(question.prompt)
         self.query_one("#params", ParamsTable).show(question.params_table)
         choices = self.query_one("#choices", Static)
