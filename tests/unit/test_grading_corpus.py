@@ -124,28 +124,34 @@ compute/gpus-for-deadline#1 | 1651 | incorrect | -
 compute/gpus-for-deadline#1 | 1600 | incorrect | -
 compute/gpus-for-deadline#1 | 744 | partial | forgot the MFU
 compute/gpus-for-deadline#1 | 551 | incorrect | 2PD instead of 6PD
-memory/params-from-shape#1 | 1.78 billion | correct | -
-memory/params-from-shape#1 | 1.78e9 | correct | -
-memory/params-from-shape#1 | 1.78B | correct | -
-memory/params-from-shape#1 | 1,783,711,744 | correct | -
-memory/params-from-shape#1 | 1.8 billion | correct | -
-memory/params-from-shape#1 | 1.8B params | correct | -
-memory/params-from-shape#1 | 1.52 billion | partial | tied embeddings
-memory/params-from-shape#1 | 1.26e9 | partial | forgot the embeddings
-memory/params-from-shape#1 | 1.87 billion | partial | full-width K and V
-memory/params-from-shape#1 | 2 billion | incorrect | -
-memory/params-from-shape#1 | 1.78 million | incorrect | off by a thousand
-inference/kv-cache#1 | 137 GB | correct | -
-inference/kv-cache#1 | 128 GiB | correct | -
-inference/kv-cache#1 | 140 GB | correct | -
-inference/kv-cache#1 | 137 | invalid | -
-inference/kv-cache#1 | 137 GiB | partial | GB vs GiB
-inference/kv-cache#1 | 128 GB | partial | GB vs GiB
-inference/kv-cache#1 | 1.1 TB | partial | bits vs bytes
-inference/kv-cache#1 | 68.7 GB | partial | forgot K or V
-inference/kv-cache#1 | 275 GB | partial | FP32 cache
-inference/kv-cache#1 | 550 GB | partial | cached every query head
-inference/kv-cache#1 | 4.29 GB | incorrect | one layer
+memory/params-from-shape#3 | 4.84 billion | correct | -
+memory/params-from-shape#3 | 4.84e9 | correct | -
+memory/params-from-shape#3 | 4.84B | correct | -
+memory/params-from-shape#3 | 4,839,902,208 | correct | -
+memory/params-from-shape#3 | 4.8 billion | correct | -
+memory/params-from-shape#3 | 4.8B params | correct | -
+memory/params-from-shape#3 | 4.45 billion | partial | tied embeddings
+memory/params-from-shape#3 | 4.05e9 | partial | forgot the embeddings
+memory/params-from-shape#3 | 5.24 billion | partial | full-width K and V
+memory/params-from-shape#3 | 3.76 billion | partial | 2-matrix MLP
+memory/params-from-shape#3 | 3.8B | partial | 2-matrix MLP
+memory/params-from-shape#3 | 5.5 billion | incorrect | -
+memory/params-from-shape#3 | 4.84 million | incorrect | off by a thousand
+inference/kv-cache#3 | 85.9 GB | correct | -
+inference/kv-cache#3 | 80 GiB | correct | -
+inference/kv-cache#3 | 86 GB | correct | -
+inference/kv-cache#3 | 85.9 | invalid | -
+inference/kv-cache#3 | 85.9 GiB | partial | GB vs GiB
+inference/kv-cache#3 | 80 GB | partial | GB vs GiB
+inference/kv-cache#3 | 687 GB | partial | cached every query head
+inference/kv-cache#3 | 42.9 GB | partial | forgot K or V
+inference/kv-cache#3 | 172 GB | partial | FP32 cache
+inference/kv-cache#3 | 10.7 GB | partial | forgot the batch
+inference/kv-cache#3 | 10 GiB | partial | forgot the batch
+inference/kv-cache#3 | 1.07 GB | incorrect | one layer
+inference/kv-cache#1 | 275 GB | correct | -
+inference/kv-cache#1 | 4.29 GB | partial | forgot the batch
+inference/kv-cache#1 | 8.59 GB | incorrect | one layer
 compute/flops-formula#1 | 6PD | correct | -
 compute/flops-formula#1 | 6*P*D | correct | -
 compute/flops-formula#1 | C = 6PD | correct | -
@@ -187,6 +193,55 @@ communication/dp-allreduce-tp#1 | 81.8 GB | partial | counted one pass
 communication/dp-allreduce-tp#1 | 10.9 GB | incorrect | divided by the ranks
 communication/dp-allreduce-tp#1 | 150 GB | incorrect | -
 communication/dp-allreduce-tp#1 | 1.31 Tb | correct | -
+communication/tp-time-nvlink#1 | 0.301 s | partial | payload without the ring factor
+communication/tp-time-nvlink#1 | 301 ms | partial | payload without the ring factor
+communication/tp-time-nvlink#1 | 0.60 s | correct | -
+communication/tp-network-vs-compute#1 | 2.16 | correct | -
+communication/tp-network-vs-compute#1 | 2.2x | correct | -
+communication/tp-network-vs-compute#1 | 1.24 | partial | payload without the ring factor
+communication/tp-network-vs-compute#1 | 0.18 | partial | used NVLink
+parallelism/tp-traffic-on-network#1 | 2.58 s | correct | -
+parallelism/tp-traffic-on-network#1 | 2.6 s | correct | -
+parallelism/tp-traffic-on-network#1 | 1.72 s | partial | payload without the ring factor
+parallelism/tp-traffic-on-network#1 | 3.44 s | partial | ring factor dropped
+parallelism/tp-traffic-on-network#1 | 1.29 s | partial | forward pass only
+parallelism/tp-bytes-formula#1 | 4*L*2*(t-1)/t*s*b*h*2 | correct | -
+parallelism/tp-bytes-formula#1 | 16 L s b h (t-1)/t | correct | -
+parallelism/tp-bytes-formula#1 | 8Lsbh | partial | payload without the ring factor
+parallelism/tp-bytes-formula#1 | 2*L*2*s*b*h*2 | partial | payload without the ring factor
+parallelism/tp-bytes-formula#1 | 16Lsbh | partial | ring factor dropped
+scenario/network-bottleneck#1 | 32.2 GB | correct | -
+scenario/network-bottleneck#1 | 32 GB | correct | -
+scenario/network-bottleneck#1 | 21.5 GB | partial | payload without the ring factor
+scenario/network-bottleneck#1 | 42.9 GB | partial | ring factor dropped
+compute/moe-train-flops#1 | 1e24 FLOP | correct | -
+compute/moe-train-flops#1 | 1.0e24 | invalid | -
+compute/moe-train-flops#1 | 9.11e23 FLOP | partial | scaled every parameter by k/E
+compute/moe-train-flops#1 | 3.35e23 FLOP | partial | forward pass only
+compute/moe-train-flops#1 | 3.64e24 FLOP | incorrect | used the total parameters
+parallelism/cp-kv-bytes#1 | 3.7 GB | correct | -
+parallelism/cp-kv-bytes#1 | 3.45 GiB | correct | -
+parallelism/cp-kv-bytes#1 | 29.6 GB | partial | KV heads not divided by TP
+parallelism/cp-kv-bytes#1 | 59.2 GB | partial | used the query heads
+parallelism/cp-kv-bytes#1 | 1.85 GB | partial | keys only
+parallelism/ep-alltoall-bytes#1 | 29.7 GB | correct | -
+parallelism/ep-alltoall-bytes#1 | 30 GB | correct | -
+parallelism/ep-alltoall-bytes#1 | 14.8 GB | partial | alternating MoE layers
+parallelism/ep-alltoall-bytes#1 | 4.95 GB | partial | one copy per token
+parallelism/ep-alltoall-bytes#1 | 7.42 GB | partial | one all-to-all per layer
+communication/allreduce-time#1 | 4.14 s | incorrect | sent the buffer to every rank
+communication/fsdp-traffic#1 | 51.3 GB | correct | -
+communication/fsdp-traffic#1 | 51 GB | correct | -
+communication/fsdp-traffic#1 | 68.3 GB | partial | all-reduced the gradients
+communication/fsdp-traffic#1 | 103 GB | partial | gathered the FP32 master weights
+communication/fsdp-traffic#1 | 34.2 GB | partial | only two collectives
+communication/fsdp-traffic#1 | 410 GB | partial | forgot to divide by tp
+layout/layout-memory#1 | 64.1 GB | correct | -
+layout/layout-memory#1 | 64 GB | correct | -
+layout/layout-memory#1 | 384 GB | partial | all micro-batches in flight
+layout/layout-memory#1 | 104 GB | partial | no sequence parallelism
+layout/layout-memory#1 | 29.9 GB | partial | activations divided by pp
+layout/layout-memory#1 | 116 GB | partial | ZeRO ignored
 """
 
 ROWS = [tuple(c.strip() for c in line.split("|")) for line in CORPUS.strip().splitlines()]
