@@ -304,7 +304,7 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
                               hit[1], c.phrases[0], position=hit[0]))
         else:
             items.append(Item("claim", c.id, c.label, "missing", c.weight, 0.0,
-                              expected=c.phrases[0]))
+                              expected=" ".join(c.phrases[0].replace("...", " ").split())))
     where = {i.id: i.position for i in items
              if i.status in ("right", "wrong", "mistake", "present")}
     for o in a.order:

@@ -29,6 +29,8 @@ def summary_markup(out: Outcome) -> str:
     if out.more_parts:
         lines.append(f"[b $text-accent]The scenario goes on: Enter for part "
                      f"{question.part.index + 1} of {len(question.variant.parts)}.[/]")
+    if grade.checklist is not None:
+        return "\n".join(lines + checklist_markup(out))
     yours = grade.read_as or question.answer_text or "(blank)"
     lines += ["", f"[b $text-muted]You[/]  {escape(yours)}",
               f"[b $text-muted]Key[/]  [b $text-success]{escape(grade.key.display)}[/]"]
@@ -39,6 +41,37 @@ def summary_markup(out: Outcome) -> str:
         lines.append(f"[$text-muted]Hints used: {question.hints_shown} "
                      f"(cost {percent(question.hint_cost)} of the score)[/]")
     return "\n".join(lines)
+
+
+_MARKS = {"right": ("✓", "$text-success"), "present": ("✓", "$text-success"),
+          "kept": ("✓", "$text-success"), "mistake": ("✗", "$text-warning"),
+          "wrong": ("✗", "$text-error"), "contradicted": ("✗", "$text-error"),
+          "broken": ("✗", "$text-error"), "missing": ("·", "$text-muted")}
+
+
+def checklist_markup(out: Outcome) -> list[str]:
+    """A spoken answer's feedback: the answer given, the checklist item by item (in
+    colour, each wrong figure with its key and derivation), and the model answer."""
+    grade, question = out.grade, out.question
+    c = grade.checklist
+    assert c is not None
+    lines = ["", "[b $text-muted]Your answer[/]",
+             f"[$text-muted]{escape(question.answer_text.strip() or '(blank)')}[/]", "",
+             f"[b]Checklist[/] [$text-muted]{percent(c.score)} of the rubric: a checklist "
+             "of the figures and phrases a strong answer states, not a judge of your "
+             "prose.[/]"]
+    for item in c.items:
+        mark, colour = _MARKS.get(item.status, ("·", "$text-muted"))
+        text = item.line()[2:]  # the plain line without its mark
+        lines.append(f"[{colour}]{mark}[/] {escape(text)}")
+        if item.note and item.status in ("wrong", "mistake"):
+            lines.append(f"    [$text-muted]{escape(item.note)}[/]")
+    if question.hints_shown:
+        lines.append(f"[$text-muted]Hints used: {question.hints_shown} "
+                     f"(cost {percent(question.hint_cost)} of the score)[/]")
+    lines += ["", "[b $text-muted]Model answer for this variant[/]",
+              f"[$text-success]{escape(grade.key.display)}[/]"]
+    return lines
 
 
 class FeedbackScreen(Screen[bool]):

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.tui.data import percent
+from quiz.tui.kinds import asked_as
 from quiz.tui.messages import (
     AnswerGraded,
     AnswerSubmitted,
@@ -85,17 +86,22 @@ class QuestionScreen(Screen[None]):
         with VerticalScroll(id="question-scroll"):
             yield QuestionCard(id="question-card")
         yield AnswerBox(id="answer-box")
-        keys = [("Enter", "Submit", "screen.submit")]
+        yield KeysLine(self._keys(multiline=False))
+
+    def _keys(self, *, multiline: bool) -> list[tuple[str, str, str]]:
+        """The keys line: a paragraph answer submits with Ctrl+D (Enter is a new line)."""
+        keys = [("^d", "Submit", "screen.submit")] if multiline else [
+            ("Enter", "Submit", "screen.submit")]
         if self.session.hints_allowed():
             keys.append(("^g", "Hint", "screen.hint"))
         if self.mock is None:  # a mock interview has a fixed plan: no skipping
             keys.append(("^s", "Skip", "screen.skip"))
         keys.append(("^f", "Flag", "screen.flag"))
         keys += [("Esc", "Stop", "screen.leave"), ("?", "Help", "app.open_mode('help')")]
-        yield KeysLine(keys)
+        return keys
 
     def on_mount(self) -> None:
-        self.query_one(AnswerBox).input.focus()
+        self.query_one(AnswerBox).field.focus()
         self._draw()
         if self.mock is not None:
             self.set_interval(1.0, self.tick)
@@ -144,9 +150,12 @@ class QuestionScreen(Screen[None]):
         part = question.part
         # Formulas build sympy expressions: their preview reads in a worker; every
         # other kind reads in well under a millisecond, on the keystroke itself.
-        self.query_one(AnswerBox).reset(placeholder_for(part),
-                                        lambda text: preview(part, text),
-                                        slow=part.kind == "formula")
+        box = self.query_one(AnswerBox)
+        multiline = asked_as(part.kind).multiline
+        if multiline != box.multiline:
+            self.query_one(KeysLine).set_keys(self._keys(multiline=multiline))
+        box.reset(placeholder_for(part), lambda text: preview(part, text),
+                  slow=part.kind == "formula", multiline=multiline)
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:

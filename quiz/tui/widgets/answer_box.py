@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.timer import Timer
 from textual.visual import visualize
-from textual.widgets import Input, Static
+from textual.widget import Widget
+from textual.widgets import Input, Static, TextArea
 
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 
@@ -25,6 +27,19 @@ SLOW_PREVIEW_DEADLINE = 0.15
 
 STILL_READING = "reading…"
 """Shown when a slow preview misses its deadline (the reading still lands when done)."""
+
+
+class ParagraphArea(TextArea):
+    """A text area for a paragraph answer: Enter starts a new line, Ctrl+D submits
+    (posting :class:`AnswerSubmitted`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+d", "submit", "Submit", key_display="^d", priority=True),
+    ]
+
+    def action_submit(self) -> None:
+        """Submit the paragraph."""
+        self.post_message(AnswerSubmitted(self.text))
 
 
 class AnswerBox(Vertical):
@@ -42,6 +57,9 @@ class AnswerBox(Vertical):
 
     DEFAULT_CSS = """
     AnswerBox { height: auto; }
+    AnswerBox > #answer-text { display: none; height: 6; }
+    AnswerBox.-multiline > #answer-text { display: block; }
+    AnswerBox.-multiline > #answer-input { display: none; }
     AnswerBox > #answer-preview { height: auto; color: $text-muted; padding: 0 1; }
     AnswerBox > #answer-error { height: auto; color: $text-error; padding: 0 1; display: none; }
     AnswerBox.-invalid > #answer-error { display: block; }
@@ -58,6 +76,8 @@ class AnswerBox(Vertical):
         from quiz.core.reading import MAX_ANSWER_CHARS
 
         yield Input(id="answer-input", placeholder="your answer", max_length=MAX_ANSWER_CHARS)
+        yield ParagraphArea(id="answer-text", soft_wrap=True, show_line_numbers=False,
+                            tab_behavior="focus")
         yield Static("", id="answer-preview", markup=False)
         yield Static("", id="answer-error", markup=False)
 
@@ -67,26 +87,48 @@ class AnswerBox(Vertical):
         return self.query_one("#answer-input", Input)
 
     @property
+    def paragraph(self) -> ParagraphArea:
+        """The text area for paragraph answers."""
+        return self.query_one("#answer-text", ParagraphArea)
+
+    @property
+    def multiline(self) -> bool:
+        """Whether the answer is a paragraph (typed in the text area)."""
+        return self.has_class("-multiline")
+
+    @property
+    def field(self) -> Widget:
+        """The widget the answer is typed in."""
+        return self.paragraph if self.multiline else self.input
+
+    @property
     def value(self) -> str:
         """What is typed."""
-        return self.input.value
+        return self.paragraph.text if self.multiline else self.input.value
 
     def reset(self, placeholder: str, previewer: Previewer | None, *,
-              slow: bool = False) -> None:
+              slow: bool = False, multiline: bool = False) -> None:
         """Clear the box for a new question and focus it.
 
         Args:
             placeholder: the empty input's hint.
             previewer: reads typed text for the preview (None: no preview).
             slow: the previewer may take longer than a frame: run it in a worker.
+            multiline: the answer is a paragraph: a text area where Enter starts a new
+                line and Ctrl+D submits.
         """
         self._previewer = previewer
         self._slow = slow
-        self.input.placeholder = placeholder
-        self.input.value = ""
+        self.set_class(multiline, "-multiline")
+        if multiline:
+            self.paragraph.placeholder = placeholder
+            self.paragraph.text = ""
+        else:
+            self.input.placeholder = placeholder
+            self.input.value = ""
         self._show_preview("")
         self.clear_error()
-        self.input.focus()
+        self.field.focus()
 
     def show_error(self, message: str) -> None:
         """Say why the last submission could not be read (no attempt was used)."""
@@ -107,15 +149,23 @@ class AnswerBox(Vertical):
     @on(Input.Changed, "#answer-input")
     def _changed(self, event: Input.Changed) -> None:
         event.stop()
+        self._typed(event.value)
+
+    @on(TextArea.Changed, "#answer-text")
+    def _paragraph_changed(self, event: TextArea.Changed) -> None:
+        event.stop()
+        self._typed(event.text_area.text)
+
+    def _typed(self, value: str) -> None:
         self.clear_error()
         previewer = self._previewer
-        if not event.value.strip() or previewer is None:
+        if not value.strip() or previewer is None:
             self._show_preview("")
             return
         if not self._slow:
-            self._show_preview(_read(previewer, event.value))
+            self._show_preview(_read(previewer, value))
             return
-        self._read_in_worker(event.value, previewer)
+        self._read_in_worker(value, previewer)
         if self._deadline is None:
             self._deadline = self.set_timer(SLOW_PREVIEW_DEADLINE, self._missed_deadline)
 
@@ -135,7 +185,7 @@ class AnswerBox(Vertical):
     @on(PreviewRead)
     def _preview_read(self, event: PreviewRead) -> None:
         event.stop()
-        if event.text == self.input.value:  # ignore previews of older keystrokes
+        if event.text == self.value:  # ignore previews of older keystrokes
             self._show_preview(event.preview)
 
 

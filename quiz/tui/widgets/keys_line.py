@@ -31,6 +31,13 @@ class KeysLine(Static):
     """
 
     def __init__(self, keys: Sequence[tuple[str, str, str]], *, id: str | None = None) -> None:
-        text = "   ".join(f"[@click={action}][b $text-accent]{escape(key)}[/] "
-                           f"{escape(name)}[/]" for key, name, action in keys)
-        super().__init__(text, id=id, classes="keys-line")
+        super().__init__(_markup(keys), id=id, classes="keys-line")
+
+    def set_keys(self, keys: Sequence[tuple[str, str, str]]) -> None:
+        """Show another set of keys (a question screen whose answer kind changed)."""
+        self.update(_markup(keys))
+
+
+def _markup(keys: Sequence[tuple[str, str, str]]) -> str:
+    return "   ".join(f"[@click={action}][b $text-accent]{escape(key)}[/] "
+                       f"{escape(name)}[/]" for key, name, action in keys)
