@@ -36,8 +36,11 @@ def run(args: argparse.Namespace) -> int:
             print(f"Nothing more is due today. {answered} answered.")
             return 0
         print(f"\n[{q.label}] {q.template.title}\n{q.prompt}")
-        for line in kind_of(q.part.kind).prompt_lines(q.part):
+        kind = kind_of(q.part.kind)
+        for line in kind.prompt_lines(q.part):
             print(line)
+        if kind.paragraph:
+            print("  (Several lines are fine: an empty line ends the answer.)")
         unsaved: str | None = None  # an answer the history could not take yet
         while True:
             print("> ", end="", flush=True)
@@ -48,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
                 print(f"\nStopped. {answered} answered.")
                 return 0
             text = line.strip()
+            if kind.paragraph and text and not text.startswith(":"):
+                text = _rest_of_paragraph(text)
             if text == ":hint":
                 print(session.hint() or "No more hints.")
                 continue
@@ -68,11 +73,24 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Can't read that (no attempt used): {g.feedback}")
                 continue
             answered += 1
-            print(f"{g.verdict.upper()} (score {g.score:.2f}); read as {g.read_as}; "
-                  f"key {g.key.display}")
+            shown_key = "" if kind.paragraph else f"; key {g.key.display}"
+            print(f"{g.verdict.upper()} (score {g.score:.2f}); read as {g.read_as}"
+                  f"{shown_key}")
             if g.mistake:
                 print(f"Mistake: {g.mistake}")
             print(g.feedback)
+            if kind.paragraph:
+                print(f"\n{kind.key_label}:\n{g.key.display}")
             print("\nWorked solution:")
             print(q.part.derivation.text(), flush=True)
             break
+
+
+def _rest_of_paragraph(first: str) -> str:
+    """A paragraph answer: the first line and those after it, up to an empty line."""
+    lines = [first]
+    while True:
+        line = sys.stdin.readline()
+        if not line.strip():
+            return "\n".join(lines)
+        lines.append(line.rstrip("\n"))

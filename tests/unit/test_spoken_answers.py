@@ -8,8 +8,10 @@ hostile text are invalid or score 0.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+from pathlib import Path
 
 import pytest
 from helpers import cpu_guard, run_cli
@@ -244,3 +246,19 @@ def test_ask_json_lists_the_rubric_without_its_values(
     labels = [f["label"] for f in data["rubric"]["figures"]]
     assert "model state" in labels
     assert "1.13" not in json.dumps(data["rubric"])
+
+
+def test_plain_drill_reads_a_paragraph_up_to_an_empty_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    spoken = load_bank([Path(__file__).parents[1] / "functional" / "spoken_templates"],
+                       bundled=False)
+    monkeypatch.setattr("quiz.core.state.load_bank_for", lambda state: spoken)
+    monkeypatch.setattr("sys.stdin", io.StringIO(
+        "16 bytes per parameter, so 1.13 TB of state.\nTP 8 inside the node\n\n:quit\n"))
+    code, out, _ = run_cli(capsys, "--data-dir", str(tmp_path), "drill", "--plain")
+    assert code == 0
+    assert "an empty line ends the answer" in out
+    assert re.search(r"read as \d of 7 figures right, 1 of 3 claims", out)
+    assert "✓ TP inside the node" in out and "Model answer:\nStart from the bytes" in out
+    assert "1 answered" in out

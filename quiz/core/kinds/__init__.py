@@ -29,7 +29,7 @@ KINDS: Mapping[str, AnswerKind] = {
     "layout": AnswerKind(layout.read, layout.grade),
     "spoken": AnswerKind(spoken.read, spoken.grade, spoken.check_key,
                          prompt_lines=spoken.prompt_lines, json_fields=spoken.json_fields,
-                         key_label="Model answer"),
+                         key_label="Model answer", paragraph=True),
 }
 """Every answer kind the core can read and grade (the keys are
 :data:`questions.types.AnswerKind`'s names; a test keeps them equal)."""

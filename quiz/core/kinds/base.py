@@ -110,6 +110,8 @@ class AnswerKind:
         json_fields: the fields ``quiz ask --json`` adds for this kind.
         key_label: what the key is called where it is shown ("Model answer" for a
             spoken answer, whose key is a paragraph).
+        paragraph: the answer is a paragraph of several lines (the plain drill reads
+            lines up to an empty one).
     """
 
     read: Callable[[PartVariant, str], Read]
@@ -118,3 +120,4 @@ class AnswerKind:
     prompt_lines: Callable[[PartVariant], list[str]] = lambda pv: []
     json_fields: Callable[[PartVariant], dict[str, Any]] = lambda pv: {}
     key_label: str = "Key"
+    paragraph: bool = False
