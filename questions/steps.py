@@ -53,6 +53,10 @@ class LearnStep:
         explanation: what is shown when the step is answered wrong.
         given: bookkeeping steps shown (not asked) just before this one.
         final: whether this step's key is the part's own key.
+        what: what the step computes, as a short phrase ("the bytes of model state
+            per parameter", "option b").
+        working: the explanation without its result, shown after a wrong answer so
+            that the retry is still the learner's own.
     """
 
     index: int
@@ -64,6 +68,8 @@ class LearnStep:
     explanation: str
     given: tuple[Step, ...] = ()
     final: bool = False
+    what: str = ""
+    working: str = ""
 
     @property
     def key(self) -> Key:
@@ -212,12 +218,13 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
     given: list[Step] = []
 
     def add(quantity: str, prompt: str, step_pv: PartVariant, st: Step | None,
-            explanation: str, final: bool = False) -> None:
+            explanation: str, final: bool = False, what: str = "") -> None:
         spec = by_name.get(quantity)
         if spec is not None and spec.prompt:
             prompt = spec.prompt
+        working = _explain(st, result=False) if st is not None else explanation
         out.append(LearnStep(start + len(out) + 1, pv.index, quantity, prompt, step_pv, st,
-                             explanation, tuple(given), final))
+                             explanation, tuple(given), final, what or quantity, working))
         given.clear()
 
     for st in work:
@@ -234,21 +241,22 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
             continue
         phrase = step_phrase(st.quantity, st.meaning)
         add(st.quantity, _number_prompt(phrase, not out, False), _step_pv(pv, st, phrase),
-            st, _explain(st))
+            st, _explain(st), what=phrase)
     if pv.kind == "number":
         assert pv.key.value is not None and pv.key.unit is not None
         seen.append((pv.key.unit, pv.key.value))
         final_work = next((st for st in reversed(work) if _same(
             [(pv.key.unit, pv.key.value)], st.unit, st.value)), None)
         quantity = (final_work.quantity if final_work else a.quantity) or "answer"
+        what = "the answer"
         if final_work is not None and final_work.quantity:
-            prompt = _number_prompt(step_phrase(quantity, final_work.meaning), not out,
-                                    bool(out))
+            what = step_phrase(quantity, final_work.meaning)
+            prompt = _number_prompt(what, not out, bool(out))
         else:  # the template's own combination of the quantities
             how = _sentence(a.why) if a.why else "combine the numbers to answer the question"
             prompt = f"{'Now the last step' if out else 'First'}: {how}. What do you get?"
         add(quantity, prompt, pv, final_work,
-            _explain(final_work) if final_work else d.text(), final=True)
+            _explain(final_work) if final_work else d.text(), final=True, what=what)
     elif not out and pv.kind in ("choice", "multi"):
         _option_steps(pv, add)
     elif not out and pv.kind == "table":
@@ -262,10 +270,12 @@ def _sentence(text: str) -> str:
     return text[:1].lower() + text[1:] if text[1:2].islower() else text
 
 
-def _explain(st: Step) -> str:
+def _explain(st: Step, *, result: bool = True) -> str:
     lines = [st.why]
     if st.formula:
-        lines += [f"   {st.formula}", f"     = {st.substitution}", f"     = {st.result}"]
+        lines += [f"   {st.formula}", f"     = {st.substitution}"]
+        if result:
+            lines.append(f"     = {st.result}")
     return "\n".join(lines)
 
 
@@ -331,7 +341,7 @@ def _option_steps(pv: PartVariant, add: Any) -> None:
         step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
                           follow=None)
         add(f"option:{label}", ask, step_pv, None,
-            f"({label}) is {'right' if right else 'wrong'}: {why}")
+            f"({label}) is {'right' if right else 'wrong'}: {why}", what=f"option ({label})")
 
 
 def _row_steps(pv: PartVariant, add: Any) -> None:
@@ -351,4 +361,5 @@ def _row_steps(pv: PartVariant, add: Any) -> None:
         step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
                           follow=None)
         add(f"row:{row}", ask, step_pv, None,
-            f"{row}: {key.display.split(': ', 1)[1]}. {pv.spec.answer.explanation}".strip())
+            f"{row}: {key.display.split(': ', 1)[1]}. {pv.spec.answer.explanation}".strip(),
+            what=f"row {row}")

@@ -87,9 +87,10 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
-    from quiz.commands import export, history, layout, review, serve, templates
+    from quiz.commands import export, history, layout, learn, review, serve, templates
 
     templates.add_parser(sub)
+    learn.add_parser(sub)
     review.add_parser(sub)
     history.add_parser(sub)
     export.add_parser(sub)
@@ -114,6 +115,7 @@ COMMANDS: dict[str | None, str] = {
     "drill": "app",
     "mock": "app",
     "practice": "app",
+    "learn": "learn",
 }
 """Each subcommand and the module of :mod:`quiz.commands` whose ``run(args)`` runs it.
 

@@ -6,7 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-_MODES = {None: None, "drill": "drill", "mock": "mock", "practice": "practice"}
+_MODES = {None: None, "drill": "drill", "mock": "mock", "practice": "practice",
+          "learn": "learn"}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +35,8 @@ def run(args: argparse.Namespace) -> int:
                   mock_minutes=getattr(args, "minutes", None),
                   mock_questions=getattr(args, "questions", None),
                   practice_topic=getattr(args, "topic", None),
-                  practice_difficulty=getattr(args, "difficulty", None))
+                  practice_difficulty=getattr(args, "difficulty", None),
+                  learn_target=getattr(args, "target", None))
     try:
         app.run()
     finally:

@@ -27,6 +27,7 @@ from textual.screen import Screen
 
 from quiz.tui.messages import (
     BankLoaded,
+    LearnChosen,
     MockChosen,
     ModeChosen,
     PracticeChosen,
@@ -84,6 +85,7 @@ class QuizApp(App[int]):
                  mock_minutes: int | None = None, mock_questions: int | None = None,
                  practice_topic: str | None = None,
                  practice_difficulty: int | None = None,
+                 learn_target: str | None = None,
                  clock: Callable[[], float] | None = None,
                  now: Callable[[], datetime] | None = None,
                  seed: int | None = None,
@@ -91,7 +93,7 @@ class QuizApp(App[int]):
                  template_files: Callable[[AppState], Sequence[Path]] | None = None,
                  ) -> None:
         super().__init__()
-        if mode not in (None, "drill", "mock", "practice"):
+        if mode not in (None, "drill", "mock", "practice", "learn"):
             raise ValueError(f"unknown start mode {mode!r}")
         self.data_dir = data_dir
         self.template_dirs = list(template_dirs)
@@ -100,6 +102,7 @@ class QuizApp(App[int]):
         self.mock_questions = mock_questions
         self.practice_topic = practice_topic
         self.practice_difficulty = practice_difficulty
+        self.learn_target = learn_target
         self.clock = clock or time.monotonic
         self.now = now
         self.seed = seed
@@ -280,6 +283,11 @@ class QuizApp(App[int]):
                 self.start_practice(self.practice_topic, self.practice_difficulty, False)
             else:
                 self.open_mode("practice")
+        elif mode == "learn":
+            if self.learn_target:
+                self.start_learn(self.learn_target)
+            else:
+                self.open_mode("learn")
 
     @on(TaskFailed)
     def _task_failed(self, event: TaskFailed) -> None:
@@ -422,6 +430,42 @@ class QuizApp(App[int]):
             self.notify(f"Nothing to practise: {exc}.", severity="warning")
             return
         self._ask(session, "practice")
+
+    def start_learn(self, target: str) -> None:
+        """Walk through an item's, topic's or tag's templates (easiest first), or one
+        variant given as TEMPLATE_ID#SEED."""
+        from quiz.core.errors import QuizError
+        from quiz.core.learn import target_of
+        from quiz.tui.screens.learn import WalkScreen
+
+        assert self.state is not None and self.bank is not None
+        try:
+            ids, single = target_of(self.bank, target)
+        except QuizError as exc:
+            self.notify(f"Nothing to learn: {exc}.", severity="warning")
+            return
+        self.push_screen(WalkScreen(self.state, self.bank, template_ids=ids,
+                                    variant=single, **self._walk_kw()))
+
+    def walk_through(self, template_id: str, seed: int, mode: str = "practice") -> None:
+        """Walk through one variant ("walk me through it" after a miss, a drill's leech);
+        the whole answer after it is a guided attempt."""
+        from quiz.tui.screens.learn import WalkScreen
+
+        assert self.state is not None and self.bank is not None
+        self.push_screen(WalkScreen(self.state, self.bank, variant=(template_id, seed),
+                                    mode=mode, **self._walk_kw()))
+
+    def _walk_kw(self) -> dict[str, Any]:
+        kw: dict[str, Any] = {"rng": random.Random(self.seed) if self.seed is not None
+                              else random.Random()}
+        if self.now is not None:
+            kw["now"] = self.now
+        return kw
+
+    @on(LearnChosen)
+    def _learn_chosen(self, event: LearnChosen) -> None:
+        self.start_learn(event.target)
 
     def start_mock(self, questions: int | None, minutes: int | None) -> None:
         """Start a timed mock interview (defaults from the settings)."""

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from questions.derivation import Derivation
     from questions.derivation import Step as DerivationStep
     from questions.loader import Bank
+    from quiz.core.learn import Progress
     from quiz.core.state import AppState
     from quiz.core.store import Stats
 
@@ -121,6 +122,7 @@ class StatsData:
         titles: template id -> title, for the weakest templates.
         topic_trend: topic -> running accuracy per recent local day with answers.
         item_trend: rapid-fire item -> running accuracy per recent local day with answers.
+        learn: learn-mode progress per rapid-fire item and topic (empty without the bank).
     """
 
     stats: Stats
@@ -129,6 +131,7 @@ class StatsData:
     titles: dict[str, str] = field(default_factory=dict)
     topic_trend: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
     item_trend: dict[str, list[tuple[str, float]]] = field(default_factory=dict)
+    learn: list[Progress] = field(default_factory=list)
 
 
 TREND_DAYS = 90
@@ -151,8 +154,12 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
     totals = [(topic, g.tags, g.attempts, g.correct) for (_, topic, _), g in base.groups.items()]
     since = store.today() - timedelta(days=TREND_DAYS - 1)
     topic_trend, item_trend = history_trends(totals, store.recent_tallies(since))
+    from quiz.core.learn import bank_templates, progress
+
+    learn = progress(store.walked_attempts(), bank_templates(bank)) if bank is not None \
+        else []
     return StatsData(stats(store, weakest=8, base=base), drill.retention(),
-                     drill.due_forecast(14, ids), titles, topic_trend, item_trend)
+                     drill.due_forecast(14, ids), titles, topic_trend, item_trend, learn)
 
 
 # ---------------------------------------------------------------- template preview

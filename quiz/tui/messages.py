@@ -15,6 +15,7 @@ from textual.message import Message
 if TYPE_CHECKING:
     from questions.loader import Bank
     from quiz.core.layout_lab import Setup
+    from quiz.core.learn import WalkAnswer, Walkthrough
     from quiz.core.mistakes import Mistake
     from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
@@ -84,6 +85,27 @@ class PracticeChosen(Message):
     topic: str | None
     difficulty: int | None
     schedule: bool
+
+
+@dataclass
+class LearnChosen(Message):
+    """The learn picker was confirmed: walk through this item, topic or tag."""
+
+    target: str
+
+
+@dataclass
+class WalkReady(Message):
+    """A walk-through is built (its steps derived by the solver, in a worker)."""
+
+    walkthrough: Walkthrough
+
+
+@dataclass
+class WalkAnswered(Message):
+    """An answer in a walk-through was graded (and, whole or cold, recorded)."""
+
+    answer: WalkAnswer
 
 
 @dataclass

@@ -81,6 +81,16 @@ def _open_mock(app: QuizApp) -> None:
     app.push_screen(MockSetupScreen(settings.mock_questions, settings.mock_minutes))
 
 
+def _open_learn(app: QuizApp) -> None:
+    from quiz.core.learn import bank_templates, progress
+    from quiz.tui.screens.learn import LearnScreen
+
+    assert app.state is not None and app.bank is not None
+    app.go_home()
+    app.push_screen(LearnScreen(app.bank, progress(app.state.store.walked_attempts(),
+                                                   bank_templates(app.bank))))
+
+
 def _open_stats(app: QuizApp) -> None:
     from quiz.tui.screens.stats import StatsScreen
 
@@ -145,6 +155,10 @@ MODES: tuple[Mode, ...] = (
     Mode("mock", "Mock interview", "timed, scored at the end",
          "Timed questions, scored at the end", _open_mock, key="m", binding="Mock",
          help="mock interview", needs_bank=True),
+    Mode("learn", "Learn", "step by step, easiest first",
+         "Walk through an item's or topic's questions one derivation step at a time",
+         _open_learn, key="w", binding="Learn", help="learn: walk through step by step",
+         needs_bank=True),
     Mode("stats", "Stats", "accuracy, retention, forecast",
          "Accuracy, retention and what is due", _open_stats, key="s", binding="Stats",
          help="stats"),

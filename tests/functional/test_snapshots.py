@@ -343,3 +343,57 @@ def lab_loaded() -> Step:
 def test_layout_lab(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
     snap(snap_compare, make_app(data_dir), size, steps(press("l"), lab_loaded(),
                                                        press("T")))
+
+
+# ---------------------------------------------------------------- learn mode
+
+
+async def a_walk(pilot: Pilot[Any]) -> None:
+    from quiz.tui.screens.learn import WalkScreen
+
+    def ready() -> bool:
+        s = pilot.app.screen
+        return isinstance(s, WalkScreen) and s.walkthrough is not None and not s.busy
+
+    await wait_for(pilot, ready)
+    await settle(pilot)
+
+
+def walk_typed(*texts: str) -> Step:
+    async def run(pilot: Pilot[Any]) -> None:
+        from quiz.tui.widgets.answer_box import AnswerBox
+
+        for text in texts:
+            await a_walk(pilot)
+            pilot.app.screen.query_one(AnswerBox).input.value = text
+            await settle(pilot)
+            await pilot.press("enter")
+            await settle(pilot)
+        await a_walk(pilot)
+
+    return run
+
+
+def learn_app(data_dir: Path) -> QuizApp:
+    return make_app(data_dir, mode="learn", learn_target="memory/model-state")
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_learn_picker(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("w"), until_screen("LearnScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_walk_wrong_step_explained(snap_compare: Snap, data_dir: Path,
+                                   size: tuple[int, int]) -> None:
+    snap(snap_compare, learn_app(data_dir), size, steps(walk_typed("12 B")))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_walk_retried_then_cold_question(snap_compare: Snap, data_dir: Path,
+                                         size: tuple[int, int]) -> None:
+    # The app's seed 0 walks through variant 885440 (Llama 3 70B: 16 B, then 1.13 TB),
+    # then asks variant 403958 (Llama 3 405B) cold.
+    snap(snap_compare, learn_app(data_dir), size,
+         steps(walk_typed("12 B", "16 B", "1.13 TB", "1.1 TB")))

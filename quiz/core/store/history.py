@@ -265,7 +265,7 @@ class Store:
         with self._transaction() as conn:
             cursor = conn.execute(
                 f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 attempt_to_row(attempt),
             )
         assert cursor.lastrowid is not None
@@ -298,6 +298,15 @@ class Store:
             params.append(session_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
+        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+
+    def walked_attempts(self) -> list[Attempt]:
+        """The attempts at templates walked through in learn mode (those with a guided
+        attempt), oldest first: what learn-mode progress reads, without every attempt."""
+        rows = self._query(
+            "SELECT * FROM attempts WHERE template_id IN "
+            "(SELECT template_id FROM attempts WHERE guided = 1) "
+            "ORDER BY answered_at, id")
         return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
 
     def _read_row(self, convert: Callable[[sqlite3.Row], T], row: sqlite3.Row,

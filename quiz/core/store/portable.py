@@ -131,6 +131,9 @@ class AttemptRow(BaseModel):
     """FSRS rating the attempt gave its card (1 Again … 4 Easy), or None: no review."""
     mock: str | None = None
     """``started_at`` of the mock session the attempt belongs to (JSON only)."""
+    guided: bool = False
+    """Answered after a learn-mode walk-through (written only when true, so a history
+    without guided attempts reads in older versions too)."""
 
     _times = field_validator("answered_at", "mock")(_utc_time)
 
@@ -138,7 +141,8 @@ class AttemptRow(BaseModel):
         """What makes two rows the same attempt (every field but the mock link)."""
         return (self.template, self.version, self.seed, self.mode, self.answer,
                 self.verdict, self.score, self.mistake, self.hints_used, self.hint_cost,
-                self.seconds, self.answered_at, self.topic, self.tags, self.rating)
+                self.seconds, self.answered_at, self.topic, self.tags, self.rating,
+                self.guided)
 
 
 class MockRow(BaseModel):
@@ -191,6 +195,9 @@ class ImportResult:
 _CSV_COLUMNS: Final = ("history_format", "template", "version", "seed", "mode", "answer",
                        "verdict", "score", "mistake", "hints_used", "hint_cost", "seconds",
                        "answered_at", "topic", "tags", "rating")
+_CSV_OPTIONAL: Final = ("guided",)
+"""Columns written only when used (a learn-mode history), so older versions read the
+rest."""
 
 
 def _read_store(store: Store) -> HistoryFile:
@@ -207,7 +214,7 @@ def _read_store(store: Store) -> HistoryFile:
             hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
             answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
             rating=ratings.get(a.id) if a.id is not None else None,
-            mock=mock_start.get(a.session_id),
+            mock=mock_start.get(a.session_id), guided=a.guided,
         )
         for a in store.attempts()
     )
@@ -232,7 +239,8 @@ def dump(history: HistoryFile, fmt: str) -> str:
         document = {
             "format": FORMAT_NAME,
             "history_format": HISTORY_FORMAT,
-            "attempts": [row.model_dump() for row in history.attempts],
+            "attempts": [row.model_dump(exclude=None if row.guided else {"guided"})
+                         for row in history.attempts],
             "mock_sessions": [m.model_dump() for m in history.mocks],
         }
         return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
@@ -241,7 +249,8 @@ def dump(history: HistoryFile, fmt: str) -> str:
         # CRLF (RFC 4180) also makes the writer quote any field holding a lone CR,
         # which a reader would otherwise take for the end of the row.
         writer = csv.writer(out, lineterminator="\r\n")
-        writer.writerow(_CSV_COLUMNS)
+        guided = any(row.guided for row in history.attempts)
+        writer.writerow([*_CSV_COLUMNS, *_CSV_OPTIONAL] if guided else _CSV_COLUMNS)
         for row in history.attempts:
             writer.writerow([
                 HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
@@ -249,6 +258,7 @@ def dump(history: HistoryFile, fmt: str) -> str:
                 repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
                 json.dumps(list(row.tags), ensure_ascii=False),
                 "" if row.rating is None else row.rating,
+                *(["1" if row.guided else "0"] if guided else []),
             ])
         return out.getvalue()
     raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
@@ -345,7 +355,7 @@ def _parse_csv(text: str, source: str) -> HistoryFile:
         raise HistoryFileError(f"{source}: not a quiz history file (the first CSV column "
                                "must be history_format)")
     missing = [c for c in _CSV_COLUMNS if c not in header]
-    extra = [c for c in header if c not in _CSV_COLUMNS]
+    extra = [c for c in header if c not in (*_CSV_COLUMNS, *_CSV_OPTIONAL)]
     if extra and not missing:
         raise HistoryFileError(f"{source}: line 1: unknown column {extra[0]!r}")
     attempts: list[AttemptRow] = []
@@ -365,6 +375,8 @@ def _parse_csv(text: str, source: str) -> HistoryFile:
             values["mistake"] = record["mistake"] or None
             values["rating"] = record["rating"] or None
             values["tags"] = _csv_tags(record["tags"])
+            if "guided" in record:
+                values["guided"] = record["guided"] == "1" or record["guided"] == "true"
             try:
                 attempts.append(AttemptRow.model_validate(values))
             except ValidationError as exc:
@@ -498,12 +510,13 @@ def import_history(store: Store, history: HistoryFile) -> ImportResult:
             cursor = conn.execute(
                 "INSERT INTO attempts (template_id, template_version, seed, mode, "
                 "answer_text, verdict, score, mistake, hints_used, hint_cost, seconds, "
-                "answered_at, topic, tags, session_id) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "answered_at, topic, tags, session_id, guided) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (row.template, row.version, row.seed, row.mode, row.answer, row.verdict,
                  row.score, row.mistake, row.hints_used, row.hint_cost, row.seconds,
                  row.answered_at, row.topic, json.dumps(list(row.tags)),
-                 mock_ids.get(row.mock) if row.mock is not None else None))
+                 mock_ids.get(row.mock) if row.mock is not None else None,
+                 int(row.guided)))
             added += 1
             if row.rating is not None:
                 conn.execute(

@@ -76,6 +76,9 @@ class Attempt:
     """The template's tags (e.g. ``rapid-fire-3``)."""
     session_id: int | None = None
     """Mock session the attempt belongs to (see :meth:`Store.start_mock`)."""
+    guided: bool = False
+    """Answered right after a learn-mode walk-through of the same variant: never a cold
+    success, so it never moves the template's FSRS card."""
     id: int | None = None
     """Row id; None until stored."""
 
@@ -220,12 +223,13 @@ def attempt_to_row(attempt: Attempt) -> tuple[object, ...]:
         attempt.topic,
         json.dumps(list(attempt.tags)),
         attempt.session_id,
+        int(attempt.guided),
     )
 
 
 ATTEMPT_COLUMNS: Final = (
     "template_id, template_version, seed, mode, answer_text, verdict, score, mistake, "
-    "hints_used, hint_cost, seconds, answered_at, topic, tags, session_id"
+    "hints_used, hint_cost, seconds, answered_at, topic, tags, session_id, guided"
 )
 
 
@@ -247,6 +251,7 @@ def row_to_attempt(row: sqlite3.Row) -> Attempt:
         topic=row["topic"],
         tags=tuple(json.loads(row["tags"])),
         session_id=row["session_id"],
+        guided=bool(row["guided"]),
     )
 
 

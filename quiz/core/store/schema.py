@@ -161,6 +161,13 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         SELECT {quarter_of("answered_at")}, count(*), total(verdict = 'correct')
         FROM attempts GROUP BY 1;
     """,
+    # 4: guided attempts, answered right after a learn-mode walk-through of the same
+    # variant; they never count as cold successes (no FSRS review).
+    """
+    ALTER TABLE attempts ADD COLUMN guided INTEGER NOT NULL DEFAULT 0
+        CHECK (guided IN (0, 1));
+    CREATE INDEX attempts_guided ON attempts(template_id) WHERE guided = 1;
+    """,
 )
 """Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.
 

@@ -86,11 +86,17 @@ class FeedbackScreen(Screen[bool]):
         Binding("l", "open_lab", "Open in the lab"),
         Binding("f", "flag", "Flag"),
         Binding("v", "show_question", "Question"),
+        Binding("w", "walk", "Walk me through it"),
     ]
 
-    def __init__(self, outcome: Outcome) -> None:
+    def __init__(self, outcome: Outcome, *, leech: bool = False) -> None:
+        """Args:
+            outcome: the graded answer.
+            leech: the template has been missed again and again: offer a walk-through.
+        """
         super().__init__()
         self.outcome = outcome
+        self.leech = leech
 
     def compose(self) -> ComposeResult:
         # Few widgets on purpose: this screen is built afresh for every answer, and
@@ -102,11 +108,22 @@ class FeedbackScreen(Screen[bool]):
         with VerticalScroll(id="feedback-scroll"):
             yield Static(out.question.prompt, id="feedback-question", markup=False)
             yield Static(summary_markup(out), id="feedback-summary")
+            if self.missed and self.leech:
+                yield Static("[b $text-warning]Missed again:[/] press [b]w[/] to walk "
+                             "through it one step at a time.", id="feedback-walk-offer")
             yield Derivation(out.question.part.derivation, title="Worked solution",
                              id="feedback-derivation")
-        yield KeysLine([("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop"),
-                        ("f", "Flag", "screen.flag"), ("v", "Question", "screen.show_question"),
-                        ("?", "Help", "app.open_mode('help')")])
+        keys = [("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop")]
+        if self.missed:
+            keys.append(("w", "Walk through", "screen.walk"))
+        keys += [("f", "Flag", "screen.flag"), ("v", "Question", "screen.show_question"),
+                 ("?", "Help", "app.open_mode('help')")]
+        yield KeysLine(keys)
+
+    @property
+    def missed(self) -> bool:
+        """The answer was not right: a walk-through is offered."""
+        return self.outcome.grade.verdict != "correct"
 
     def on_mount(self) -> None:
         self.query_one("#feedback-scroll").focus()
@@ -115,7 +132,17 @@ class FeedbackScreen(Screen[bool]):
         """Offer the layout lab only after a layout question."""
         if action == "open_lab":
             return self.outcome.question.part.kind == "layout"
+        if action == "walk":
+            return self.missed
         return True
+
+    def action_walk(self) -> None:
+        """Walk through this variant one derivation step at a time."""
+        from quiz.tui.app import QuizApp
+
+        assert isinstance(self.app, QuizApp)
+        q = self.outcome.question
+        self.app.walk_through(q.template.id, q.variant.seed)
 
     def action_open_lab(self) -> None:
         """Open this question's cluster in the layout lab, with the typed layout."""

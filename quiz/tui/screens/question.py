@@ -246,9 +246,12 @@ class QuestionScreen(Screen[None]):
         if self.mock is not None:
             self._draw()
             return
+        from quiz.core.learn import offers_walk
         from quiz.tui.screens.feedback import FeedbackScreen
 
-        self.app.push_screen(FeedbackScreen(outcome), self._after_feedback)
+        leech = outcome.grade.verdict != "correct" and offers_walk(
+            self.session.store, outcome.question.template.id)
+        self.app.push_screen(FeedbackScreen(outcome, leech=leech), self._after_feedback)
 
     def _after_feedback(self, go_on: bool | None) -> None:
         if go_on:

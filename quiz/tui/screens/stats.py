@@ -43,6 +43,21 @@ def groups_table(name: str, groups: dict[str, GroupStats],
     return table
 
 
+def learn_table(data: StatsData) -> Table:
+    """Per rapid-fire item and topic walked through: templates learned (answered right
+    cold after a walk-through), walked through, and in all."""
+    table = Table(box=box.SIMPLE_HEAD, expand=False, pad_edge=False)
+    table.add_column("item or topic")
+    table.add_column("learned", justify="right")
+    table.add_column("walked", justify="right")
+    table.add_column("templates", justify="right")
+    for p in data.learn:
+        if p.walked:
+            label = tag_label(p.group) if p.group.startswith("rapid-fire-") else p.group
+            table.add_row(label, str(p.learned), str(p.walked), str(p.templates))
+    return table
+
+
 def summary_text(data: StatsData) -> str:
     """The headline figures as content markup."""
     s = data.stats
@@ -83,6 +98,9 @@ class StatsScreen(Screen[None]):
                             id="stats-item-trend")
             yield Static("By interview area", classes="section-title")
             yield Static("", id="stats-areas", classes="table")
+            yield Static("Learn mode: answered cold after a walk-through",
+                         classes="section-title")
+            yield Static("", id="stats-learn", classes="table")
             yield Static("Due in the next 14 days", classes="section-title")
             yield ForecastChart("", id="stats-forecast")
             yield Static("Weakest templates (at least 2 answers)", classes="section-title")
@@ -124,6 +142,10 @@ class StatsScreen(Screen[None]):
         areas = {k: v for k, v in s["by_tag"].items() if k in AREAS}
         self.query_one("#stats-areas", Static).update(
             groups_table("area", areas, tag_label) if areas else none)
+        self.query_one("#stats-learn", Static).update(
+            learn_table(data) if any(p.walked for p in data.learn) else
+            "[$text-muted]nothing yet: Learn (w on the home screen) walks you through "
+            "questions step by step[/]")
         self.query_one("#stats-topic-trend", TrendPlot).show(data.topic_trend)
         self.query_one("#stats-item-trend", TrendPlot).show(data.item_trend)
         self.query_one(ForecastChart).show(data.forecast)

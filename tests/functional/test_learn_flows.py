@@ -1,0 +1,102 @@
+"""Learn mode driven as a person uses it: the picker, a walk-through with a wrong step,
+a retry, a revealed step, the whole question and the cold one; "walk me through it"
+after a miss."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from quiz import locations
+from quiz.core.store import Store
+from quiz.tui.screens.learn import LearnScreen, WalkScreen
+
+from .conftest import answer, make_app, question_shown, screen_text, settle, started, wait_for
+
+SIZE = (100, 30)
+
+
+async def walk_shown(pilot: Pilot[Any]) -> WalkScreen:
+    def ready() -> bool:
+        s = pilot.app.screen
+        return isinstance(s, WalkScreen) and s.walkthrough is not None and not s.busy
+
+    await wait_for(pilot, ready)
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, WalkScreen)
+    return screen
+
+
+def text_of(screen: WalkScreen, selector: str) -> str:
+    return screen_text(screen.query_one(selector))
+
+
+async def test_a_walk_through_explains_a_wrong_step_then_asks_whole_and_cold(
+        data_dir: Path) -> None:
+    app = make_app(data_dir, mode="learn", learn_target="memory/model-state")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await walk_shown(pilot)
+        w = screen.walkthrough
+        assert w is not None and w.label == "Step 1 of 2"
+        assert "bytes of model state per parameter" in text_of(screen, "#walk-prompt")
+        await answer(pilot, "12 B")
+        feedback = text_of(screen, "#walk-feedback")
+        assert "Known mistake: 12 bytes per parameter" in feedback
+        assert "2 + 2 + 4 + 8" in feedback and w.label == "Step 1 of 2"  # retry
+        await answer(pilot, "16 B")
+        assert w.label == "Step 2 of 2" and "16 B" in text_of(screen, "#walk-done")
+        assert not screen.query_one("#walk-feedback").display
+        await pilot.press("ctrl+r")  # reveal the last step
+        await settle(pilot)
+        assert w.phase == "whole" and "(shown)" in text_of(screen, "#walk-done")
+        await answer(pilot, w.variant.parts[0].key.display)
+        assert w.label.startswith("Now cold") and "Now cold" in text_of(screen, "#walk-prompt")
+        cold = w.asked_variant
+        assert cold.parts[0].prompt.split()[2] in text_of(screen, "#walk-question")
+        await answer(pilot, cold.parts[0].key.display)
+        assert w.finished and "done" in text_of(screen, "#walk-prompt")
+        await pilot.press("enter")  # the plan had one template: back home
+        await settle(pilot)
+        assert not isinstance(app.screen, WalkScreen)
+    with Store.open(locations.db_path(data_dir)) as store:
+        guided, cold_attempt = store.attempts()
+        assert guided.guided and not cold_attempt.guided
+        assert cold_attempt.verdict == "correct" and store.reviews() == []
+
+
+async def test_learn_is_on_home_and_lists_items_and_topics(data_dir: Path) -> None:
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, LearnScreen))
+        screen = app.screen
+        assert isinstance(screen, LearnScreen)
+        groups = [p.group for p in screen.progress]
+        assert "memory" in groups and all(p.learned == 0 for p in screen.progress)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert not isinstance(app.screen, LearnScreen)
+
+
+async def test_walk_me_through_it_after_a_miss(data_dir: Path) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        question = screen.question
+        assert question is not None
+        await answer(pilot, "1 GB")
+        await wait_for(pilot, lambda: type(app.screen).__name__ == "FeedbackScreen")
+        assert "Walk through" in screen_text(app.screen.query_one("KeysLine"))
+        await pilot.press("w")
+        walk = await walk_shown(pilot)
+        assert walk.walkthrough is not None
+        assert walk.walkthrough.variant.id == question.id and walk.walkthrough.cold is None
+        await pilot.press("escape")
+        await settle(pilot)
+        assert type(app.screen).__name__ == "FeedbackScreen"
