@@ -199,3 +199,21 @@ def test_learn_an_unknown_target_is_one_line(
                            "--plain")
     assert code == 2 and "no template matches nothing-here" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_drill_offers_a_walk_after_two_cold_misses(store: Store) -> None:
+    from quiz.core.learn import offers_walk
+
+    now = Now()
+
+    def miss(guided: bool) -> None:
+        store.record_attempt(Attempt(template_id="memory/model-state", template_version=1,
+                                     seed=0, mode="drill", answer_text="1 GB",
+                                     verdict="incorrect", score=0.0, topic="memory",
+                                     answered_at=now(), seconds=5.0, guided=guided))
+
+    miss(False)
+    miss(True)  # a miss in a walk-through is no cold miss
+    assert not offers_walk(store, "memory/model-state")
+    miss(False)
+    assert offers_walk(store, "memory/model-state")
