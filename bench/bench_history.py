@@ -101,7 +101,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
                     score={"correct": 1.0, "partial": 0.5, "incorrect": 0.0}[verdict],
                     topic=entry.topic, answered_at=when, seconds=rng.uniform(10, 120),
                     tags=tuple(entry.tags))))
-        marks = ", ".join("?" * 15)
+        marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
         with store._transaction() as conn:
             conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
         drill = Drill(store, Settings())

@@ -234,9 +234,10 @@ def queries_for(folder: Path, size: int) -> tuple[list[str], list[str]]:
     now = T0 + timedelta(days=400)
     folder.mkdir()
     with Store.open(folder / "h.db", now=Clock(now), tz=ZoneInfo("Asia/Kolkata")) as store:
+        marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
         with store._transaction() as conn:
             conn.executemany(
-                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({', '.join('?' * 15)})",
+                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
                 [attempt_to_row(attempt(i, T0 + timedelta(hours=10 * i), "correct", i))
                  for i in range(size)])
         state = AppState(folder, Settings(), store, [])
