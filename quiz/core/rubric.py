@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from quiz.core.reading import Unreadable, read_number
-from solver.units import BASE_UNITS
+from solver.units import BASE_UNITS, UNITS
 
 __all__ = ["MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Mention", "Normalized", "find_phrase",
            "mentions", "normalize"]
@@ -70,14 +70,17 @@ class Mention:
         """The value in base unit ``unit`` and the span read, or None.
 
         The span is the longest that reads at all, in any unit: "16 bytes" is bytes,
-        so its 16 is no count of GPUs; and a bare number never reads where a unit is
-        needed (a bare 2.2 is not 2.2 GB).
+        so its 16 is no count of GPUs; a bare number never reads where a unit is
+        needed (a bare 2.2 is not 2.2 GB); and a named count reads only as itself
+        ("300 requests" is no batch size).
         """
         if unit not in self._read:
             span = self.span()
             value = None
+            noun = _noun_unit(span) if span is not None else None
             if span is not None and not (unit in NEEDS_UNIT and
-                                         not re.search(r"[A-Za-z%]", span)):
+                                         not re.search(r"[A-Za-z%]", span)) and \
+                    (noun is None or noun == unit):
                 with contextlib.suppress(Unreadable):
                     value = (read_number(span, unit).value, span)
             self._read[unit] = value
@@ -93,6 +96,20 @@ class Mention:
                     break
         found = self._read[""]
         return None if found is None else found[1]
+
+
+NAMED_COUNTS: Final = frozenset({"tokens", "requests", "tokens/s", "requests/s"})
+"""Count units whose noun is part of the figure: "300 requests" is no batch size and no
+count of tokens, although the reader converts counts freely."""
+
+
+def _noun_unit(span: str) -> str | None:
+    """The named count unit a span ends in ("300 requests" → requests), else None."""
+    m = re.search(r"([A-Za-z][A-Za-z/]*)\s*$", span)
+    if m is None:
+        return None
+    found = UNITS.get(m.group(1)) or UNITS.get(m.group(1).casefold())
+    return found[1] if found is not None and found[1] in NAMED_COUNTS else None
 
 
 def _reads(span: str, unit: str) -> bool:

@@ -42,6 +42,9 @@ that figure stated wrong; further off, the figure is missing."""
 HONEST: Final = ("This is a checklist of the figures and phrases a strong answer states, "
                  "not a judge of your prose: the score is the weighted share of the "
                  "items ticked.")
+_PLAIN_COUNTS: Final = frozenset({"1", "param"})
+"""Units whose figures are said as bare numbers ("about 16 GPUs", "TP 8"); for every
+other unit only a number said with its unit is taken as that figure stated wrong."""
 _EXAMPLE: Final = "16 bytes per parameter: 1.13 TB of state; TP 8 inside the node ..."
 
 
@@ -237,6 +240,8 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
             if r is None or r[0] <= 0 or any(
                     u == f.unit and relative_error(r[0], v) <= 0.005 for v, u in given):
                 continue
+            if f.unit not in _PLAIN_COUNTS and not re.search(r"[A-Za-z%]", r[1]):
+                continue  # a bare 128 is no wrong count of requests or tokens/s
             distance = abs(math.log(r[0] / f.value))
             if distance <= math.log(WRONG_FACTOR):
                 pairs.append((distance, f.id, i, r))
