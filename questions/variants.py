@@ -687,9 +687,23 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
                                    else QUANTITIES[name].unit))
         elif spec and not isinstance(value, str):
             out.append(format(float(value), spec))
+        elif name == "hbm_bytes" and not isinstance(value, str):
+            out.append(hbm_text(float(value)))
         else:
             out.append(describe(name, value))
     return "".join(out).strip()
+
+
+def hbm_text(value: float) -> str:
+    """A GPU's memory as a prompt shows it, naming the convention: "80 GB (80 x 10^9
+    bytes)".
+
+    Vendors' "80 GB" is physically 80 GiB (85.9e9 bytes) on an H100; the presets take
+    the marketed figure in decimal bytes (the rest is headroom for buffers and
+    fragmentation), and a prompt says so wherever the number appears, so that nobody has
+    to guess which reading the key used (issue 9).
+    """
+    return f"{format_value(value, 'B')} ({value / 1e9:g} x 10^9 bytes)"
 
 
 # ---------------------------------------------------------------- explanations

@@ -113,7 +113,10 @@ _ALL = [
     _k("gpus", "hardware", "1", "GPUs in the job", kind="int"),
     _k("gpus_per_node", "hardware", "1", "GPUs per node (one NVLink domain)", kind="int",
        default=8),
-    _k("hbm_bytes", "hardware", "B", "memory of one GPU", default=80e9),
+    # The vendor's figure read in decimal bytes: an H100's "80 GB" is 80e9 here, though
+    # the chip holds 80 GiB (85.9e9); prompts say "80 GB (80 x 10^9 bytes)".
+    _k("hbm_bytes", "hardware", "B", "memory of one GPU: the marketed GB read as 10^9 "
+       "bytes (an 80 GB H100 is 80e9 here; physically 80 GiB)", default=80e9),
     _k("peak_flops", "hardware", "FLOP/s", "dense BF16 peak of one GPU", default=989e12),
     _k("mfu", "hardware", "1", "model FLOPs utilization (achieved / peak)", default=0.4,
        maximum=1.0),

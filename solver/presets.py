@@ -55,6 +55,11 @@ MODELS: dict[str, Preset] = {
                dict(layers=32, hidden=4096, ffn=14336, heads=32, kv_heads=8, head_dim=128,
                     vocab=32000, seq=32768, experts=8, experts_active=2,
                     expert_ffn=14336), "47B total, 13B active"),
+        # Active parameters: the solver counts 37.55B, with both embedding matrices
+        # (0.93B each). DeepSeek quotes "37B", a rounded figure; leaving out the input
+        # embedding, a table lookup that does no arithmetic, gives 36.6B. Both readings
+        # sit within the bank's tolerance of the solver's count, so both grade correct
+        # (tests/unit/test_solver_published.py).
         Preset("deepseek-v3", "DeepSeek-V3",
                "DeepSeek-V3 Technical Report (DeepSeek-AI, 2024), section 4.2",
                dict(layers=61, hidden=7168, ffn=18432, heads=128, head_dim=128,
@@ -101,6 +106,10 @@ MODELS: dict[str, Preset] = {
 }
 """Model presets by `--model` name."""
 
+# Memory (hbm_bytes) is each datasheet's "80 GB", "141 GB" ... read as decimal bytes
+# (80e9). The parts physically hold that many GiB (an H100: 85.9e9 bytes); the solver
+# keeps the smaller, marketed figure, which leaves about 7 % for buffers and
+# fragmentation, and prompts show it as "80 GB (80 x 10^9 bytes)".
 GPUS: dict[str, Preset] = {
     p.name: p
     for p in [

@@ -244,8 +244,12 @@ def _params_per_gpu(c: Ctx) -> tuple[sp.Expr, str]:
 def _bytes_per_param(c: Ctx) -> tuple[sp.Expr, str]:
     expr = (sym("weight_bytes") + sym("grad_bytes") + sym("master_bytes")
             + sym("optimizer_bytes"))
-    return expr, ("Adam in mixed precision keeps, per parameter, a working weight, its "
-                  "gradient, an FP32 master copy and two FP32 moments.")
+    # In words that hold for every optimizer: the same step explains Adam's 16 bytes,
+    # SGD with momentum's 12 and a setup without master copy (regression: the text
+    # spoke of "Adam's two moments" over a sum of 12).
+    return expr, ("Per parameter: the working weight, its gradient, the FP32 master copy "
+                  "and the optimizer's state, in bytes each (mixed-precision Adam: "
+                  "2 + 2 + 4 + 8 = 16; a copy a setup does not keep counts 0).")
 
 
 @quantity("model_state_bytes", "B", "bytes_per_param x params, whole model")
@@ -358,8 +362,8 @@ def _min_gpus(c: Ctx) -> tuple[sp.Expr, str]:
             "(round up for whole GPUs; real layouts need more for buffers).")
 
 
-@quantity("kv_cache_bytes", "B", "2 x layers x kv_heads x head_dim x seq x micro_batch x "
-          "kv_bytes")
+@quantity("kv_cache_bytes", "B", "KV cache of the batch: the keys and values of every token "
+          "in every layer")
 def _kv(c: Ctx) -> tuple[sp.Expr, str]:
     if c.attention == "mla":
         return ((sym("kv_lora_rank") + sym("rope_head_dim")) * L_ * s_ * b_ * sym("kv_bytes"),

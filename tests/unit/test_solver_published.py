@@ -62,6 +62,9 @@ CASES: list[tuple[str, str, str | None, str | None, dict[str, object], float]] =
     ("mixtral-8x22b-total", "params", "mixtral-8x22b", None, {}, 141e9),
     ("mixtral-8x22b-active", "active_params", "mixtral-8x22b", None, {}, 39e9),
     # DeepSeek-V2 paper, section 1: 236B total parameters, 21B activated per token.
+    # DeepSeek-V3 Technical Report, abstract: 671B total parameters, 37B activated.
+    ("deepseek-v3-total", "params", "deepseek-v3", None, {}, 671e9),
+    ("deepseek-v3-active", "active_params", "deepseek-v3", None, {}, 37e9),
     ("deepseek-v2-total", "params", "deepseek-v2", None, {}, 236e9),
     ("deepseek-v2-active", "active_params", "deepseek-v2", None, {}, 21e9),
     # Qwen2.5 Technical Report, Table 1: Qwen2.5-72B has 72.7B parameters.
@@ -87,6 +90,28 @@ def test_published_figure_reproduced_within_two_percent(
 ) -> None:
     got = solve(quantity, model=model, gpu=gpu, overrides=overrides).value  # type: ignore[arg-type]
     assert got == pytest.approx(expected, rel=0.02)
+
+
+def test_deepseek_v3_active_count_names_its_embedding_convention() -> None:
+    # Regression (issue 9): the solver's 37.55B against the published 37B. The gap is the
+    # input embedding (a lookup, no arithmetic) plus rounding; both readings grade
+    # correct against the solver's key in a template asking for the active count.
+    from questions.loader import load_bank
+    from questions.variants import make_variant
+    from quiz.core.grading import grade
+
+    active = solve("active_params", model="deepseek-v3").value
+    embedding = solve("embedding_params", model="deepseek-v3").value
+    without_input = active - embedding / 2
+    assert active == pytest.approx(37.55e9, rel=1e-3)
+    assert without_input == pytest.approx(36.6e9, rel=1e-2)
+    t = load_bank().get("moe/active-flops-per-token")
+    v = next(v for seed in range(40)
+             if (v := make_variant(t, seed)).params.get("model") == "deepseek-v3")
+    tokens = float(v.params["tokens"])
+    for count in (active, 37e9, without_input):
+        typed = f"{6 * count * tokens:.3g} FLOP"
+        assert grade(v.parts[0], typed).verdict == "correct", typed
 
 
 def test_llama3_interruptions_are_about_one_every_three_hours() -> None:
