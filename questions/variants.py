@@ -687,7 +687,8 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
                                    else QUANTITIES[name].unit))
         elif spec and not isinstance(value, str):
             out.append(format(float(value), spec))
-        elif name == "hbm_bytes" and not isinstance(value, str):
+        elif name == "hbm_bytes" and field[-1] in ("prompt", "intro") \
+                and not isinstance(value, str):  # where the question is read
             out.append(hbm_text(float(value)))
         else:
             out.append(describe(name, value))
