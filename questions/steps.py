@@ -57,6 +57,9 @@ class LearnStep:
             per parameter", "option b").
         working: the explanation without its result, shown after a wrong answer so
             that the retry is still the learner's own.
+        inputs: the variant's values of the keys the step's formula reads
+            ("seq = 8,192"), shown with the step: the question's text may not state
+            them all (a formula question's worked numbers, a preset's shape).
     """
 
     index: int
@@ -70,6 +73,7 @@ class LearnStep:
     final: bool = False
     what: str = ""
     working: str = ""
+    inputs: tuple[str, ...] = ()
 
     @property
     def key(self) -> Key:
@@ -86,7 +90,7 @@ class LearnStep:
         return {"index": self.index, "quantity": self.quantity, "prompt": self.prompt,
                 "expected": expected, "part": self.part, "answer_kind": self.pv.kind,
                 "final": self.final, "explanation": self.explanation,
-                "given": [g.why for g in self.given]}
+                "given": [g.why for g in self.given], "inputs": list(self.inputs)}
 
 
 @dataclass(frozen=True)
@@ -224,7 +228,8 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
             prompt = spec.prompt
         working = _explain(st, result=False) if st is not None else explanation
         out.append(LearnStep(start + len(out) + 1, pv.index, quantity, prompt, step_pv, st,
-                             explanation, tuple(given), final, what or quantity, working))
+                             explanation, tuple(given), final, what or quantity, working,
+                             _inputs(pv, st)))
         given.clear()
 
     for st in work:
@@ -262,6 +267,27 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
     elif not out and pv.kind == "table":
         _row_steps(pv, add)
     return out
+
+
+def _inputs(pv: PartVariant, st: Step | None) -> tuple[str, ...]:
+    """The keys a step's formula reads, with this variant's values ("seq = 8,192")."""
+    from questions.variants import describe, pv_env_value
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    if st is None or not st.formula or not st.quantity:
+        return ()
+    out = []
+    rhs = st.formula.split(" = ", 1)[-1]
+    for name in dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", rhs)):
+        if name not in KEYS or name in QUANTITIES or KEYS[name].group == "precision":
+            continue  # bytes per element are the learner's to know (BF16, FP32)
+        try:
+            value = pv_env_value(pv, name)
+        except (ValueError, LookupError, TypeError, ArithmeticError):
+            continue  # a choice key (recompute = "full"): the step's words say it
+        out.append(f"{name} = {describe(name, value)}")
+    return tuple(out)
 
 
 def _sentence(text: str) -> str:

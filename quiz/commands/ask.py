@@ -138,6 +138,8 @@ def _steps(args: argparse.Namespace, variant: Any) -> int:
         for g in s.given:
             print(f"     given: {g.why}")
         print(f"  {s.index}.{part} {s.prompt}")
+        if s.inputs:
+            print(f"     using: {', '.join(s.inputs)}")
         print(f"     key: {s.key.display}")
     print(f"Answer a step with: quiz check {variant.id} --step K --answer '...'")
     return 0

@@ -83,6 +83,8 @@ def _walk(w: Walkthrough) -> bool:
             for given in step.given:
                 print(f"  given: {given.why}")
             print(f"\n{w.label}. {w.prompt}")
+            if step.inputs:
+                print(f"  using: {', '.join(step.inputs)}")
         else:
             part = w.part
             assert part is not None

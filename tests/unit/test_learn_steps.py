@@ -247,3 +247,13 @@ def test_templates_test_reports_a_step_the_part_does_not_have(
     path = _write(tmp_path, '[[steps]]\nquantity = "tp_bytes"\nprompt = "Why?"\n')
     code, out, err = run_cli(capsys, "templates", "test", str(path), "--seeds", "2")
     assert code == 1 and "'tp_bytes' is not a step of part 1" in out + err
+
+
+def test_a_step_names_the_values_its_formula_reads() -> None:
+    # A formula question states no numbers: the step says which it works with.
+    (step,) = walk(make_variant(BANK.get("compute/flops-formula"), 0)).steps
+    assert step.inputs == ("tokens = 15 trillion",)
+    steps = walk(make_variant(BANK.get("memory/layout-memory-per-gpu"), 0)).steps
+    layer = next(s for s in steps if s.quantity == "activation_bytes_layer")
+    assert "seq = 8,192" in layer.inputs and "tp = 8" in layer.inputs
+    assert next(s for s in steps if s.quantity == "bytes_per_param").inputs == ()

@@ -228,6 +228,8 @@ class WalkScreen(Screen[None]):
         if step is not None:
             lines += [f"[$text-muted]Given: {escape(g.why)}[/]" for g in step.given]
             lines.append(f"[b $text-accent]{escape(w.label)}.[/] [b]{escape(w.prompt)}[/]")
+            if step.inputs:
+                lines.append(f"[$text-muted]Using: {escape(' · '.join(step.inputs))}[/]")
         else:
             one = len(w.asked_variant.parts) == 1
             if one:
