@@ -4,6 +4,7 @@
     target <= 1.5x.
 (b) evaluating a derived quantity in-process after warm-up vs the same formula written as
     plain Python arithmetic; target <= 1 ms absolute.
+(c) one-shot `quiz ask` and `quiz check` vs `import sympy`; target <= 1.2x.
 
 Run: python bench/bench_solve.py [--rounds N]
 """
@@ -11,16 +12,47 @@ Run: python bench/bench_solve.py [--rounds N]
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""The processes' environment: bytecode is cached, as in an ordinary install (with
+PYTHONDONTWRITEBYTECODE set, quiz's own modules are compiled again on every start)."""
 
 
 def _wall(cmd: list[str]) -> float:
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
+    subprocess.run(cmd, check=True, capture_output=True, env=ENV)
     return time.perf_counter() - t
+
+
+def ask_and_check(rounds: int) -> None:
+    """(c) one-shot `quiz ask` and `quiz check` (one template, from the compiled catalog)
+    vs `import sympy`, alternating; target <= 1.2x."""
+    quiz = [sys.executable, "-m", "quiz.cli"]
+    with tempfile.TemporaryDirectory() as data:
+        commands = {
+            "ask": [*quiz, "--data-dir", data, "ask", "memory/model-state#3"],
+            "check": [*quiz, "--data-dir", data, "check", "memory/model-state#3",
+                      "--answer", "128 GB"],
+        }
+        base = [sys.executable, "-c", "import sympy"]
+        for cmd in commands.values():  # warm-up: bytecode, the compiled-bank cache
+            _wall(cmd)
+        times: dict[str, list[float]] = {"import sympy": [], **{k: [] for k in commands}}
+        for _ in range(rounds):
+            times["import sympy"].append(_wall(base))
+            for name, cmd in commands.items():
+                times[name].append(_wall(cmd))
+    mb = statistics.median(times["import sympy"])
+    for name, values in times.items():
+        m = statistics.median(values)
+        print(f"(c) {name}: min {min(values) * 1000:.0f} ms, median {m * 1000:.0f} ms"
+              + ("" if name == "import sympy" else f"; ratio {m / mb:.2f}x (target <= 1.2x)"))
 
 
 def one_shot(rounds: int) -> None:
@@ -90,4 +122,5 @@ if __name__ == "__main__":
     ap.add_argument("--rounds", type=int, default=7)
     ns = ap.parse_args()
     one_shot(ns.rounds)
+    ask_and_check(ns.rounds)
     in_process(2000)

@@ -17,6 +17,7 @@ def reference_markdown() -> str:
     """The reference of every template field, as Markdown tables built from the models'
     field docstrings (AUTHORING.md carries this text; a test keeps the two equal)."""
     from questions import schema
+    from questions.fielddocs import field_doc
 
     sections: list[tuple[str, type[Any]]] = [
         ("Top level", schema.Template),
@@ -40,7 +41,7 @@ def reference_markdown() -> str:
                 "|---|---|---|---|"]
         for name, info in model.model_fields.items():
             label = info.alias or name
-            meaning = " ".join((info.description or "").split()).replace("|", "\\|")
+            meaning = " ".join((field_doc(model, name) or "").split()).replace("|", "\\|")
             out.append(f"| `{label}` | {_type_text(info.annotation, info.metadata)} | "
                        f"{_default_text(info)} | {meaning} |")
         out.append("")

@@ -29,7 +29,7 @@ TOPICS = ("memory", "compute", "parallelism", "communication", "pipeline", "infe
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 class ParamSpec(_Model):
@@ -95,7 +95,7 @@ class Condition(_Model):
     correct: list[str]
     """The right labels when the expression holds."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True,
+    model_config = ConfigDict(extra="forbid", frozen=True,
                               populate_by_name=True)
 
 
@@ -401,7 +401,7 @@ class Template(_Model):
     steps: list[StepSpec] = Field(default_factory=list)
     """Learn mode: a friendlier prompt for a step of the worked derivation, or skip it."""
 
-    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, frozen=True,
+    model_config = ConfigDict(extra="forbid", frozen=True,
                               populate_by_name=True)
 
     @field_validator("topic")

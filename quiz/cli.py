@@ -7,6 +7,7 @@ Nothing heavy is imported here: each subcommand imports what it needs when it ru
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import NoReturn
@@ -137,6 +138,11 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `quiz` command; returns the process exit code."""
     from quiz.core.errors import QuizError
+
+    # pydantic looks for plugins in every installed distribution's entry points when it
+    # builds its first model: a scan of site-packages on every start (~0.1 s; more with
+    # many packages). quiz uses none; set the variable yourself to choose otherwise.
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
     try:
         if not (sys.argv[1:] if argv is None else argv):

@@ -222,7 +222,9 @@ def _schema(args: argparse.Namespace) -> int:
 
         print(reference_markdown(), end="")
     else:
-        print(json.dumps(Template.model_json_schema(by_alias=True), indent=2))
+        from questions.fielddocs import json_schema
+
+        print(json.dumps(json_schema(Template, by_alias=True), indent=2))
     return 0
 
 

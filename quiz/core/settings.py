@@ -30,11 +30,11 @@ class Settings(BaseModel):
     """Everything the user can tune. Unknown keys are rejected (``extra="forbid"``)."""
 
     # strict: TOML values are already typed, so "10" for an int is a mistake worth a
-    # warning rather than a silent coercion. use_attribute_docstrings turns the
-    # docstring under each field into its description, which save_settings writes as
-    # a comment above the key.
+    # warning rather than a silent coercion. The docstring under each field is its
+    # description, which save_settings writes as a comment above the key (read by
+    # questions.fielddocs when saving, not by pydantic at every start).
     model_config = ConfigDict(
-        extra="forbid", strict=True, validate_assignment=True, use_attribute_docstrings=True
+        extra="forbid", strict=True, validate_assignment=True
     )
 
     new_per_day: int = Field(default=10, ge=0, le=10_000)
@@ -217,13 +217,15 @@ def save_settings(settings: Settings, path: Path) -> None:
     import tomlkit
     import tomlkit.items
 
+    from questions.fielddocs import field_doc
+
     path.parent.mkdir(parents=True, exist_ok=True)
     doc = _document(path)
     # Keys added after a [table] would land inside it: describe them only in a flat
     # file (a table is an unknown setting anyway, and load_settings warns about it).
     flat = not any(isinstance(v, tomlkit.items.Table | tomlkit.items.AoT)
                    for v in doc.values())
-    for name, field in Settings.model_fields.items():
+    for name in Settings.model_fields:
         value = getattr(settings, name)
         if name in doc:
             if not _same(doc.item(name), value):
@@ -231,8 +233,9 @@ def save_settings(settings: Settings, path: Path) -> None:
             continue
         if flat:
             doc.add(tomlkit.nl())
-            if field.description:
-                doc.add(tomlkit.comment(field.description))
+            description = field_doc(Settings, name)
+            if description:
+                doc.add(tomlkit.comment(description))
         doc.add(name, value)
     text = tomlkit.dumps(doc)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
