@@ -114,9 +114,10 @@ class SettingsScreen(Screen[None]):
         return "on" if value else "off"
 
     def _about(self, name: str) -> str:
+        from questions.fielddocs import field_doc
         from quiz.core.settings import Settings
 
-        description = Settings.model_fields[name].description or ""
+        description = field_doc(Settings, name) or ""
         span = _range_text(name) if name != "theme" else ""
         return escape(description + (f" From {span}." if span else ""))
 
