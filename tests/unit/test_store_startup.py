@@ -54,6 +54,7 @@ def test_the_page_check_runs_only_when_the_last_close_was_not_clean(
     with Store.open(path):
         pass
     assert checks == [True, False, False, True, False, True]
+    assert (tmp_path / "history.db.clean").stat().st_mode & 0o777 == 0o600
 
 
 def test_damage_after_a_clean_close_is_still_found_and_moved_aside(tmp_path: Path) -> None:

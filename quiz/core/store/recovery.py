@@ -216,7 +216,9 @@ def mark_clean(path: Path) -> None:
         if Path(f"{path}-wal").exists() or not path.is_file():
             return
         partial = mark.with_name(f".{mark.name}.{os.getpid()}")
-        partial.write_text(_stamp(path), encoding="ascii")
+        fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)  # private
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(_stamp(path))
         os.replace(partial, mark)
     except OSError:  # no mark: the next open checks, nothing worse
         forget_clean(path)
