@@ -42,6 +42,22 @@ class ParagraphArea(TextArea):
         self.post_message(AnswerSubmitted(self.text))
 
 
+class _AnswerInput(Input):
+    """The input of an :class:`AnswerBox`, telling the box of every change at once.
+
+    Input posts ``Changed`` when its value changes; a handler of that message runs after
+    the key's own handling, often after the frame echoing the key has been painted, so
+    a preview updated there lands a frame (16 ms or more) late. The value's watcher runs
+    inside the key's handling: updating the preview from it paints both together.
+    """
+
+    def _watch_value(self, value: str) -> None:
+        super()._watch_value(value)
+        box = self.parent
+        if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
+            box.value_changed(value)
+
+
 class AnswerBox(Vertical):
     """Where an answer is typed.
 
@@ -75,7 +91,8 @@ class AnswerBox(Vertical):
     def compose(self) -> ComposeResult:
         from quiz.core.reading import MAX_ANSWER_CHARS
 
-        yield Input(id="answer-input", placeholder="your answer", max_length=MAX_ANSWER_CHARS)
+        yield _AnswerInput(id="answer-input", placeholder="your answer",
+                           max_length=MAX_ANSWER_CHARS)
         yield ParagraphArea(id="answer-text", soft_wrap=True, show_line_numbers=False,
                             tab_behavior="focus")
         yield Static("", id="answer-preview", markup=False)
@@ -148,8 +165,12 @@ class AnswerBox(Vertical):
 
     @on(Input.Changed, "#answer-input")
     def _changed(self, event: Input.Changed) -> None:
-        event.stop()
-        self._typed(event.value)
+        event.stop()  # the preview was updated by value_changed, in the key's own frame
+
+    def value_changed(self, value: str) -> None:
+        """Read what is now typed into the preview (called by the input on every change,
+        before the frame that echoes it)."""
+        self._typed(value)
 
     @on(TextArea.Changed, "#answer-text")
     def _paragraph_changed(self, event: TextArea.Changed) -> None:
