@@ -84,6 +84,10 @@ def build_parser() -> argparse.ArgumentParser:
     # The same bounds as the settings (mock_minutes, mock_questions).
     m.add_argument("--minutes", type=whole(1, 240), help="time limit (default 30)")
     m.add_argument("--questions", type=whole(1, 50), help="number of questions (default 8)")
+    m.add_argument("--closing", action="store_true",
+                   help="close with a 30-second answer, on a clock of its own")
+    m.add_argument("--closing-minutes", type=whole(1, 30),
+                   help="time for the closing answer (default 3; implies --closing)")
     pr = sub.add_parser("practice", help="endless practice on a topic or rapid-fire item")
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")

@@ -34,6 +34,7 @@ def run(args: argparse.Namespace) -> int:
                   mode=_MODES[command],
                   mock_minutes=getattr(args, "minutes", None),
                   mock_questions=getattr(args, "questions", None),
+                  mock_closing=_closing(args),
                   practice_topic=getattr(args, "topic", None),
                   practice_difficulty=getattr(args, "difficulty", None),
                   learn_target=getattr(args, "target", None))
@@ -82,3 +83,11 @@ def unknown_topic(topic: str, args: argparse.Namespace) -> str | None:
     hint = f" (did you mean {close[0]}?)" if close else ""
     return (f"no template matches {topic!r}{hint}; see quiz templates list for topics, "
             "tags (rapid-fire-1 to rapid-fire-7) and ids")
+
+
+def _closing(args: argparse.Namespace) -> int | None:
+    """Minutes for the 30-second answer closing a mock (None: no closing answer)."""
+    minutes: int | None = getattr(args, "closing_minutes", None)
+    if minutes:
+        return minutes
+    return 3 if getattr(args, "closing", False) else None

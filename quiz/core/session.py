@@ -581,6 +581,10 @@ class MockSession(Session):
     Args:
         questions: how many (default: settings.mock_questions).
         minutes: time limit (default: settings.mock_minutes).
+        closing: end with a 30-second answer (a spoken template), on a clock of its own
+            that starts when the other questions are done or their time is up.
+        closing_minutes: the closing answer's time limit (default
+            :data:`CLOSING_MINUTES`).
     """
 
     mode: Mode = "mock"
@@ -589,11 +593,21 @@ class MockSession(Session):
 
     def __init__(self, bank: Bank, store: Store, settings: Settings, *,
                  questions: int | None = None, minutes: float | None = None,
+                 closing: bool = False, closing_minutes: float | None = None,
                  **kw: Any) -> None:
         super().__init__(bank, store, settings, **kw)
         self.n = questions or settings.mock_questions
         self.minutes = minutes or settings.mock_minutes
-        self.plan = mock_plan(bank, self.n, self.rng)
+        closers = spoken_templates(bank) if closing else []
+        self.closing_id = self.rng.choice(closers) if closers else None
+        """The spoken template that closes the interview (None: no closing answer)."""
+        self.closing_minutes = closing_minutes or CLOSING_MINUTES
+        self.closing_deadline: float | None = None
+        """When the closing answer's time runs out (None until it starts)."""
+        self.plan = mock_plan(bank, self.n, self.rng,
+                              exclude=set(closers) if self.closing_id else set())
+        if self.closing_id is not None:
+            self.plan.append(self.closing_id)
         self.n = len(self.plan)  # a bank smaller than asked gives a shorter interview
         self.started = self.clock()
         self.deadline = self.started + self.minutes * 60
@@ -610,8 +624,23 @@ class MockSession(Session):
         return self.settings.mock_hints
 
     def remaining(self) -> float:
-        """Seconds left (never negative)."""
-        return max(0.0, self.deadline - self.clock())
+        """Seconds left (never negative) on the clock running now: the questions', or
+        the closing answer's once it has started."""
+        deadline = self.deadline if self.closing_deadline is None else self.closing_deadline
+        return max(0.0, deadline - self.clock())
+
+    @property
+    def closing(self) -> bool:
+        """Whether the closing answer has started."""
+        return self.closing_deadline is not None
+
+    def closing_due(self) -> bool:
+        """Whether a closing answer comes next (it has not started yet)."""
+        return self.closing_id is not None and self.closing_deadline is None
+
+    def _length(self) -> float:
+        """Seconds on the clock running now, from its start."""
+        return (self.closing_minutes if self.closing else self.minutes) * 60
 
     def due_warning(self) -> str | None:
         """A warning when 5 minutes, 1 minute or 15 seconds remain: the most urgent mark
@@ -620,7 +649,7 @@ class MockSession(Session):
         left = self.remaining()
         if left <= 0:
             return None
-        passed = [m for m in self.WARNINGS if left <= m < self.minutes * 60
+        passed = [m for m in self.WARNINGS if left <= m < self._length()
                   and m not in self._warned]
         if not passed:
             return None
@@ -635,11 +664,20 @@ class MockSession(Session):
         return self.remaining() <= 0
 
     def pick(self) -> str | None:
-        if self.time_up() or self._index >= len(self.plan):
+        regular = len(self.plan) - (self.closing_id is not None)
+        if self.closing:
             return None
-        tid = self.plan[self._index]
-        self._index += 1
-        return tid
+        if not self.time_up() and self._index < regular:
+            tid = self.plan[self._index]
+            self._index += 1
+            return tid
+        if self.closing_id is None:
+            return None
+        # The questions are done (or their time is): the closing answer's clock starts.
+        self._index = len(self.plan)
+        self.closing_deadline = self.clock() + self.closing_minutes * 60
+        self._warned = set()
+        return self.closing_id
 
     def expire(self, typed: str = "") -> None:
         """Time ran out: submit what is typed (a blank counts as unanswered)."""
@@ -704,11 +742,24 @@ class MockSession(Session):
         return report
 
 
-def mock_plan(bank: Bank, n: int, rng: random.Random) -> list[str]:
-    """N templates mixed across topics and difficulties (round-robin over topics)."""
+CLOSING_MINUTES = 3.0
+"""Default time for the 30-second answer that may close a mock interview (saying it takes
+thirty seconds; composing it, a few minutes)."""
+
+
+def spoken_templates(bank: Bank) -> list[str]:
+    """The bank's spoken (30-second answer) templates, in id order."""
+    return sorted(tid for tid, t in bank.templates.items() if t.kind == "spoken")
+
+
+def mock_plan(bank: Bank, n: int, rng: random.Random,
+              exclude: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """N templates mixed across topics and difficulties (round-robin over topics),
+    leaving out ``exclude``."""
     by_topic: dict[str, list[str]] = defaultdict(list)
     for tid, t in sorted(bank.templates.items()):
-        by_topic[t.topic].append(tid)
+        if tid not in exclude:
+            by_topic[t.topic].append(tid)
     for ids in by_topic.values():
         rng.shuffle(ids)
     topics = sorted(by_topic)

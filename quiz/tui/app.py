@@ -60,6 +60,7 @@ class QuizApp(App[int]):
         mode: start in ``drill``, ``mock`` or ``practice`` instead of the home screen.
         mock_minutes: time limit of a mock started with ``mode="mock"``.
         mock_questions: questions in a mock started with ``mode="mock"``.
+        mock_closing: minutes for the 30-second answer closing that mock (None: none).
         practice_topic: topic, tag or id prefix of a practice started with
             ``mode="practice"`` (None: show the picker).
         practice_difficulty: only this difficulty (1-3) in that practice.
@@ -83,6 +84,7 @@ class QuizApp(App[int]):
     def __init__(self, data_dir: str | Path | None = None,
                  template_dirs: Sequence[str] = (), *, mode: str | None = None,
                  mock_minutes: int | None = None, mock_questions: int | None = None,
+                 mock_closing: int | None = None,
                  practice_topic: str | None = None,
                  practice_difficulty: int | None = None,
                  learn_target: str | None = None,
@@ -100,6 +102,7 @@ class QuizApp(App[int]):
         self.start_mode = mode
         self.mock_minutes = mock_minutes
         self.mock_questions = mock_questions
+        self.mock_closing = mock_closing
         self.practice_topic = practice_topic
         self.practice_difficulty = practice_difficulty
         self.learn_target = learn_target
@@ -277,7 +280,7 @@ class QuizApp(App[int]):
         if mode == "drill":
             self.start_drill()
         elif mode == "mock":
-            self.start_mock(self.mock_questions, self.mock_minutes)
+            self.start_mock(self.mock_questions, self.mock_minutes, self.mock_closing)
         elif mode == "practice":
             if self.practice_topic or self.practice_difficulty:
                 self.start_practice(self.practice_topic, self.practice_difficulty, False)
@@ -467,13 +470,17 @@ class QuizApp(App[int]):
     def _learn_chosen(self, event: LearnChosen) -> None:
         self.start_learn(event.target)
 
-    def start_mock(self, questions: int | None, minutes: int | None) -> None:
-        """Start a timed mock interview (defaults from the settings)."""
+    def start_mock(self, questions: int | None, minutes: int | None,
+                   closing_minutes: int | None = None) -> None:
+        """Start a timed mock interview (defaults from the settings), closed by a
+        30-second answer when ``closing_minutes`` is given (and not 0)."""
         from quiz.core.session import MockSession
 
         assert self.state is not None and self.bank is not None
         session = MockSession(self.bank, self.state.store, self.state.settings,
-                              questions=questions, minutes=minutes, **self._session_kw())
+                              questions=questions, minutes=minutes,
+                              closing=bool(closing_minutes), closing_minutes=closing_minutes,
+                              **self._session_kw())
         self.go_home()
         self._ask(session, "mock")
 
@@ -488,7 +495,8 @@ class QuizApp(App[int]):
 
     @on(MockChosen)
     def _mock_chosen(self, event: MockChosen) -> None:
-        self.when_bank_loaded(lambda: self.start_mock(event.questions, event.minutes))
+        self.when_bank_loaded(lambda: self.start_mock(event.questions, event.minutes,
+                                                      event.closing_minutes))
 
     @on(SessionEnded)
     def _session_ended(self, event: SessionEnded) -> None:

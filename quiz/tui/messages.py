@@ -123,6 +123,8 @@ class MockChosen(Message):
 
     questions: int
     minutes: int
+    closing_minutes: int = 0
+    """Minutes for a closing 30-second answer (0: none)."""
 
 
 # ---------------------------------------------------------------- questions

@@ -50,3 +50,39 @@ async def test_an_unreadable_paragraph_costs_nothing_and_says_why(data_dir: Path
         assert box.has_class("-invalid")
         assert "words and figures" in str(box.query_one("#answer-error").render())
         assert screen.session.answered == []
+
+
+async def test_a_mock_closes_with_a_30_second_answer_on_its_own_clock(
+        data_dir: Path) -> None:
+    from questions.loader import bank_files
+    from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.screens.report import ReportScreen
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+    from .conftest import TEMPLATES, FakeClock, answer, make_app, wait_for
+    from .test_spoken_snapshots import SPOKEN
+
+    def files(state: object) -> list[Path]:
+        return [*bank_files([TEMPLATES / "memory"], bundled=False).files,
+                *bank_files([SPOKEN], bundled=False).files]
+
+    clock = FakeClock()
+    app = make_app(data_dir, clock, mode="mock", mock_questions=1, mock_minutes=5,
+                   mock_closing=2, template_files=files)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        assert isinstance(screen, QuestionScreen) and screen.mock is not None
+        assert screen.query_one(AnswerBox).multiline is False
+        await answer(pilot, screen.question.part.key.display if screen.question else "")
+        screen = await question_shown(pilot)
+        assert screen.question is not None and screen.question.part.kind == "spoken"
+        assert screen.mock is not None and screen.mock.remaining() == 120
+        assert "closing answer" in str(screen.query_one("#question-progress").render())
+        box = screen.query_one(AnswerBox)
+        assert box.multiline
+        box.paragraph.insert(screen.question.part.key.display)
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: isinstance(app.screen, ReportScreen))
+        report = app.screen.report  # type: ignore[attr-defined]
+        assert [r["verdict"] for r in report.rows] == ["correct", "correct"]

@@ -95,3 +95,63 @@ def test_hints_are_off_in_mocks_unless_the_setting_turns_them_on(store: Store) -
                     clock=Clock())
     assert m.next() is not None
     assert m.hint() is not None
+
+
+# ---------------------------------------------------------------- a closing 30-second answer
+
+CLOSING_BANK = Bank(templates={t: BANK.templates[t] for t in (
+    "memory/model-state", "compute/train-flops", "layout/thirty-second-answer",
+    "moe/train-a-moe")})
+
+
+def test_a_30_second_answer_closes_the_mock_on_its_own_clock(store: Store) -> None:
+    clock = Clock()
+    m = MockSession(CLOSING_BANK, store, Settings(), questions=2, minutes=10, clock=clock,
+                    closing=True, rng=random.Random(1))
+    assert m.n == 3 and m.closing_due() and m.closing_minutes == 3
+    kinds = []
+    for _ in range(2):
+        q = m.next()
+        assert q is not None
+        kinds.append(q.part.kind)
+        clock.t += 60
+        m.submit(q.part.key.display)
+    assert kinds == ["number", "number"]  # spoken templates wait for the close
+    q = m.next()
+    assert q is not None and q.part.kind == "spoken" and m.closing
+    assert m.remaining() == 180  # its own 3 minutes, not the 8 left of the 10
+    clock.t += 179
+    assert not m.time_up()
+    assert m.due_warning() == "15 seconds left"
+    m.submit(q.part.key.display)
+    assert m.next() is None
+    report = m.finish()
+    assert report.score == 1.0 and len(report.rows) == 3
+    assert report.rows[-1]["question"].startswith(q.template.id)
+
+
+def test_when_the_questions_run_out_of_time_the_closing_answer_still_comes(
+        store: Store) -> None:
+    clock = Clock()
+    m = MockSession(CLOSING_BANK, store, Settings(), questions=2, minutes=1, clock=clock,
+                    closing=True, closing_minutes=2)
+    q = m.next()
+    assert q is not None and q.part.kind == "number"
+    clock.t += 61
+    assert m.time_up() and m.closing_due()
+    m.expire("")  # the typed nothing: unanswered
+    q = m.next()
+    assert q is not None and q.part.kind == "spoken"
+    assert m.remaining() == 120 and not m.time_up()
+    clock.t += 121
+    assert m.time_up() and not m.closing_due()
+    m.expire(q.part.key.display)  # what was typed when its time ran out is graded
+    assert m.next() is None
+    report = m.finish()
+    assert report.unreached == 1  # the second question was never reached
+    assert [r["verdict"] for r in report.rows] == ["incorrect", "correct"]
+
+
+def test_without_a_closing_answer_nothing_changes(store: Store) -> None:
+    m = MockSession(CLOSING_BANK, store, Settings(), questions=2, minutes=10, clock=Clock())
+    assert m.closing_id is None and not m.closing_due() and m.n == 2

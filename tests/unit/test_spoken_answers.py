@@ -312,3 +312,12 @@ def test_plain_drill_reads_a_paragraph_up_to_an_empty_line(
     assert re.search(r"read as \d of 7 figures right, 1 of 3 claims", out)
     assert "✓ TP inside the node" in out and "Model answer:\nStart from the bytes" in out
     assert "1 answered" in out
+
+
+def test_a_number_inside_a_claim_is_never_taken_for_a_wrong_figure() -> None:
+    # regression: the 4 of "4 all-reduces" was graded as NVLink's speed-up stated wrong
+    pv = part("communication/why-not-tp-across-nodes", 7)
+    g = grade(pv, "4 all-reduces per layer; TP stays inside the node.")
+    assert g.checklist is not None
+    ratio = next(i for i in g.checklist.items if i.id == "ratio")
+    assert ratio.status == "missing"

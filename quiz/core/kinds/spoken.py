@@ -194,7 +194,7 @@ def _tolerance(f: FigureKey, scale: float) -> float:
 
 
 def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
-             derive: bool) -> list[Item]:
+             derive: bool, phrased: list[tuple[int, int]]) -> list[Item]:
     figures = pv.key.figures
     used: set[int] = set()
     found: dict[str, Item] = {}
@@ -242,6 +242,8 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
                 continue
             if f.unit not in _PLAIN_COUNTS and not re.search(r"[A-Za-z%]", r[1]):
                 continue  # a bare 128 is no wrong count of requests or tokens/s
+            if any(a <= numbers[i].start < b for a, b in phrased):
+                continue  # the 4 of "4 all-reduces" belongs to a claim
             distance = abs(math.log(r[0] / f.value))
             if distance <= math.log(WRONG_FACTOR):
                 pairs.append((distance, f.id, i, r))
@@ -296,11 +298,13 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
         derive: add the solver's derivation to wrong and missing figures.
     """
     a = pv.spec.answer
-    items = _figures(pv, reading.numbers, scale, derive)
     hay = normalize(reading.text)
-    for c in a.claims:
-        against = find_phrase(hay, c.against) if c.against else None
-        hit = find_phrase(hay, c.phrases)
+    found = [(c, find_phrase(hay, c.against) if c.against else None,
+              find_phrase(hay, c.phrases)) for c in a.claims]
+    phrased = [(m[0], m[0] + len(m[1])) for _, against, hit in found
+               for m in (against, hit) if m is not None]
+    items = _figures(pv, reading.numbers, scale, derive, phrased)
+    for c, against, hit in found:
         if against is not None:
             items.append(Item("claim", c.id, c.label, "contradicted", c.weight, 0.0,
                               against[1], c.phrases[0], position=against[0]))

@@ -21,7 +21,7 @@ def how_to_answer(part: PartVariant) -> str:
 
 def placeholder(part: PartVariant) -> str:
     """How to start."""
-    return "Start from the bytes: ..."
+    return "Your answer, as you would say it out loud..."
 
 
 ASKED_AS = AskedAs(how_to_answer, placeholder, multiline=True)

@@ -19,6 +19,8 @@ ABOUT = (
     "No feedback and no hints until the end (as in an interview; a setting turns hints "
     "on): Enter submits and the next question follows. Warnings come at 5 minutes, "
     "1 minute and 15 seconds left; at zero, whatever is typed is submitted. "
+    "A 30-second answer can close the interview, on a clock of its own (0 minutes: "
+    "none). "
     "The report scores every question, shows every worked solution and compares "
     "you with your earlier mocks."
 )
@@ -36,10 +38,11 @@ class MockSetupScreen(Screen[None]):
         Binding("escape", "app.open_mode('home')", "Back"),
     ]
 
-    def __init__(self, questions: int, minutes: int) -> None:
+    def __init__(self, questions: int, minutes: int, closing: int = 3) -> None:
         super().__init__()
         self.questions = questions
         self.minutes = minutes
+        self.closing = closing
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Mock interview")
@@ -50,6 +53,8 @@ class MockSetupScreen(Screen[None]):
             yield Input(str(self.questions), type="integer", id="mock-questions")
             yield Static("Minutes (1-240)", classes="field-name")
             yield Input(str(self.minutes), type="integer", id="mock-minutes")
+            yield Static("Closing answer, minutes", classes="field-name")
+            yield Input(str(self.closing), type="integer", id="mock-closing")
         yield Button("Start the interview", id="mock-start", variant="primary")
         yield Static("", id="mock-error")
         yield Footer()
@@ -63,10 +68,11 @@ class MockSetupScreen(Screen[None]):
         try:
             questions = int(self.query_one("#mock-questions", Input).value)
             minutes = int(self.query_one("#mock-minutes", Input).value)
+            closing = int(self.query_one("#mock-closing", Input).value or "0")
         except ValueError:
-            questions = minutes = 0
-        if not (1 <= questions <= 50 and 1 <= minutes <= 240):
+            questions = minutes = closing = 0
+        if not (1 <= questions <= 50 and 1 <= minutes <= 240 and 0 <= closing <= 30):
             self.query_one("#mock-error", Static).update(
-                "Give 1 to 50 questions and 1 to 240 minutes.")
+                "Give 1 to 50 questions, 1 to 240 minutes and 0 to 30 minutes to close.")
             return
-        self.post_message(MockChosen(questions, minutes))
+        self.post_message(MockChosen(questions, minutes, closing))

@@ -140,6 +140,11 @@ class QuestionScreen(Screen[None]):
         self.question = question
         if question.part.index == 1:
             self.asked += 1
+        if self.mock is not None and self.mock.closing and question.part.index == 1 and \
+                question.template.id == self.mock.closing_id:
+            minutes = self.mock.closing_minutes
+            self.notify(f"To close: a 30-second answer, {minutes:g} minutes on its own "
+                        "clock.", title="Mock interview")
         self.busy = False
         self.query_one("#question-label", Static).update(question.label)
         self.query_one("#question-progress", Static).update(self._progress(event.left))
@@ -159,6 +164,8 @@ class QuestionScreen(Screen[None]):
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:
+            if self.mock.closing:
+                return f"closing answer ({self.mock.n} of {self.mock.n})"
             return f"question {min(self.asked, self.mock.n)} of {self.mock.n}"
         if self.mode == "drill" and left is not None:
             return left
@@ -272,7 +279,31 @@ class QuestionScreen(Screen[None]):
         if warning:
             self.notify(warning, title="Mock interview", severity="warning")
         if mock.time_up() and not self.busy:
-            self.finish(expire_with=self.query_one(AnswerBox).value)
+            if mock.closing_due():
+                self._close_with_spoken(self.query_one(AnswerBox).value)
+            else:
+                self.finish(expire_with=self.query_one(AnswerBox).value)
+
+    def _close_with_spoken(self, typed: str) -> None:
+        """The questions' time is up: submit what is typed, then the closing answer."""
+        self.busy = True
+        self.question = None
+        self.notify("Time is up for the questions: your answers are in.",
+                    title="Mock interview")
+        self._expire_and_draw(typed)
+
+    @work(thread=True, exclusive=True, group="question", exit_on_error=False)
+    def _expire_and_draw(self, typed: str) -> None:
+        mock = self.mock
+        assert mock is not None
+        try:
+            if mock.current is not None:
+                mock.expire(typed)
+            question = mock.next()
+        except Exception as exc:
+            self.post_message(TaskFailed("drawing the closing answer", str(exc)))
+            return
+        self.post_message(QuestionReady(question, None))
 
     def finish(self, expire_with: str | None = None) -> None:
         """End the mock (submitting what is typed if time ran out) and show the report."""
