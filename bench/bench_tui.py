@@ -143,6 +143,12 @@ async def run(answers: int) -> None:
                 assert isinstance(screen, QuestionScreen) and screen.question is not None
                 part = screen.question.part
                 box = screen.query_one(AnswerBox)
+                if box.multiline:  # spoken answers: typed in a text area, sent with ^D
+                    box.paragraph.text = part.key.display
+                    await pilot.press("ctrl+d")
+                    await until_quiet(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+                    await pilot.press("enter")
+                    continue
                 box.input.cursor_blink = False
                 typed = part.key.display.rstrip()
                 box.input.value = typed[:-1]
