@@ -62,6 +62,7 @@ if what == "home":
     out["usable"] = out["open"] + out["home"]
 else:
     bank = catalog_for(state).bank()
+    import quiz.core.session  # the app imports it (sympy) behind the home, before stats
     t4 = time.perf_counter()
     stats_data(state, bank, None)
     out["stats"] = time.perf_counter() - t4
