@@ -9,6 +9,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+COMMANDS = {":hint": "a hint (it costs part of the score)",
+            ":skip": "put the question off until after the rest",
+            ":quit": "stop (every answer is already saved)"}
+"""What can be typed instead of an answer, and what it does."""
+
 
 def run(args: argparse.Namespace) -> int:
     """Run the drill reading answers from stdin; `:hint`, `:skip` and `:quit` work."""
@@ -25,15 +30,18 @@ def run(args: argparse.Namespace) -> int:
         print(f"warning: skipped {p}", file=sys.stderr)
     session = DrillSession(bank, state.store, state.settings)
     answered = 0
-    print("Daily drill. Type an answer and press Enter; :hint for a hint, :quit to stop.")
+    print("Daily drill. Type an answer and press Enter: the verdict and the worked "
+          "solution follow. Or type")
+    for command, what in COMMANDS.items():
+        print(f"  {command}  {what}")
     shown = 0
+    q = session.next()
     while True:
-        q = session.next()
         for warning in session.warnings[shown:]:
             print(f"warning: {warning}", file=sys.stderr)
         shown = len(session.warnings)
         if q is None:
-            print(f"Nothing more is due today. {answered} answered.")
+            print(f"Nothing more is due today. {_answered(answered)}.")
             return 0
         print(f"\n[{q.label}] {q.template.title}\n{q.prompt}")
         kind = kind_of(q.part.kind)
@@ -45,16 +53,23 @@ def run(args: argparse.Namespace) -> int:
         while True:
             print("> ", end="", flush=True)
             line = sys.stdin.readline()
-            if not line or line.strip() == ":quit":
+            text = line.strip()
+            if not line or text == ":quit":
                 if unsaved is not None:
                     print(f"\nNot saved: {unsaved!r}.", end="")
-                print(f"\nStopped. {answered} answered.")
+                print(f"\nStopped. {_answered(answered)}.")
                 return 0
-            text = line.strip()
             if kind.paragraph and text and not text.startswith(":"):
                 text = _rest_of_paragraph(text)
             if text == ":hint":
                 print(session.hint() or "No more hints.")
+                continue
+            if text == ":skip":
+                print("Skipped: it comes back after the rest.")
+                q = session.skip()
+                break
+            if text.startswith(":") and text[1:].isalpha():
+                print(f"Unknown command {text}; type {', '.join(COMMANDS)} or an answer.")
                 continue
             if not text and unsaved is not None:
                 text = unsaved
@@ -83,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"\n{kind.key_label}:\n{g.key.display}")
             print("\nWorked solution:")
             print(q.part.derivation.text(), flush=True)
+            q = session.next()
             break
 
 
@@ -94,3 +110,7 @@ def _rest_of_paragraph(first: str) -> str:
         if not line.strip():
             return "\n".join(lines)
         lines.append(line.rstrip("\n"))
+
+
+def _answered(n: int) -> str:
+    return f"{n} answered"

@@ -74,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(rows, indent=2))
         else:
-            width = max(len(r["quantity"]) for r in rows)
-            for r in rows:
-                print(f"{r['quantity']:<{width}}  {r['unit']:<7} {r['meaning']}")
+            from quiz.commands.table import render_table, terminal_width
+
+            print(render_table([[r["quantity"], r["unit"], r["meaning"]] for r in rows],
+                               width=terminal_width()))
         return 0
     if args.keys or args.presets:
         rows = keys_rows() if args.keys else preset_rows()
@@ -126,19 +127,17 @@ def preset_rows() -> list[dict[str, str]]:
 
 
 def _table(rows: list[dict[str, str]]) -> str:
-    """Rows of the same fields as aligned columns (the last one unpadded)."""
-    lines: list[str] = []
+    """Rows of the same fields as aligned columns under their names, the last one
+    wrapping to fit the terminal."""
+    from quiz.commands.table import render_table, terminal_width
+
+    tables: list[str] = []
     for group in ([r for r in rows if "key" in r], [r for r in rows if "preset" in r]):
-        if not group:
-            continue
-        fields = list(group[0])
-        widths = {f: max(len(f), *(len(r[f]) for r in group)) for f in fields[:-1]}
-        if lines:
-            lines.append("")
-        for r in [dict(zip(fields, fields, strict=True)), *group]:
-            lines.append("  ".join(r[f].ljust(widths[f]) for f in fields[:-1])
-                         + "  " + r[fields[-1]])
-    return "\n".join(line.rstrip() for line in lines)
+        if group:
+            fields = list(group[0])
+            tables.append(render_table([fields, *([r[f] for f in fields] for r in group)],
+                                       width=terminal_width()))
+    return "\n\n".join(tables)
 
 
 def render(result: Result, *, model: str | None, gpu: str | None) -> str:

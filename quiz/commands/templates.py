@@ -175,7 +175,9 @@ def _list(args: argparse.Namespace) -> int:
         header.append("PACK")
         for row, e in zip(rows, entries, strict=True):
             row.append(e.pack or "")
-    print(_table([header, *rows]))
+    # Tags and title wrap; on a narrow terminal the topic (the id's first part), the
+    # level and the kind give way.
+    print(_table([header, *rows], wrap=(4, 5), drop=(1, 3, 2)))
     from_packs = ""
     if packs:
         names = sorted(set(packs.values()))
@@ -188,16 +190,12 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-def _table(rows: Sequence[Sequence[str]], right: Iterable[int] = ()) -> str:
-    """Rows of cells as aligned columns (`right`: the columns aligned right)."""
-    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
-    right = set(right)
-    lines = []
-    for row in rows:
-        cells = [str(c).rjust(w) if i in right else str(c).ljust(w)
-                 for i, (c, w) in enumerate(zip(row, widths, strict=True))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
+def _table(rows: Sequence[Sequence[str]], right: Iterable[int] = (),
+           wrap: Iterable[int] | None = None, drop: Sequence[int] = ()) -> str:
+    """Rows of cells as aligned columns, fitted to the terminal (see commands.table)."""
+    from quiz.commands.table import render_table, terminal_width
+
+    return render_table(rows, right=right, wrap=wrap, drop=drop, width=terminal_width())
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -418,7 +416,7 @@ def _preview_part(pv: PartVariant) -> list[str]:
             else:
                 shown = m.formula or ", ".join(m.choice) or "-"
             rows.append([f"  {m.name}", shown, f"credit {m.credit:g}"])
-        lines.append(_table(rows))
+        lines.append(_table(rows, wrap=(1,)))
     for i, h in enumerate(spec.hints, 1):
         lines.append(f"Hint {i} (costs {h.cost:g}): {h.text}")
     lines += ["", "Explanation:"]

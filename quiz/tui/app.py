@@ -77,8 +77,10 @@ class QuizApp(App[int]):
     SUB_TITLE = "the arithmetic of distributed training"
     CSS_PATH = Path(__file__).with_name("app.tcss")  # absolute: subclasses live elsewhere
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("question_mark,f1", "open_mode('help')", "Help", key_display="?",
-                priority=True),
+        # F1 opens the help from anywhere; "?" only where it is not a character to
+        # type (an input takes it first), so the footers show F1.
+        Binding("f1", "open_mode('help')", "Help", priority=True),
+        Binding("question_mark", "open_mode('help')", "Help", show=False),
     ]
 
     def __init__(self, data_dir: str | Path | None = None,

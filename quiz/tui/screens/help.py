@@ -15,7 +15,7 @@ from quiz.tui.modes import MODES
 
 KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Everywhere", [
-        ("?  F1", "this help"),
+        ("F1  ?", "this help (? where it is not typed into a box)"),
         ("Escape", "go back (close this help)"),
         ("ctrl+p", "command palette: any mode by name, or the theme"),
         ("ctrl+q", "quit; every answer is saved the moment it is graded"),
@@ -29,6 +29,9 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Question", [
         ("Enter", "submit (unreadable input costs no attempt)"),
         ("ctrl+g", "reveal the next hint (it costs part of the score)"),
+        ("PgUp PgDn", "scroll the question while you type"),
+        ("ctrl+s", "skip: no score, asked again later (not in a mock)"),
+        ("ctrl+f", "flag the question as wrong or unclear, with a note"),
         ("Escape", "stop and go back (a mock asks first)"),
     ]),
     ("Feedback", [

@@ -56,6 +56,10 @@ class QuestionScreen(Screen[None]):
         Binding("ctrl+s", "skip", "Skip"),
         Binding("ctrl+f", "flag", "Flag"),
         Binding("escape", "leave", "Stop"),
+        # The answer box keeps the focus; these scroll the question (long prompts,
+        # choices and hints at 80x24) while the answer is typed.
+        Binding("pageup", "scroll_question(-1)", "Scroll up", show=False),
+        Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
     ]
 
     def __init__(self, session: Session, mode: str) -> None:
@@ -97,7 +101,7 @@ class QuestionScreen(Screen[None]):
         if self.mock is None:  # a mock interview has a fixed plan: no skipping
             keys.append(("^s", "Skip", "screen.skip"))
         keys.append(("^f", "Flag", "screen.flag"))
-        keys += [("Esc", "Stop", "screen.leave"), ("?", "Help", "app.open_mode('help')")]
+        keys += [("Esc", "Stop", "screen.leave"), ("F1", "Help", "app.open_mode('help')")]
         return keys
 
     def on_mount(self) -> None:
@@ -199,7 +203,18 @@ class QuestionScreen(Screen[None]):
         if text is None:
             self.notify("No more hints for this question.", timeout=2)
             return
-        self.query_one(QuestionCard).add_hint(question.hints_shown, text)
+        card = self.query_one(QuestionCard)
+        card.add_hint(question.hints_shown, text)
+        # The hint is the card's last line: bring it into view (the box keeps focus).
+        self.query_one("#question-scroll", VerticalScroll).scroll_end(animate=False)
+
+    def action_scroll_question(self, pages: int) -> None:
+        """Scroll the question by a page (PageUp/PageDown, while typing)."""
+        scroll = self.query_one("#question-scroll", VerticalScroll)
+        if pages < 0:
+            scroll.scroll_page_up(animate=False)
+        else:
+            scroll.scroll_page_down(animate=False)
 
     def action_skip(self) -> None:
         """Put the question aside unscored; the drill asks it again after the rest."""

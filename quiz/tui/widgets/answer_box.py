@@ -91,8 +91,10 @@ class AnswerBox(Vertical):
     def compose(self) -> ComposeResult:
         from quiz.core.reading import MAX_ANSWER_CHARS
 
+        # select_on_focus off: tabbing back into the box (from a link, the scrollbar)
+        # must not select the typed answer, so that the next key would replace it.
         yield _AnswerInput(id="answer-input", placeholder="your answer",
-                           max_length=MAX_ANSWER_CHARS)
+                           max_length=MAX_ANSWER_CHARS, select_on_focus=False)
         yield ParagraphArea(id="answer-text", soft_wrap=True, show_line_numbers=False,
                             tab_behavior="focus")
         yield Static("", id="answer-preview", markup=False)
