@@ -149,6 +149,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
     try:
+        _check_clock()
         if not (sys.argv[1:] if argv is None else argv):
             # `quiz` alone: open the app without building the whole parser (start-up time).
             return _run(argparse.Namespace(command=None, data_dir=None, templates=[]))
@@ -167,6 +168,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = write_crash_report(exc)
         return _fail(f"internal error ({type(exc).__name__}: {exc}); this is a bug in quiz. "
                      f"The full report is in {where}", code=1)
+
+
+def _check_clock() -> None:
+    """A QUIZ_NOW that cannot be read is one line, before anything reads the clock."""
+    import os
+
+    if os.environ.get("QUIZ_NOW"):
+        from quiz.core.clock import utc_now
+        from quiz.core.errors import QuizError
+
+        try:
+            utc_now()
+        except ValueError as exc:
+            raise QuizError(str(exc)) from None
 
 
 def _fail(message: str, code: int = 2) -> int:

@@ -7,7 +7,6 @@ file) keeps one line per row at full width, so that a row can be found by its id
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import textwrap
@@ -24,8 +23,10 @@ runs over rather than becoming unreadable)."""
 
 
 def terminal_width() -> int | None:
-    """The width to fit tables to: the terminal's (or ``COLUMNS``), None when piped."""
-    if "COLUMNS" not in os.environ and not sys.stdout.isatty():
+    """The width to fit tables to: the terminal's (``COLUMNS`` overrides it), or None
+    when the output is not a terminal (a ``COLUMNS`` left in the environment must not
+    reshape what a script reads)."""
+    if not sys.stdout.isatty():
         return None
     return shutil.get_terminal_size().columns
 

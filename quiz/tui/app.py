@@ -79,7 +79,7 @@ class QuizApp(App[int]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # F1 opens the help from anywhere; "?" only where it is not a character to
         # type (an input takes it first), so the footers show F1.
-        Binding("f1", "open_mode('help')", "Help", priority=True),
+        Binding("f1", "open_mode('help')", "Help", key_display="F1", priority=True),
         Binding("question_mark", "open_mode('help')", "Help", show=False),
     ]
 

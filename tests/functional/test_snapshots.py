@@ -261,6 +261,13 @@ def test_stats(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> Non
 
 
 @pytest.mark.parametrize("size", SIZES)
+def test_stats_on_day_one(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    """One day of answers: a bar and dots at the start of a week, not a full-width slab."""
+    seed_history(data_dir, days=1)
+    snap(snap_compare, make_app(data_dir), size, steps(press("s"), until_screen("StatsScreen")))
+
+
+@pytest.mark.parametrize("size", SIZES)
 def test_browser(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
     snap(snap_compare, make_app(data_dir), size,
          steps(press("t"), until_screen("BrowserScreen")))

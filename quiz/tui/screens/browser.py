@@ -34,6 +34,8 @@ class BrowserScreen(Screen[None]):
         Binding("slash", "search", "Search", show=False),
         # Only reached from the filter: the table handles its own arrow keys.
         Binding("down", "to_table", "List", show=False),
+        # In the list (the filter takes letters as text).
+        Binding("p", "practise", "Practise it"),
     ]
 
     def __init__(self, bank: Bank) -> None:
@@ -71,7 +73,8 @@ class BrowserScreen(Screen[None]):
                           title, t.topic, key=t.id)
         total = len(self.bank.templates)
         self.query_one("#browser-count", Static).update(
-            f"{len(shown)} of {total} templates · ↓ to the list, Enter to preview")
+            f"{len(shown)} of {total} templates · ↓ to the list, Enter to preview, "
+            "p to practise")
 
     def action_search(self) -> None:
         """Focus the filter."""
@@ -89,6 +92,24 @@ class BrowserScreen(Screen[None]):
                            .row_key.value))
         else:
             table.focus()
+
+    def action_practise(self) -> None:
+        """Practise the highlighted template (Escape comes back to the list)."""
+        from quiz.tui.app import QuizApp
+
+        table = self.query_one("#browser-table", DataTable)
+        if not table.row_count:
+            return
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        assert isinstance(self.app, QuizApp)
+        if key is not None:
+            self.app.start_practice_on([str(key)])
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # p is a letter while the filter has the focus: the footer shows it in the list.
+        if action == "practise":
+            return self.focused is self.query_one("#browser-table")
+        return True
 
     def action_to_table(self) -> None:
         """Move from the filter to the list."""

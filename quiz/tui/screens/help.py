@@ -46,6 +46,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Template browser", [
         ("type", "filter by id, title, topic or tag"),
         ("↓  Enter", "open the highlighted template"),
+        ("p", "practise the highlighted template (Escape comes back)"),
         ("[  ]", "previous / next seed in the preview"),
     ]),
 ]

@@ -62,6 +62,7 @@ class TemplatePreviewScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
+        Binding("p", "practise", "Practise it"),
         Binding("left_square_bracket", "seed(-1)", "Seed -1", key_display="[",
                 priority=True),
         Binding("right_square_bracket", "seed(1)", "Seed +1", key_display="]",
@@ -98,6 +99,14 @@ class TemplatePreviewScreen(Screen[None]):
     def action_back(self) -> None:
         """Back to the list."""
         self.dismiss(None)
+
+    def action_practise(self) -> None:
+        """Practise this template: fresh variants (not the one previewed, whose key is
+        on screen); Escape comes back here."""
+        from quiz.tui.app import QuizApp
+
+        assert isinstance(self.app, QuizApp)
+        self.app.start_practice_on([self.template_id])
 
     def action_seed(self, step: int) -> None:
         """Show the previous or next seed."""

@@ -22,7 +22,7 @@ commit. Unreadable input costs nothing.
 [b $text-accent]Enter[/]    submit an answer, then move on
 [b $text-accent]ctrl+g[/]   reveal a hint (it costs part of the score)
 [b $text-accent]Escape[/]   go back
-[b $text-accent]?[/]        every key, on one screen
+[b $text-accent]F1[/]       every key, on one screen (? too, outside a text box)
 [b $text-accent]ctrl+p[/]   command palette: jump to any mode
 [b $text-accent]ctrl+q[/]   quit (every answer is already saved)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
+from quiz.tui.widgets.accuracy_plot import day_axis
+
 MAX_SERIES = 8
 """Lines drawn at most (the groups with most answers): more would be unreadable."""
 
@@ -35,6 +37,7 @@ class TrendPlot(PlotextPlot):
             step = max(1, len(days) // 6)
             xs = list(index.values())
             plt.xticks(xs[::step], [d[5:] for d in days][::step])  # MM-DD
+            plt.xlim(*day_axis(len(days)))
         plt.ylim(0, 100)
         plt.yticks([0.0, 25.0, 50.0, 75.0, 100.0], ["0%", "25%", "50%", "75%", "100%"])
         self.refresh()
