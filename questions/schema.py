@@ -341,6 +341,10 @@ class Part(_Model):
     """Known mistakes, checked in order after the key."""
     hints: list[Hint] = Field(default_factory=list)
     """Hints, shown one at a time."""
+    tags: list[str] = Field(default_factory=list)
+    """In a scenario, the template's tags this part drills (e.g. the rapid-fire item of
+    its step); its answers count under these in the stats. Parts naming none: the
+    scenario counts once under its tags, through its first part's answer."""
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
@@ -438,6 +442,11 @@ class Template(_Model):
         if single and (not self.prompt or self.answer is None):
             raise FieldError(("prompt",) if self.answer is not None else ("answer",),
                              "a single-part template needs both prompt and answer")
+        for i, part in enumerate(self.parts):
+            for tag in part.tags:
+                if tag not in self.tags:
+                    raise FieldError(("parts", i, "tags"), f"{tag!r} is not one of the "
+                                     "template's tags (a part names some of those)")
         n_parts = len(self.parts) or 1
         seen: set[tuple[int, str]] = set()
         for i, step in enumerate(self.steps):

@@ -39,6 +39,24 @@ if TYPE_CHECKING:
 MAX_SEED = 1_000_000
 
 
+def attempt_tags(template: Template, part: int) -> tuple[str, ...]:
+    """The tags an answer to part ``part`` (1-based) counts under in the stats.
+
+    A single question counts under all its tags. A scenario's part counts under the
+    tags it names; the tags no part names count once, through the first part (five
+    parts under three tags were fifteen answers to the rapid-fire items before).
+    """
+    if len(template.parts) <= 1:
+        return tuple(template.tags)
+    named = template.parts[part - 1].tags
+    if named:
+        return tuple(named)
+    if part != 1:
+        return ()
+    # The first part carries the tags no part names (all of them, usually).
+    return tuple(t for t in template.tags if not any(t in p.tags for p in template.parts))
+
+
 @dataclass
 class Question:
     """One part of one variant, as shown to the user."""
@@ -299,7 +317,7 @@ class Session(ABC):
                        mode=self.mode, answer_text=text[:2000], verdict=stored(g.verdict),
                        score=g.score, topic=t.topic, answered_at=self.now(),
                        seconds=seconds, mistake=g.mistake, hints_used=q.hints_shown,
-                       hint_cost=q.hint_cost, tags=tuple(t.tags),
+                       hint_cost=q.hint_cost, tags=attempt_tags(t, q.part.index),
                        session_id=self.session_id())
 
     def session_id(self) -> int | None:
