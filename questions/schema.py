@@ -343,8 +343,8 @@ class Part(_Model):
     """Hints, shown one at a time."""
     tags: list[str] = Field(default_factory=list)
     """In a scenario, the template's tags this part drills (e.g. the rapid-fire item of
-    its step); its answers count under these in the stats. Parts naming none: the
-    scenario counts once under its tags, through its first part's answer."""
+    its step): its answers count under these in the stats. The tags no part names count
+    once per scenario, through its first part."""
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
