@@ -134,7 +134,7 @@ class WalkScreen(Screen[None]):
         yield KeysLine([("Enter", "Submit", "screen.submit"),
                         ("^r", "Reveal step", "screen.reveal"),
                         ("Esc", "Stop", "screen.leave"),
-                        ("?", "Help", "app.open_mode('help')")])
+                        ("F1", "Help", "app.open_mode('help')")])
 
     def on_mount(self) -> None:
         self.query_one(AnswerBox).input.focus()
