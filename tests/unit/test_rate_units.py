@@ -115,3 +115,44 @@ def test_a_refusal_never_offers_the_key_as_its_example() -> None:
 
 def test_rates_are_base_units_of_their_own() -> None:
     assert set(RATE_UNITS) <= set(BASE_UNITS)
+
+
+def test_a_formula_refusal_never_offers_the_key_or_a_known_mistake() -> None:
+    from questions.loader import load_bank
+    from quiz.core.kinds.formula import key_example, letters_of
+    from solver.formula import formulas_equivalent, read_formula
+
+    bank = load_bank()
+    formulas = [t for t in bank.templates.values() if t.kind == "formula"]
+    assert formulas
+    for t in formulas:
+        pv = make_variant(t, 0).parts[0]
+        g = grade(pv, "6PD +")
+        assert g.verdict == "invalid"
+        example = g.feedback.rsplit("For example: ", 1)[1]
+        mistakes = [m.formula for m in pv.mistakes if m.formula]
+        assert example == key_example(pv.key, mistakes)
+        letters = letters_of(pv.key)
+        shown = read_formula(example, letters).expr
+        for other in (pv.key.formula, *mistakes):
+            assert other is not None
+            assert not formulas_equivalent(shown, read_formula(other, letters).expr,
+                                           list(letters.values())), (t.id, example)
+
+
+def test_a_choice_example_is_never_the_key() -> None:
+    from questions.loader import load_bank
+    from quiz.core.grading import read_answer
+    from quiz.core.kinds.choice import example_picks
+
+    bank = load_bank()
+    choices = [t for t in bank.templates.values() if t.kind in ("choice", "multi")]
+    assert choices
+    for t in choices:
+        for seed in range(3):
+            pv = make_variant(t, seed).parts[0]
+            example = example_picks(pv)
+            assert set(example.split(", ")) != set(pv.key.correct), (t.id, seed)
+            with pytest.raises(Unreadable) as caught:
+                read_answer(pv, "zz")
+            assert caught.value.example == example.upper()

@@ -6,7 +6,25 @@ from questions.variants import PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import Unreadable, read_choice
 
-__all__ = ["as_shown", "grade", "read"]
+__all__ = ["as_shown", "example_picks", "grade", "read"]
+
+
+def example_picks(pv: PartVariant) -> str:
+    """Letters to show as an example of the answer's form: never the key, so an
+    example under a question (or in a refusal) cannot give the answer away.
+
+    One letter for a single choice, two for a multi-select ("a, c").
+    """
+    labels = [chr(ord("a") + i) for i in range(len(pv.spec.choices))]
+    right = set(pv.key.correct)
+    if pv.kind == "multi" and len(labels) >= 3:
+        for pair in (("a", "c"), ("b", "d"), ("a", "b"), ("b", "c"), ("c", "d")):
+            if set(pair) <= set(labels) and set(pair) != right:
+                return ", ".join(pair)
+    for label in ("b", "a", *labels):
+        if label in labels and {label} != right:
+            return label
+    return labels[0] if labels else "a"
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -15,7 +33,10 @@ def read(pv: PartVariant, text: str) -> Read:
     Raises:
         Unreadable: with what was wrong and an example that works.
     """
-    c = read_choice(text, pv.spec.choices, pv.kind == "multi")
+    try:
+        c = read_choice(text, pv.spec.choices, pv.kind == "multi")
+    except Unreadable as exc:
+        raise Unreadable(exc.message, example_picks(pv).upper()) from None
     return Read(c, c.read_as)
 
 

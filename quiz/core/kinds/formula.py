@@ -39,12 +39,13 @@ def read(pv: PartVariant, text: str) -> Read:
     if sep and "=" not in rhs and re.fullmatch(r"\s*[A-Za-z][\w()]{0,20}\s*", lhs) and \
             lhs.strip() not in key.symbols and rhs.strip():
         text = rhs
+    mistakes = [m.formula for m in pv.mistakes if m.formula]
     try:
         f = read_formula(text, letters_of(key))
-    except Unreadable:
-        raise
+    except Unreadable as exc:  # its example, in the key's letters, but never the key
+        raise Unreadable(exc.message, key_example(key, mistakes)) from None
     except ValueError as exc:  # defensive: any other refusal is still "unreadable"
-        raise Unreadable(str(exc), key_example(key)) from exc
+        raise Unreadable(str(exc), key_example(key, mistakes)) from exc
     return Read(f, f.read_as)
 
 
@@ -76,10 +77,30 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
                  f"Not equivalent to the key, {key.formula}.", key)
 
 
-def key_example(key: Key) -> str:
-    """A formula that reads, for error messages."""
+def key_example(key: Key, mistakes: Sequence[str] = ()) -> str:
+    """A formula in the key's letters that reads, for error messages: never one equal to
+    the key or to a known mistake (so a refusal never gives the answer away).
+
+    >>> from questions.variants import Key
+    >>> key_example(Key("formula", "6*P*D", formula="6*P*D", symbols={"P": "params",
+    ...                                                                "D": "tokens"}))
+    '3*P/D'
+    """
+    from solver.formula import formulas_equivalent, read_formula
+
     letters = list(key.symbols)
-    return "*".join(["6", *letters[:2]]) if letters else "6*P*D"
+    if not letters:
+        return "2*(3 + 4)"
+    a, b = letters[0], letters[1] if len(letters) > 1 else "2"
+    shapes = [f"3*{a}/{b}", f"({a} + 1)*{b}", f"{a}^2/{b}"]
+    allowed = letters_of(key)
+    symbols = list(allowed.values())
+    taken = [read_formula(f, allowed).expr for f in (key.formula, *mistakes) if f]
+    for shape in shapes:
+        expr = read_formula(shape, allowed).expr
+        if not any(formulas_equivalent(expr, other, symbols) for other in taken):
+            return shape
+    return shapes[-1]
 
 
 def _constant_ratio(a: Any, b: Any, symbols: Sequence[Any]) -> float | None:

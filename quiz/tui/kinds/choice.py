@@ -15,15 +15,19 @@ __all__ = ["ASKED_AS"]
 
 
 def how_to_answer(part: PartVariant) -> str:
-    """One letter, or every letter that applies."""
+    """One letter, or every letter that applies (the example is never the key)."""
+    from quiz.core.kinds.choice import example_picks
+
     if part.kind == "multi":
-        return "Type every letter that applies, e.g. [b]a, c[/b]."
-    return "Type the letter of one choice, e.g. [b]b[/b]."
+        return f"Type every letter that applies, e.g. [b]{example_picks(part)}[/b]."
+    return f"Type the letter of one choice, e.g. [b]{example_picks(part)}[/b]."
 
 
 def placeholder(part: PartVariant) -> str:
     """An example of the letters."""
-    return "e.g. a, c" if part.kind == "multi" else "e.g. b"
+    from quiz.core.kinds.choice import example_picks
+
+    return f"e.g. {example_picks(part)}"
 
 
 def choices(part: PartVariant) -> str | None:

@@ -15,7 +15,7 @@ from quiz.tui.modes import MODES
 
 WELCOME = """\
 Every question draws fresh numbers from a template, so you practise the method, \
-not the answer. Type a number with its unit (1.13 TB, 42 days), a formula (6*P*D) \
+not the answer. Type a number with its unit (3.2 TB, 17 days), a formula (2*(a + b)) \
 or letters (a, c); the line under the box shows how your text was read before you \
 commit. Unreadable input costs nothing.
 
