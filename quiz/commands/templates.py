@@ -407,6 +407,10 @@ def _preview_part(pv: PartVariant) -> list[str]:
     lines += [f"Answer kind: {pv.kind}", f"Key: {key.display}{extra}"]
     for acc in pv.accepted:
         lines.append(f"Also accepted ({acc.name}): {format_value(acc.value, key.unit or '1')}")
+    if pv.follow is not None:
+        carried = ", ".join(f"part {c.part} ({c.name})" for c in pv.follow.carried)
+        lines.append(f"Follows through from {carried}: an answer right from the learner's "
+                     f"own earlier answers earns {pv.follow.credit:g}")
     if pv.mistakes:
         lines.append("Known mistakes:")
         rows = []

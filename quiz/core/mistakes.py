@@ -12,7 +12,7 @@ A *leech* (Anki's word) is a template missed again and again: at least
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -21,6 +21,7 @@ from quiz.core.store import Attempt, Store
 if TYPE_CHECKING:
     from questions.derivation import Derivation
     from questions.loader import Bank
+    from questions.variants import PartVariant
 
 __all__ = ["LEECH_MISSES", "Mistake", "by_mistake", "by_topic", "leeches", "mistakes"]
 
@@ -77,6 +78,24 @@ def _matches(attempt: Attempt, topic: str | None) -> bool:
         attempt.template_id.startswith(f"{topic.rstrip('/')}/")
 
 
+def _earlier(attempts: Iterable[Attempt], parts: dict[int, int]) -> dict[int, dict[int, str]]:
+    """Attempt id -> what was typed to the earlier parts of its run of the scenario
+    (part -> text), for grading a part that follows through from them again."""
+    runs: dict[tuple[str, int, int | None], dict[int, str]] = {}
+    out: dict[int, dict[int, str]] = {}
+    for a in attempts:
+        if a.id is None:
+            continue
+        part = parts.get(a.id, 1)
+        where = (a.template_id, a.seed, a.session_id)
+        if part == 1:
+            runs[where] = {}
+        run = runs.setdefault(where, {})
+        out[a.id] = dict(run)
+        run[part] = a.answer_text
+    return out
+
+
 def _parts(attempts: Iterable[Attempt], bank: Bank) -> dict[int, int]:
     """Attempt id -> the scenario part it answered (attempts oldest first).
 
@@ -119,6 +138,7 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
 
     history = store.attempts()
     parts = _parts(history, bank)
+    earlier_texts = _earlier(history, parts)
     leech_ids = set(leeches(store))
     wrong = [a for a in reversed(history)
              if a.verdict != "correct" and _matches(a, topic)]
@@ -136,7 +156,8 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
             if a.mistake in ("unanswered", "unreached") or not a.answer_text.strip():
                 feedback = "Time ran out before an answer."
             else:
-                feedback = grade(pv, a.answer_text).feedback
+                earlier = _read_earlier(variant.parts, earlier_texts.get(a.id or -1, {}))
+                feedback = grade(pv, a.answer_text, earlier=earlier).feedback
             key, explanation, derivation = pv.key.display, pv.explanation, pv.derivation
         except (QuizError, ValueError, ArithmeticError) as exc:
             key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
@@ -144,6 +165,21 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
         out.append(Mistake(a, part, template.title, key, feedback, explanation,
                            template.version != a.template_version,
                            a.template_id in leech_ids, derivation))
+    return out
+
+
+def _read_earlier(parts: Sequence[PartVariant], texts: dict[int, str]) -> dict[int, float]:
+    """The earlier parts' answers as values (those that read as numbers)."""
+    from quiz.core.grading import read_answer
+    from quiz.core.reading import Unreadable
+
+    out: dict[int, float] = {}
+    for k, text in texts.items():
+        if 1 <= k <= len(parts) and parts[k - 1].kind == "number":
+            try:
+                out[k] = read_answer(parts[k - 1], text).value.value
+            except Unreadable:
+                continue
     return out
 
 

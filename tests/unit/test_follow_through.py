@@ -155,3 +155,29 @@ def test_quiz_check_refuses_bad_earlier_answers_in_one_line(
                              "--answer", "46.9 GB")
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err, err
+
+
+def test_the_mistakes_list_grades_a_carried_answer_again_with_its_earlier_answers(
+        tmp_path: Path) -> None:
+    from quiz.core.mistakes import mistakes
+
+    bank = Bank(templates={TEMPLATE.id: TEMPLATE}, sources={TEMPLATE.id: "AUTHORING.md"})
+    store = Store.open(tmp_path / "history.db")
+    s = PracticeSession(bank, store, Settings(), topic=TEMPLATE.id, rng=random.Random(4))
+    q = s.next()
+    assert q is not None and q.part.key.value is not None
+    wrong = 2 * q.part.key.value
+    s.submit(format_value(wrong, "B"))
+    q = s.next()
+    assert q is not None
+    s.submit(format_value(wrong / float(q.variant.params["dp"]), "B"))
+    q = s.next()
+    assert q is not None and q.part.index == 3
+    hbm = q.part.key.value  # the key: model state / HBM
+    assert hbm is not None
+    out = s.submit(format_value(2 * hbm, "1"))  # carried: half the credit
+    assert out.grade.verdict == "partial"
+    entries = mistakes(store, bank)
+    assert [m.part for m in entries] == [3, 1]
+    assert entries[0].feedback.startswith("Carried forward")
+    store.close()
