@@ -41,6 +41,9 @@ def _part_json(pv: Any) -> dict[str, Any]:
                            "choices": list(pv.spec.choices), "expected": expected,
                            "explanation": pv.explanation,
                            "derivation": pv.derivation.to_json()}
+    if pv.follow is not None:  # graded against earlier answers too (quiz check --earlier)
+        out["follow"] = {"parts": [c.part for c in pv.follow.carried],
+                         "credit": pv.follow.credit}
     from quiz.core.kinds import kind_of
 
     return out | kind_of(pv.kind).json_fields(pv)

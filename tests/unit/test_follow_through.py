@@ -181,3 +181,13 @@ def test_the_mistakes_list_grades_a_carried_answer_again_with_its_earlier_answer
     assert [m.part for m in entries] == [3, 1]
     assert entries[0].feedback.startswith("Carried forward")
     store.close()
+
+
+def test_quiz_ask_json_says_which_parts_follow_through(capsys: pytest.CaptureFixture[str],
+                                                        folder: Path) -> None:
+    code, out, _ = run_cli(capsys, "--templates", str(folder), "ask",
+                           "scenario/my-zero-steps#0", "--json")
+    parts = json.loads(out)["parts"]
+    assert code == 0
+    assert [p.get("follow") for p in parts] == [
+        None, {"parts": [1], "credit": 1.0}, {"parts": [1], "credit": 0.5}]
