@@ -12,6 +12,8 @@ credit only for named mistakes; letters in any order and case.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from questions.loader import load_bank
@@ -245,19 +247,31 @@ layout/layout-memory#1 | 116 GB | partial | ZeRO ignored
 """
 
 ROWS = [tuple(c.strip() for c in line.split("|")) for line in CORPUS.strip().splitlines()]
+BANK_ROWS = [tuple(c.strip() for c in line.split("|"))
+             for line in (Path(__file__).parent / "grading_corpus_bank.txt").read_text(
+                 encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+"""The rest of the bank, one variant per template (every part of a scenario)."""
 
 
 def test_the_corpus_is_large_enough() -> None:
     assert len(ROWS) >= 150
 
 
-@pytest.mark.parametrize(("variant", "typed", "verdict", "mistake"), ROWS,
-                         ids=[f"{r[0]}:{r[1]}" for r in ROWS])
+def test_every_template_in_the_bank_is_in_a_corpus() -> None:
+    covered = {row[0].partition("#")[0] for row in [*ROWS, *BANK_ROWS]}
+    spoken = {tid for tid, t in BANK.templates.items()
+              if all(p.answer_kind in ("spoken", "layout") for p in t.all_parts())}
+    assert sorted(set(BANK.templates) - covered - spoken) == []
+
+
+@pytest.mark.parametrize(("variant", "typed", "verdict", "mistake"), [*ROWS, *BANK_ROWS],
+                         ids=[f"{r[0]}:{r[1]}" for r in [*ROWS, *BANK_ROWS]])
 def test_grader_agrees_with_the_expert(variant: str, typed: str, verdict: str,
                                        mistake: str) -> None:
+    variant, _, part = variant.partition(" part ")
     tid, seed = parse_variant_id(variant)
     assert seed is not None
-    pv = make_variant(BANK.get(tid), seed).parts[0]
+    pv = make_variant(BANK.get(tid), seed).parts[int(part or 1) - 1]
     g = grade(pv, typed)
     assert (g.verdict, g.mistake or "-") == (verdict, mistake), (g.read_as, g.feedback)
     if verdict != "partial":
