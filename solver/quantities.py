@@ -248,8 +248,8 @@ def _bytes_per_param(c: Ctx) -> tuple[sp.Expr, str]:
     # SGD with momentum's 12 and a setup without master copy (regression: the text
     # spoke of "Adam's two moments" over a sum of 12).
     return expr, ("Per parameter: the working weight, its gradient, the FP32 master copy "
-                  "and the optimizer's state, in bytes each (0 for a copy the setup does "
-                  "not keep).")
+                  "and the optimizer's state (Adam: two moments; SGD with momentum: one), "
+                  "in bytes each, 0 for a copy the setup does not keep.")
 
 
 @quantity("model_state_bytes", "B", "bytes_per_param x params, whole model")
