@@ -45,7 +45,9 @@ HONEST: Final = ("This is a checklist of the figures and phrases a strong answer
 _PLAIN_COUNTS: Final = frozenset({"1", "param"})
 """Units whose figures are said as bare numbers ("about 16 GPUs", "TP 8"); for every
 other unit only a number said with its unit is taken as that figure stated wrong."""
-_EXAMPLE: Final = "16 bytes per parameter: 1.13 TB of state; TP 8 inside the node ..."
+_EXAMPLE: Final = ("sentences that give each figure with its unit and say each choice, "
+                   "like 'the state needs so many TB, so TP inside the node, then ...'")
+"""Says the form, never a figure: a reference figure here would hand out a key."""
 
 
 @dataclass(frozen=True)
