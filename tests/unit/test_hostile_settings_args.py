@@ -108,6 +108,25 @@ ONE_LINE_EXIT_2 = [
     ("templates", "new", "memory/x\x00y"),
     ("templates", "new", "../../etc/passwd"),
     ("templates", "preview", "memory/model-state", "--seed", "1" * 13),
+    # the input paths added with learn mode, follow-through and the closing answer
+    ("check", "memory/model-state", "--seed", "3", "--step", "0", "--answer", "16 B"),
+    ("check", "memory/model-state", "--seed", "3", "--step", "-1", "--answer", "16 B"),
+    ("check", "memory/model-state", "--seed", "3", "--step", "٢", "--answer", "16 B"),
+    ("check", "memory/model-state", "--seed", "3", "--step", "99", "--answer", "16 B"),
+    ("check", "memory/model-state", "--seed", "3", "--step", "9" * 40, "--answer", "16 B"),
+    ("ask", "memory/model-state#3", "--steps", "--part", "9"),
+    ("check", "scenario/lay-it-out", "--seed", "1", "--earlier", "__import__('os')",
+     "--answer", "1"),
+    ("check", "scenario/lay-it-out", "--seed", "1", "--part", "3", "--earlier",
+     "1;" * 10_000, "--answer", "1"),
+    ("mock", "--closing-minutes", "0"),
+    ("mock", "--closing-minutes", "-3"),
+    ("mock", "--closing-minutes", "٣"),
+    ("mock", "--closing-minutes", "31"),
+    ("learn", "../../etc/passwd", "--plain"),
+    ("learn", "memory/model-state#٨", "--plain"),
+    ("learn", "memory/model-state#-1", "--plain"),
+    ("learn", "\x00", "--plain"),
 ]
 
 
