@@ -50,32 +50,13 @@ def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
                           check=False)
 
 
-def time_to_text(command: list[str], text: str, timeout: float = 30.0) -> float:
-    """Seconds from starting ``command`` in a 120x40 tmux session until ``text`` shows."""
-    name = f"bench-{time.monotonic_ns()}"
-    shell = " ".join(f"'{part}'" for part in command)
-    start = time.perf_counter()
-    started = _tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", shell)
-    if started.returncode != 0:
-        raise RuntimeError(f"tmux new-session failed: {started.stderr.strip()}")
-    try:
-        while True:
-            pane = _tmux("capture-pane", "-p", "-t", name).stdout
-            if text in pane:
-                return time.perf_counter() - start
-            if time.perf_counter() - start > timeout:
-                raise TimeoutError(f"{text!r} did not appear within {timeout}s:\n{pane}")
-            time.sleep(0.01)
-    finally:
-        _tmux("kill-session", "-t", name)
-
-
 USABLE = ("in today's drill", "Done for today.")
 """What the home shows once the menu has today's counts (the person can start)."""
 
 
 def time_to_any(command: list[str], texts: tuple[str, ...], timeout: float = 60.0) -> float:
-    """Like :func:`time_to_text`, until any of ``texts`` shows."""
+    """Seconds from starting ``command`` in a 120x40 tmux session until any of ``texts``
+    shows."""
     name = f"bench-{time.monotonic_ns()}"
     shell = " ".join(f"'{part}'" for part in command)
     start = time.perf_counter()
