@@ -14,29 +14,45 @@ import string
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
 from questions.schema import ParamSpec, Part, Scalar, Template
-from solver.engine import Inputs, evaluate, resolve_inputs
 from solver.errors import SolverError
 from solver.keys import KEYS
 from solver.presets import GPUS, MODELS
-from solver.quantities import QUANTITIES
 from solver.units import format_both, format_value
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation
+    from solver.engine import Inputs
 
 MAX_DRAWS = 200
 """Redraws allowed before a template is declared unsatisfiable."""
 MAX_DRAW_SECONDS = 1.0
 """CPU time allowed for drawing one variant's parameters (normally a few ms)."""
 
-NAMES = frozenset(KEYS) | frozenset(QUANTITIES)
-"""Every name a template expression may read."""
+if TYPE_CHECKING:
+    NAMES: frozenset[str]
+    """Every name a template expression may read (keys and quantities)."""
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    # NAMES is built on first use: the catalogue of quantities imports sympy, which a
+    # variant read back from the cache (questions.stored) never needs.
+    if name == "NAMES":
+        return _names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+@cache
+def _names() -> frozenset[str]:
+    """Every name a template expression may read (keys and quantities)."""
+    from solver.quantities import QUANTITIES
+
+    return frozenset(KEYS) | frozenset(QUANTITIES)
 
 
 
@@ -209,8 +225,15 @@ class Variant:
     template: Template
     seed: int
     params: dict[str, Scalar]
-    inputs: Inputs
     parts: list[PartVariant]
+
+    @cached_property
+    def inputs(self) -> Inputs:
+        """The solver's inputs for the drawn parameters (resolved on first use, so that a
+        variant read back from the cache needs no solver)."""
+        from solver.engine import resolve_inputs
+
+        return resolve_inputs(*_split(self.params, self.template.fixed))
 
     @property
     def id(self) -> str:
@@ -310,8 +333,8 @@ def compiled(t: Template) -> Compiled:
     got = _COMPILED.get(key)
     if got is not None:
         return got
-    known = NAMES | frozenset(t.params)
-    free = NAMES | frozenset(n for n, spec in t.params.items() if spec.free)
+    known = _names() | frozenset(t.params)
+    free = _names() | frozenset(n for n, spec in t.params.items() if spec.free)
     try:
         constraints = tuple(compile_expr(c, known) for c in t.constraints)
         exprs: dict[str, Expr] = {}
@@ -350,6 +373,9 @@ def _free(params: Mapping[str, Scalar]) -> dict[str, float]:
 
 
 def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
+    from solver.engine import evaluate
+    from solver.quantities import QUANTITIES
+
     env = {k: float(v) for k, v in inputs.values.items() if not isinstance(v, bool | str)}
     wanted = [n for n in names if n in QUANTITIES and n not in env]
     if wanted:
@@ -364,6 +390,8 @@ def make_variant(t: Template, seed: int) -> Variant:
         TemplateError: the constraints cannot be met in MAX_DRAWS draws, or an answer
             cannot be derived (named, with the solver's reason).
     """
+    from solver.engine import resolve_inputs  # sympy: only where a variant is drawn
+
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
     last = "no draw was tried"
@@ -406,7 +434,7 @@ def make_variant(t: Template, seed: int) -> Variant:
     parts: list[PartVariant] = []
     for i, p in enumerate(t.all_parts(), 1):
         parts.append(_part(t, seed, i, p, params, comp, parts))
-    return Variant(t, seed, params, inputs, parts)
+    return Variant(t, seed, params, parts)
 
 
 def _holds(constraint: Expr, env: Mapping[str, Any]) -> bool:
@@ -421,6 +449,8 @@ def _holds(constraint: Expr, env: Mapping[str, Any]) -> bool:
 def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar],
            extra: Mapping[str, Scalar], comp: Compiled, expr: str | None = None,
            quantity: str | None = None) -> tuple[float, Inputs]:
+    from solver.engine import evaluate, resolve_inputs
+
     model, gpu, over = _split(params, fixed, part.answer.set, extra)
     inputs = resolve_inputs(model, gpu, over)
     if expr is not None:
@@ -455,17 +485,18 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
           comp: Compiled, earlier: list[PartVariant]) -> PartVariant:
     from questions.kinds import kind_of
     from questions.kinds.base import KeyContext
+    from solver.engine import resolve_inputs
 
     a = part.answer
     model, gpu, over = _split(params, t.fixed, a.set)
     shown = {**t.fixed, **params}
     try:
         inputs = resolve_inputs(model, gpu, over)
-        env = _env(inputs, NAMES & _placeholders("\n".join([t.intro, *part_texts(part)]))) \
+        env = _env(inputs, _names() & _placeholders("\n".join([t.intro, *part_texts(part)]))) \
             | _free(params)
 
         def render_key_text(text: str, name: str) -> str:
-            names = NAMES & _placeholders(text)
+            names = _names() & _placeholders(text)
             return _format(text, _env(inputs, names) | _free(params), shown,
                            ("parts", index - 1, "answer", name) if t.parts
                            else ("answer", name))
@@ -538,6 +569,13 @@ def part_texts(part: Part) -> list[str]:
              *(m.feedback for m in part.mistakes), *(acc.note for acc in a.accept)])
 
 
+def _unit(name: str) -> str:
+    """The base unit of a quantity ("1" for a name that is none)."""
+    from solver.quantities import QUANTITIES
+
+    return QUANTITIES[name].unit if name in QUANTITIES else "1"
+
+
 def describe(name: str, value: Any) -> str:
     """A parameter's value as a prompt shows it: "Llama 3 70B", "8,192", "80 GB"."""
     if name == "model" and value in MODELS:
@@ -546,8 +584,7 @@ def describe(name: str, value: Any) -> str:
         return GPUS[str(value)].title
     if isinstance(value, bool | str):
         return str(value)
-    unit = KEYS[name].unit if name in KEYS else (
-        QUANTITIES[name].unit if name in QUANTITIES else "1")
+    unit = KEYS[name].unit if name in KEYS else _unit(name)
     v = float(value)
     if unit in ("1", "param") and name not in ("mfu",):
         if v == int(v) and abs(v) < 1e6:
@@ -673,7 +710,7 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
             import difflib
 
             message = f"the prompt's {{{name}}} names no parameter, key or quantity"
-            close = difflib.get_close_matches(name, sorted(NAMES | set(params)), n=1)
+            close = difflib.get_close_matches(name, sorted(_names() | set(params)), n=1)
             hint = f" (did you mean {{{close[0]}}}?)" if close else ""
             raise TemplateError(message, field=field, reason=message + hint)
         if attr == "short":
@@ -684,7 +721,7 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
             out.append(str(value))
         elif spec == "both" and not isinstance(value, str):
             out.append(format_both(float(value), KEYS[name].unit if name in KEYS
-                                   else QUANTITIES[name].unit))
+                                   else _unit(name)))
         elif spec and not isinstance(value, str):
             out.append(format(float(value), spec))
         elif name == "hbm_bytes" and field[-1] in ("prompt", "intro") \
@@ -713,6 +750,8 @@ def hbm_text(value: float) -> str:
 def pv_env_value(pv: PartVariant, name: str) -> float:
     """The value of a key or quantity within a part's inputs."""
     if name not in pv.env:
+        from solver.engine import resolve_inputs
+
         model, gpu, over = pv.model, pv.gpu, pv.overrides
         pv.env.update(_env(resolve_inputs(model, gpu, over), {name}))
     return pv.env[name]

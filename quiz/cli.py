@@ -31,13 +31,24 @@ def _version() -> str:
         return "unknown (not installed)"
 
 
+class _Version(argparse.Action):
+    """``--version``: the package metadata is read only when asked for (reading it costs
+    every other command ~50 ms)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: object, option_string: str | None = None) -> None:
+        print(f"quiz {_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The whole `quiz` command line."""
     p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.",
                 epilog="With no command, quiz opens the full-screen app (drill, practice, "
                 "mock interview, stats, template browser). Questions can be reproduced "
                 "anywhere as TEMPLATE_ID#SEED, e.g. quiz ask memory/model-state#7.")
-    p.add_argument("--version", action="version", version=f"quiz {_version()}")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="show program's version number and exit")
     p.add_argument("--data-dir", help="history and settings folder (env QUIZ_DATA_DIR)")
     p.add_argument("--templates", action="append", default=[], metavar="DIR",
                    help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
