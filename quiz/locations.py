@@ -109,6 +109,14 @@ def bank_cache_path(data_dir: Path) -> Path:
     return data_dir / "cache" / "bank.db"
 
 
+def variant_cache_path(data_dir: Path) -> Path:
+    """Return the cache of drawn variants (:mod:`questions.stored`) inside ``data_dir``.
+
+    Only a cache: deleting it costs ``quiz ask``/``quiz check`` one draw per variant.
+    """
+    return data_dir / "cache" / "variants.db"
+
+
 def extra_template_dirs(
     cli: Sequence[str | Path] = (),
     *,

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from typing import Any
 
-from quiz.commands.common import bank
+from quiz.commands.common import bank, variant_cache
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `quiz ask` or `quiz check`."""
-    from questions.variants import make_variant, variant_ref
+    from questions import stored
+    from questions.variants import variant_ref
 
     tid, seed = variant_ref(args.template, args.seed,
                             default=None if args.command == "check" else 0)
-    variant = make_variant(bank(args, only=[tid]).get(tid), seed)
+    # Read back from the cache when this ID#SEED was drawn before: no solver, no sympy.
+    variant = stored.variant(bank(args, only=[tid]).get(tid), seed, variant_cache(args))
     if args.command == "ask" and args.steps:
         return _steps(args, variant)
     if args.command == "check" and args.step is not None:
@@ -83,33 +86,10 @@ def render_ask(variant: Any) -> str:
 
 
 def _check(args: argparse.Namespace, variant: Any) -> int:
-    from questions.errors import TemplateError
-    from quiz.core.errors import UsageError
-    from quiz.core.grading import grade, read_earlier
-    from quiz.core.reading import Unreadable
-
-    if not 1 <= args.part <= len(variant.parts):
-        raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "
-                            f"{args.part}")
     from quiz.core.kinds import kind_of
 
+    data, g = check_json(variant, args.part, args.answer, args.earlier)
     pv = variant.parts[args.part - 1]
-    if len(args.earlier) >= args.part:
-        raise UsageError(f"--earlier gives the answers to parts before part {args.part}: "
-                         f"at most {args.part - 1}, not {len(args.earlier)}")
-    try:
-        earlier = read_earlier(variant.parts, args.earlier)
-    except Unreadable as exc:
-        raise UsageError(f"--earlier: {exc}") from None
-    g = grade(pv, args.answer, earlier=earlier)
-    data: dict[str, Any] = {
-            "template": variant.template.id, "seed": variant.seed, "part": args.part,
-            "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
-            "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
-            "explanation": pv.explanation,
-            "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
-    if g.checklist is not None:
-        data["checklist"] = g.checklist.to_json()
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -125,6 +105,42 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     print()
     print(pv.explanation)
     return 0
+
+
+def check_json(variant: Any, part: int, answer: str,
+               earlier_answers: Sequence[str] = ()) -> tuple[dict[str, Any], Any]:
+    """The `quiz check --json` object for an answer to one part, and its Grade.
+
+    Raises:
+        TemplateError: no such part.
+        UsageError: more earlier answers than earlier parts, or one that cannot be read.
+    """
+    from questions.errors import TemplateError
+    from quiz.core.errors import UsageError
+    from quiz.core.grading import grade, read_earlier
+    from quiz.core.reading import Unreadable
+
+    if not 1 <= part <= len(variant.parts):
+        raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "
+                            f"{part}")
+    pv = variant.parts[part - 1]
+    if len(earlier_answers) >= part:
+        raise UsageError(f"--earlier gives the answers to parts before part {part}: "
+                         f"at most {part - 1}, not {len(earlier_answers)}")
+    try:
+        earlier = read_earlier(variant.parts, earlier_answers)
+    except Unreadable as exc:
+        raise UsageError(f"--earlier: {exc}") from None
+    g = grade(pv, answer, earlier=earlier)
+    data: dict[str, Any] = {
+            "template": variant.template.id, "seed": variant.seed, "part": part,
+            "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
+            "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
+            "explanation": pv.explanation,
+            "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
+    if g.checklist is not None:
+        data["checklist"] = g.checklist.to_json()
+    return data, g
 
 
 def _steps(args: argparse.Namespace, variant: Any) -> int:

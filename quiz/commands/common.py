@@ -29,6 +29,13 @@ def bank_cache(args: argparse.Namespace) -> Path:
     return locations.bank_cache_path(locations.data_dir(getattr(args, "data_dir", None)))
 
 
+def variant_cache(args: argparse.Namespace) -> Path:
+    """The data folder's cache of drawn variants."""
+    from quiz import locations
+
+    return locations.variant_cache_path(locations.data_dir(getattr(args, "data_dir", None)))
+
+
 def bank(args: argparse.Namespace, *, warn: bool = True,
          only: Sequence[str] | None = None) -> Bank:
     """The bundled bank plus user folders; broken user templates are reported on stderr
