@@ -75,8 +75,13 @@ def history_trends(totals: Iterable[tuple[str, tuple[str, ...], int, int]],
     >>> history_trends([("memory", ("rapid-fire-1",), 4, 3)], [day])
     ({'memory': [('2026-11-30', 0.75)]}, {'#1': [('2026-11-30', 0.75)]})
     """
+    known: dict[tuple[str, tuple[str, ...]], list[tuple[int, str]]] = {}
+
     def names(topic: str, tags: tuple[str, ...]) -> list[tuple[int, str]]:
-        return [(0, topic)] + [(1, f"#{n}") for tag in tags if (n := rapid_fire_number(tag))]
+        if (topic, tags) not in known:  # a few dozen sets of tags, thousands of tallies
+            known[(topic, tags)] = [(0, topic)] + [
+                (1, f"#{n}") for tag in tags if (n := rapid_fire_number(tag))]
+        return known[(topic, tags)]
 
     overall: dict[tuple[int, str], list[int]] = {}
     for topic, tags, attempts, correct in totals:

@@ -86,16 +86,16 @@ def home_summary(state: AppState, template_ids: Sequence[str] | None,
     """Compute the home screen's figures (the drill's queue needs the template ids,
     not the templates)."""
     from quiz.core.schedule import Drill
+    from quiz.core.store.stats import home_figures
 
-    stats = state.store.stats()
+    figures = home_figures(state.store)  # recent days and the summary: any history size
     if template_ids is None:
-        return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"])
+        return HomeSummary(*figures)
     ids = sorted(template_ids)
     drill = Drill(state.store, state.settings, now=now)
     counts = drill.counts_today(ids)
     due = len(drill.queue(ids))
-    return HomeSummary(stats["attempts"], stats["streak_days"], stats["recent_accuracy"],
-                       due, counts["new_available"], counts["reviews_done"],
+    return HomeSummary(*figures, due, counts["new_available"], counts["reviews_done"],
                        counts["new_done"])
 
 

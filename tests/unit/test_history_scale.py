@@ -9,6 +9,7 @@ shape that makes them fast: a fixed number of SQL statements whatever the size.
 from __future__ import annotations
 
 import json
+from collections import Counter
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
@@ -27,6 +28,7 @@ from quiz.core.state import AppState
 from quiz.core.store import Attempt, Store
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 from quiz.core.store.schema import MIGRATIONS, statements
+from quiz.core.store.stats import STREAK_WINDOW, home_figures
 from quiz.core.trends import history_trends, item_trends, topic_trends
 from quiz.tui.data import TREND_DAYS, home_summary, stats_data
 
@@ -77,6 +79,10 @@ def reference(store: Store, recent: int = 50, weakest: int = 5) -> dict[str, Any
         by_template.setdefault(template_id, []).append(score)
         by_day.setdefault(day, []).append(verdict == "correct")
     weak = sorted(((sum(s) / len(s), -len(s), t) for t, s in by_template.items() if len(s) > 1))
+    streak, day = 0, store.today()
+    day -= timedelta(days=day not in by_day)
+    while day in by_day:
+        streak, day = streak + 1, day - timedelta(days=1)
     last = [g[3] for g in good][-recent:] if recent else []
     verdicts = [g[3] for g in good]
     return {
@@ -91,7 +97,29 @@ def reference(store: Store, recent: int = 50, weakest: int = 5) -> dict[str, Any
         "accuracy_by_day": [(d.isoformat(), len(v), sum(v) / len(v))
                             for d, v in sorted(by_day.items())],
         "unreadable": unreadable,
+        "streak_days": streak,
+        "tallies": sorted(Counter((day, topic, tuple(tags), verdict == "correct")
+                                  for _, topic, tags, verdict, _, day in good).items()),
     }
+
+
+def same_home(store: Store) -> None:
+    """The home screen's figures (recent days only) are those of reading every row."""
+    want = reference(store)
+    assert rounded(list(home_figures(store))) == rounded(
+        [want["attempts"], want["streak_days"], want["recent_accuracy"]])
+
+
+def same_tallies(store: Store, since: date) -> None:
+    """The trends' day tallies (by SQL over the time index) are those of every row."""
+    want: dict[tuple[date, str, tuple[str, ...]], list[int]] = {}
+    for (day, topic, tags, right), n in reference(store)["tallies"]:
+        if day >= since:
+            tally = want.setdefault((day, topic, tags), [0, 0])
+            tally[0] += n
+            tally[1] += n * right
+    assert [tuple(t) for t in store.recent_tallies(since)] == [
+        (day, topic, tags, n, right) for (day, topic, tags), (n, right) in sorted(want.items())]
 
 
 def same_stats(store: Store) -> None:
@@ -99,7 +127,7 @@ def same_stats(store: Store) -> None:
     want = reference(store)
     assert [int(p.split(":")[0].removeprefix("attempt ")) for p in got.pop("unreadable")] \
         == sorted(want.pop("unreadable"))
-    del got["streak_days"]
+    del want["tallies"]
     assert rounded(got) == rounded(want)
 
 
@@ -163,6 +191,8 @@ def test_summaries_match_reading_every_row_through_edits_and_damage(
             raw.commit()
         raw.close()
         same_stats(store)
+        same_home(store)
+        same_tallies(store, store.today() - timedelta(days=8))
 
 
 def test_a_history_from_before_the_summaries_is_summarized_when_opened(tmp_path: Path) -> None:
@@ -186,6 +216,34 @@ def test_a_history_from_before_the_summaries_is_summarized_when_opened(tmp_path:
     with Store.open(path, now=Clock(T0), tz=ZoneInfo("America/New_York")) as store:
         assert store.count_attempts() == 30
         same_stats(store)
+
+
+@pytest.mark.parametrize("zone", [ZoneInfo("Australia/Lord_Howe"), ZoneInfo("America/New_York")])
+@pytest.mark.parametrize("gap", [None, 5, STREAK_WINDOW + 1, 5 * STREAK_WINDOW])
+def test_a_streak_longer_than_the_days_read_first_is_read_on_to_its_start(
+        tmp_path: Path, zone: tzinfo, gap: int | None) -> None:
+    # An answer a day for 700 days (zones with half-hour and hour DST shifts), at a time
+    # near local midnight, with one day missed ``gap`` days ago (or none).
+    now = datetime(2025, 11, 20, 12, tzinfo=UTC)
+    with Store.open(tmp_path / "h.db", now=Clock(now), tz=zone) as store:
+        today = store.today()
+        rows = []
+        for back in range(700):
+            if back == gap:
+                continue
+            start = datetime.combine(today - timedelta(days=back), datetime.min.time(), zone)
+            rows.append(attempt_to_row(attempt(back, start + timedelta(minutes=back % 3),
+                                               "correct", back)))
+        insert(store, rows)
+        want = gap if gap is not None else 700
+        assert home_figures(store).streak_days == want == store.stats()["streak_days"]
+        same_home(store)
+
+
+def insert(store: Store, rows: list[tuple[object, ...]]) -> None:
+    marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
+    with store._transaction() as conn:
+        conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
 
 
 def test_streak_counts_local_days_in_a_half_hour_zone(store: Store) -> None:

@@ -10,8 +10,8 @@ from typing import Final
 
 from quiz.core.errors import StoreError
 
-__all__ = ["APPLICATION_ID", "MIGRATIONS", "REQUIRED_TABLES", "SCHEMA_VERSION", "configure",
-           "migrate", "quarter_of"]
+__all__ = ["APPLICATION_ID", "MIGRATIONS", "ODD_QUARTER", "REQUIRED_TABLES", "SCHEMA_VERSION",
+           "configure", "migrate", "odd_quarter", "quarter_of"]
 
 def quarter_of(column: str) -> str:
     """SQL for the UTC quarter hour of a stored time: ``YYYY-MM-DDTHH:MM`` (minutes 00, 15,
@@ -19,6 +19,26 @@ def quarter_of(column: str) -> str:
     return (f"(CASE WHEN length({column}) = 32 AND substr({column}, 27) = '+00:00' "
             f"THEN substr({column}, 1, 14) || printf('%02d', "
             f"CAST(substr({column}, 15, 2) AS INTEGER) / 15 * 15) ELSE {column} END)")
+
+
+def odd_quarter(key: str) -> str:
+    """SQL true when ``key`` (an ``attempt_quarters`` key, or :func:`quarter_of` a time) is
+    not a quarter hour of a real UTC day, ``YYYY-MM-DDTHH:MM``: a time stored in another
+    format (kept whole) or no time at all. Only hand edits make such keys. Migration 5
+    indexes exactly these keys, so a query with :data:`ODD_QUARTER` reads them alone, and
+    a key it leaves out is safe to read as a time.
+
+    ``date(…, '+0 days')`` normalizes ``2025-02-30`` to ``2025-03-02``: a day that does not
+    exist differs from itself.
+    """
+    return (f"({key} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-2][0-9]:[0-5][0-9]' "
+            f"OR substr({key}, 12, 2) > '23' OR substr({key}, 1, 4) NOT BETWEEN '0002' AND '9998' "
+            f"OR date(substr({key}, 1, 10), '+0 days') IS NOT substr({key}, 1, 10))")
+
+
+ODD_QUARTER: Final = odd_quarter("quarter")
+"""The condition of migration 5's index of odd keys (the planner uses the index for a
+query with this very condition): frozen, like the migration."""
 
 
 def _rollup_trigger(name: str, when: str, *, add: str = "", remove: str = "") -> str:
@@ -167,6 +187,15 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     ALTER TABLE attempts ADD COLUMN guided INTEGER NOT NULL DEFAULT 0
         CHECK (guided IN (0, 1));
     CREATE INDEX attempts_guided ON attempts(template_id) WHERE guided = 1;
+    """,
+    # 5: indexes that let every screen read a bounded part of a big history: the odd
+    # summary keys (so the days of the home screen's streak are read for recent days
+    # only), the attempts at one variant (the part a past scenario answer was to), and
+    # the review that an attempt gave (the rating an export writes beside it).
+    f"""
+    CREATE INDEX attempt_quarters_odd ON attempt_quarters(quarter) WHERE {ODD_QUARTER};
+    CREATE INDEX attempts_by_variant ON attempts(template_id, seed);
+    CREATE INDEX review_log_by_attempt ON review_log(attempt_id);
     """,
 )
 """Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections import Counter
+from collections.abc import Collection
 from datetime import UTC, date, datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING, NamedTuple, TypedDict
+from typing import TYPE_CHECKING, Final, NamedTuple, TypedDict
 
 from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
-from quiz.core.store.schema import quarter_of
+from quiz.core.store.schema import ODD_QUARTER, quarter_of
 
 if TYPE_CHECKING:
     from quiz.core.store.history import Store
 
-__all__ = ["DayAccuracy", "DayTally", "GroupStats", "Readable", "Stats", "TemplateStats",
-           "count_attempts", "has_attempts", "readable", "recent_tallies", "stats"]
+__all__ = ["DayAccuracy", "DayTally", "GroupStats", "HomeFigures", "Readable", "Stats",
+           "TemplateStats", "count_attempts", "has_attempts", "home_figures", "readable",
+           "recent_tallies", "stats"]
 
 
 class GroupStats(TypedDict):
@@ -77,6 +80,8 @@ class Readable(NamedTuple):
     """Each attempt left out, named by its id, with the reason."""
     left_out: set[int]
     """Their ids."""
+    rest: _Rest | None = None
+    """What more days read later need (see :func:`_window`)."""
 
 
 def stats(store: Store, *, recent: int = 50, weakest: int = 5,
@@ -139,62 +144,117 @@ def stats(store: Store, *, recent: int = 50, weakest: int = 5,
     }
 
 
-def readable(store: Store) -> Readable:
+def readable(store: Store, since: date | None = None) -> Readable:
     """Totals per (template, topic, tags) and per local day, from the summary tables.
 
     The attempts behind tags or a time that cannot be read are found by a scan (only
     when there are some), named, and taken out of both.
+
+    Args:
+        since: Only the local days from this one on (the totals are all-time): what the
+            home screen's streak reads first, a few weeks whatever the history's size.
     """
     groups, bad_tags = _groups(store)
-    days, bad_quarters = _days(store)
+    times, bad_quarters = _odd_keys(store)
+    odd_days = _odd_days(store, times)
+    bad = _bad_rows(store, bad_tags, bad_quarters) if bad_tags or bad_quarters else []
     unreadable: list[str] = []
     left_out: set[int] = set()
-    if bad_tags or bad_quarters:
-        for row in _bad_rows(store, bad_tags, bad_quarters):
-            left_out.add(row["id"])
-            tags_problem = bad_tags.get(row["tags"])
-            unreadable.append(f"attempt {row['id']}: "
-                              f"{tags_problem or bad_quarters.get(row['quarter'])}")
-            ok = row["verdict"] == "correct"
-            if tags_problem is None:  # counted in its group: take it out
-                group = groups.get((str(row["template_id"]), str(row["topic"]), row["tags"]))
-                if group is not None:
-                    group.subtract(ok, row["verdict"] == "partial", float(row["score"]))
-            if row["quarter"] not in bad_quarters:  # counted on its day: take it out
-                day = days.get(_LocalDays(store.tz).day(row["quarter"]))
-                if day is not None:
-                    day[0] -= 1
-                    day[1] -= ok
+    for row in bad:
+        left_out.add(row["id"])
+        tags_problem = bad_tags.get(row["tags"])
+        unreadable.append(f"attempt {row['id']}: "
+                          f"{tags_problem or bad_quarters.get(row['quarter'])}")
+        if tags_problem is None:  # counted in its group: take it out
+            group = groups.get((str(row["template_id"]), str(row["topic"]), row["tags"]))
+            if group is not None:
+                group.subtract(row["verdict"] == "correct", row["verdict"] == "partial",
+                               float(row["score"]))
+    rest = _Rest(bad, bad_quarters, odd_days, [*times, *bad_quarters])
     return Readable({key: g for key, g in groups.items() if g.attempts > 0},
-                    {day: tally for day, tally in days.items() if tally[0] > 0},
-                    unreadable, left_out)
+                    _window(store, since, None, rest), unreadable, left_out, rest)
+
+
+class HomeFigures(NamedTuple):
+    """What the home screen shows of the history."""
+
+    attempts: int
+    """Readable attempts."""
+    streak_days: int
+    """Local days in a row with an answer, up to today (or yesterday)."""
+    recent_accuracy: float | None
+    """Share correct of the latest readable answers (None: no answer yet)."""
+
+
+STREAK_WINDOW: Final = 64
+"""Local days the home screen reads first for the streak; a longer streak reads on,
+four times as many days each time, until it ends."""
+
+
+def home_figures(store: Store, *, recent: int = 50) -> HomeFigures:
+    """The home screen's figures, reading the last few weeks of days, not every one.
+
+    The streak reads :data:`STREAK_WINDOW` days back from today, and further only while
+    it goes on; the totals come from the per-template summary (a row per template and
+    set of tags), the recent accuracy from the latest answers.
+    """
+    today = store.today()
+    since = today - timedelta(days=STREAK_WINDOW - 1)
+    base = readable(store, since)
+    days = dict(base.days)
+    streak = _streak(set(days), today)
+    first = _first_day(store)
+    span = STREAK_WINDOW
+    while streak and first is not None and first < since \
+            and _streak_start(set(days), today, streak) <= since:
+        # The streak goes on past the days read: read the days before them.
+        span *= 4
+        earlier = max(first, since - timedelta(days=span))
+        assert base.rest is not None
+        days |= _window(store, earlier, since - timedelta(days=1), base.rest)
+        since = earlier
+        streak = _streak(set(days), today)
+    everything = sum(g.attempts for g in base.groups.values())
+    last = _latest_verdicts(store, recent, base.left_out)
+    return HomeFigures(everything, streak,
+                       last.count("correct") / len(last) if last else None)
 
 
 def recent_tallies(store: Store, since: date) -> list[DayTally]:
-    """Readable answers per local day, topic and tags, from local day ``since`` on
-    (through the time index: only those days' attempts are read)."""
-    start = to_utc_text(local_day_start(since, store.tz))
-    by_key: dict[tuple[date, str, tuple[str, ...]], list[int]] = {}
+    """Readable answers per local day, topic and tags, from local day ``since`` on.
+
+    Counted by SQL over the time index, day by local day (only those days' attempts are
+    read); the few attempts whose time is stored in another format are read one by one.
+    """
+    times, bad = _odd_keys(store)
+    odd = [*times, *bad]
+    last = _last_day(store)
+    bounds = _bounds(store.tz, since, last) if last is not None else "[]"
+    # (local day ISO, topic, tags text, correct?) -> answers, counted as the rows stream.
+    answers = Counter(store._rows(
+        f"WITH {_DAYS_CTE} SELECT days.day, a.topic, a.tags, a.verdict = 'correct' "
+        "FROM days JOIN attempts AS a ON a.answered_at >= days.lo AND a.answered_at < days.hi "
+        f"WHERE {quarter_of('a.answered_at')} NOT IN ({_marks(odd)})", (bounds, *odd)))
+    if times:  # times in another format: their days are worked out one by one
+        local = _LocalDays(store.tz)
+        for when, topic, text, verdict in store._rows(
+                "SELECT answered_at, topic, tags, verdict FROM attempts "
+                f"WHERE answered_at IN ({_marks(times)})", list(times)):
+            answers[(local.day(when).isoformat(), topic, text, verdict == "correct")] += 1
     tags_of: dict[str, tuple[str, ...] | None] = {}
-    local = _LocalDays(store.tz)
-    for when, topic, text, verdict in store._rows(
-            "SELECT answered_at, topic, tags, verdict FROM attempts WHERE answered_at >= ?",
-            (start,)):
-        if text not in tags_of:
-            try:
-                tags_of[text] = _tags(text)
-            except (ValueError, TypeError):
-                tags_of[text] = None
-        tags = tags_of[text]
+    for text in {key[2] for key in answers}:
         try:
-            day = local.day(when)
-        except (ValueError, TypeError, OverflowError):
-            continue
-        if tags is None or day < since:
-            continue
-        tally = by_key.setdefault((day, str(topic), tags), [0, 0])
-        tally[0] += 1
-        tally[1] += verdict == "correct"
+            tags_of[text] = _tags(text)
+        except (ValueError, TypeError):
+            tags_of[text] = None
+    by_key: dict[tuple[date, str, tuple[str, ...]], list[int]] = {}
+    first = since.isoformat()
+    for (iso, topic, text, right), count in answers.items():
+        tags = tags_of[text]
+        if tags is not None and iso >= first:
+            tally = by_key.setdefault((date.fromisoformat(iso), str(topic), tags), [0, 0])
+            tally[0] += count
+            tally[1] += count * bool(right)
     return [DayTally(day, topic, tags, n, right)
             for (day, topic, tags), (n, right) in sorted(by_key.items())]
 
@@ -313,23 +373,136 @@ def _groups(store: Store) -> tuple[dict[tuple[str, str, str], _Totals], dict[str
     return groups, bad
 
 
-def _days(store: Store) -> tuple[dict[date, list[int]], dict[str, str]]:
-    """[attempts, correct] per local day; and quarter keys that are no time, each with the
-    reason."""
+_DAYS_CTE: Final = ("days(day, lo, hi) AS MATERIALIZED (SELECT json_extract(value, '$[0]'), "
+                    "json_extract(value, '$[1]'), json_extract(value, '$[2]') "
+                    "FROM json_each(?))")
+"""Local days as a table: ISO date, and the first quarter key of it and of the next day,
+from the JSON list that :func:`_bounds` writes. A time's local day is then a range of
+the summary's keys (or of the time index), and SQL works days out: no time is parsed in
+Python. (Materialized: else each row's day would parse the JSON again.)"""
+
+
+def _bounds(tz: tzinfo | None, first: date, last: date) -> str:
+    """The local days from ``first`` to ``last`` as :data:`_DAYS_CTE` reads them."""
+    days: list[tuple[str, str, str]] = []
+    day = first
+    start = to_utc_text(local_day_start(day, tz))[:16]
+    while day <= last:
+        following = day + timedelta(days=1)
+        end = to_utc_text(local_day_start(following, tz))[:16]
+        days.append((day.isoformat(), start, end))
+        day, start = following, end
+    return json.dumps(days)
+
+
+def _key_day(tz: tzinfo | None, key: str) -> date:
+    """The local day of a well-formed quarter key (one :data:`ODD_QUARTER` leaves out)."""
+    return local_day(datetime.fromisoformat(key).replace(tzinfo=UTC), tz)
+
+
+def _first_day(store: Store) -> date | None:
+    """The local day of the first well-formed quarter key (by the key's order)."""
+    rows = store._rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
+                       "ORDER BY quarter LIMIT 1")
+    return _key_day(store.tz, rows[0][0]) if rows else None
+
+
+def _last_day(store: Store) -> date | None:
+    """The local day of the last well-formed quarter key."""
+    rows = store._rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
+                       "ORDER BY quarter DESC LIMIT 1")
+    return _key_day(store.tz, rows[0][0]) if rows else None
+
+
+def _days_between(store: Store, first: date | None, last: date | None,
+                  odd: Collection[str]) -> dict[date, list[int]]:
+    """[attempts, correct] per local day from ``first`` to ``last`` (None: the first or
+    the last day answered), from the quarter keys that are not ``odd``: a row per day."""
+    if first is None:
+        first = _first_day(store)
+    if last is None:
+        last = _last_day(store)
     days: dict[date, list[int]] = {}
+    # With no day to read the query runs all the same (over no day): the same statements
+    # whatever the history holds.
+    bounds = _bounds(store.tz, first, last) if first is not None and last is not None \
+        else "[]"
+    for iso, count, right in store._rows(
+            f"WITH {_DAYS_CTE} SELECT days.day, total(q.attempts), total(q.correct) "
+            "FROM days JOIN attempt_quarters AS q ON q.quarter >= days.lo "
+            f"AND q.quarter < days.hi WHERE q.quarter NOT IN ({_marks(odd)}) "
+            "GROUP BY days.day", (bounds, *odd)):
+        _add(days, date.fromisoformat(iso), int(count), int(right))
+    return days
+
+
+def _odd_keys(store: Store) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """The summary's odd keys (migration 5 indexes them: only hand edits make them):
+    those that are times in another format, with their [attempts, correct]; and those
+    that are no time, each with the reason."""
+    times: dict[str, tuple[int, int]] = {}
     bad: dict[str, str] = {}
     local = _LocalDays(store.tz)
     for quarter, count, right in store._rows(
-            "SELECT quarter, attempts, correct FROM attempt_quarters"):
+            f"SELECT quarter, attempts, correct FROM attempt_quarters WHERE {ODD_QUARTER}"):
         try:
-            day = local.day(quarter)
+            local.day(quarter)
         except (ValueError, TypeError, OverflowError) as exc:
             bad[quarter] = str(exc)
             continue
-        tally = days.setdefault(day, [0, 0])
-        tally[0] += count
-        tally[1] += right
-    return days, bad
+        if len(quarter) == 16:  # a UTC quarter key, of the year 1 or 9999
+            bad[quarter] = f"{quarter!r} is too close to the end of the calendar"
+            continue
+        times[quarter] = (count, right)
+    return times, bad
+
+
+def _odd_days(store: Store, times: dict[str, tuple[int, int]]) -> dict[date, list[int]]:
+    """[attempts, correct] per local day of the odd keys that are times."""
+    local = _LocalDays(store.tz)
+    days: dict[date, list[int]] = {}
+    for quarter, (count, right) in times.items():
+        _add(days, local.day(quarter), count, right)
+    return days
+
+
+def _marks(values: Collection[object]) -> str:
+    return ", ".join("?" * len(values))
+
+
+def _add(days: dict[date, list[int]], day: date, count: int, right: int) -> None:
+    tally = days.setdefault(day, [0, 0])
+    tally[0] += count
+    tally[1] += right
+
+
+class _Rest(NamedTuple):
+    """What :func:`readable` found that reading more days needs: the unreadable attempts'
+    rows, the keys that are no time, and the days of keys that are times in another
+    format."""
+
+    bad_rows: list[sqlite3.Row]
+    bad_quarters: dict[str, str]
+    odd_days: dict[date, list[int]]
+    odd_keys: list[str]
+
+
+def _window(store: Store, first: date | None, last: date | None,
+            rest: _Rest) -> dict[date, list[int]]:
+    """[attempts, correct] per local day from ``first`` to ``last`` (None: no bound),
+    readable attempts only, days without any left out."""
+    days = _days_between(store, first, last, rest.odd_keys)
+    for day, (count, right) in rest.odd_days.items():
+        if (first is None or day >= first) and (last is None or day <= last):
+            _add(days, day, count, right)
+    local = _LocalDays(store.tz)
+    for row in rest.bad_rows:
+        if row["quarter"] not in rest.bad_quarters:  # counted on its day: take it out
+            tally = days.get(local.day(row["quarter"]))
+            if tally is not None:
+                tally[0] -= 1
+                tally[1] -= row["verdict"] == "correct"
+    return {day: tally for day, tally in days.items() if tally[0] > 0}
 
 
 def _bad_rows(store: Store, bad_tags: dict[str, str],
@@ -351,6 +524,12 @@ def _latest_verdicts(store: Store, recent: int, leave_out: set[int]) -> list[str
     rows = store._query("SELECT id, verdict FROM attempts ORDER BY answered_at DESC, id DESC "
                         "LIMIT ?", (recent + len(leave_out),))
     return [row["verdict"] for row in rows if row["id"] not in leave_out][:recent]
+
+
+def _streak_start(days: set[date], today: date, streak: int) -> date:
+    """The first day of a streak of ``streak`` days (see :func:`_streak`)."""
+    end = today if today in days else today - timedelta(days=1)
+    return end - timedelta(days=streak - 1)
 
 
 def _streak(days: set[date], today: date) -> int:
