@@ -256,8 +256,9 @@ WALK_OFFER_MISSES = 2
 def offers_walk(store: Store, template_id: str) -> bool:
     """Whether a template has been missed cold often enough to offer a walk-through
     (a leech for learn mode: :data:`WALK_OFFER_MISSES` incorrect unguided answers)."""
-    misses = sum(1 for a in store.attempts(template_id=template_id)
-                 if a.verdict == "incorrect" and not a.guided)
+    # From the per-template summary less the guided misses (an index of guided answers):
+    # two look-ups, not every answer at the template.
+    misses = store.misses(template_id).get(template_id, 0) - store.guided_misses(template_id)
     return misses >= WALK_OFFER_MISSES
 
 

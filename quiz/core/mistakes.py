@@ -116,8 +116,9 @@ def _parts(attempts: Iterable[Attempt], bank: Bank) -> dict[int, int]:
 
 
 def leeches(store: Store, threshold: int = LEECH_MISSES) -> list[str]:
-    """Template ids answered incorrectly at least ``threshold`` times, most missed first."""
-    misses = Counter(a.template_id for a in store.attempts() if a.verdict == "incorrect")
+    """Template ids answered incorrectly at least ``threshold`` times, most missed first
+    (from the history's per-template summary: no attempt is read)."""
+    misses = store.misses()
     return [t for t, n in sorted(misses.items(), key=lambda kv: (-kv[1], kv[0]))
             if n >= threshold]
 
@@ -136,14 +137,25 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
     from quiz.core.errors import QuizError
     from quiz.core.grading import grade
 
-    history = store.attempts()
+    wrong: list[Attempt] = []
+    if limit is None or limit > 0:
+        # Newest first, stopping at ``limit``: the latest misses are read, not the history.
+        for a in store.iter_attempts(newest_first=True, not_correct=True):
+            if _matches(a, topic):
+                wrong.append(a)
+                if limit is not None and len(wrong) >= limit:
+                    break
+    # The part a scenario answer was to, and the earlier parts' answers of its run, come
+    # from the other answers to the same variant (looked up by variant, not read in full).
+    scenarios = {(a.template_id, a.seed) for a in wrong
+                 if (t := bank.templates.get(a.template_id)) is not None and t.parts
+                 and len(t.parts) > 1}
+    history = store.variant_attempts(scenarios)
     parts = _parts(history, bank)
     earlier_texts = _earlier(history, parts)
     leech_ids = set(leeches(store))
-    wrong = [a for a in reversed(history)
-             if a.verdict != "correct" and _matches(a, topic)]
     out: list[Mistake] = []
-    for a in wrong[:limit] if limit is not None else wrong:
+    for a in wrong:
         part = parts.get(a.id or -1, 1)
         template = bank.templates.get(a.template_id)
         if template is None:

@@ -9,8 +9,8 @@ shape that makes them fast: a fixed number of SQL statements whatever the size.
 from __future__ import annotations
 
 import json
-from collections import Counter
 import sqlite3
+from collections import Counter
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, tzinfo
 from pathlib import Path
@@ -215,6 +215,22 @@ class Store:
         with self._lock, self._environment("read"):
             return self._conn.execute(sql, params).fetchall()
 
+    def _stream(self, sql: str, params: Sequence[object] = (),
+                size: int = 500) -> Iterator[sqlite3.Row]:
+        """The rows of a query, fetched ``size`` at a time (the lock is held while
+        fetching, not between): memory does not grow with the result."""
+        with self._lock, self._environment("read"):
+            cursor = self._conn.execute(sql, params)
+        try:
+            while True:
+                with self._lock, self._environment("read"):
+                    rows = cursor.fetchmany(size)
+                if not rows:
+                    return
+                yield from rows
+        finally:
+            cursor.close()
+
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         """Like :meth:`_query`, as plain tuples (cheaper for thousands of rows)."""
         with self._lock, self._environment("read"):
@@ -299,6 +315,48 @@ class Store:
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
         return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+
+    def iter_attempts(self, *, newest_first: bool = False,
+                      not_correct: bool = False) -> Iterator[Attempt]:
+        """Stored attempts one by one, oldest (or newest) first, read a few hundred rows
+        at a time: memory stays the same at any history size, and stopping early reads
+        no more.
+
+        Args:
+            newest_first: Newest first (by time, then id).
+            not_correct: Only attempts graded partial or incorrect.
+        """
+        where = "WHERE verdict <> 'correct'" if not_correct else ""
+        order = "DESC" if newest_first else ""
+        for row in self._stream(f"SELECT * FROM attempts {where} "
+                                f"ORDER BY answered_at {order}, id {order}"):
+            yield self._read_row(row_to_attempt, row, "attempt")
+
+    def variant_attempts(self, variants: Collection[tuple[str, int]]) -> list[Attempt]:
+        """Every attempt at these variants (template id, seed), oldest first: one indexed
+        look-up per variant, whatever else the history holds."""
+        if not variants:
+            return []
+        pairs = sorted(variants)
+        rows = self._query("SELECT * FROM attempts WHERE "
+                           + " OR ".join(["(template_id = ? AND seed = ?)"] * len(pairs)),
+                           [value for pair in pairs for value in pair])
+        rows.sort(key=lambda row: (row["answered_at"], row["id"]))
+        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+
+    def misses(self, template_id: str | None = None) -> dict[str, int]:
+        """Incorrect answers per template (from the summary table, at any size); only
+        ``template_id``'s when given."""
+        where = "WHERE template_id = ?" if template_id is not None else ""
+        return {str(tid): int(n) for tid, n in self._rows(
+            "SELECT template_id, total(attempts - correct - partial) FROM attempt_groups "
+            f"{where} GROUP BY template_id", () if template_id is None else (template_id,))}
+
+    def guided_misses(self, template_id: str) -> int:
+        """Incorrect guided answers at a template (through the index of guided ones)."""
+        return int(self._rows(
+            "SELECT count(*) FROM attempts WHERE template_id = ? AND guided = 1 "
+            "AND verdict = 'incorrect'", (template_id,))[0][0])
 
     def walked_attempts(self) -> list[Attempt]:
         """The attempts at templates walked through in learn mode (those with a guided
