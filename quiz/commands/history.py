@@ -69,19 +69,24 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from quiz.core.store.portable import export_history
+    from quiz.core.store.portable import write_history
 
     fmt = _format_for(args.out, args.format)
-    with _open_store(args) as store:
-        text = export_history(store, fmt)
-        count = len(store.attempts())
     if args.out is None:
-        sys.stdout.write(text)
+        with _open_store(args) as store:
+            write_history(store, fmt, sys.stdout)  # streamed: any size, fixed memory
         return 0
     out = Path(args.out)
+    # Written beside the target and renamed: a failed export (a full disk) leaves no
+    # half-written file under the name asked for.
+    partial = out.with_name(f".{out.name}.partial")
     try:
-        out.write_text(text, encoding="utf-8", newline="")
+        with _open_store(args) as store, \
+                partial.open("w", encoding="utf-8", newline="") as handle:
+            count = write_history(store, fmt, handle)
+        partial.replace(out)
     except OSError as exc:
+        partial.unlink(missing_ok=True)
         sys.stderr.write(f"quiz: {out}: cannot write: {exc.strerror or exc}\n")
         return 2
     print(f"Exported {count} attempt(s) to {out} ({fmt}).")
@@ -163,7 +168,7 @@ def _restore(args: argparse.Namespace) -> int:
     count, _ = backup_summary(backup)
     aside = restore_backup(path, backup, datetime.now(UTC))
     with Store.open(path) as store:  # migrates an older backup; proves it opens
-        restored = len(store.attempts())
+        restored = store.count_attempts()
     print(f"Restored {backup.name}: {restored} attempt(s) (the backup had {count}).")
     if aside is not None:
         print(f"The history it replaced is kept as {aside}.")

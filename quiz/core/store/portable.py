@@ -32,11 +32,11 @@ import io
 import json
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, Final, Literal, TextIO
 
 from fsrs import Card, Rating, Scheduler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -45,6 +45,7 @@ from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.errors import QuizError
 from quiz.core.schedule import NEW, _card_id
 from quiz.core.store.history import Store
+from quiz.core.store.records import row_to_attempt
 
 __all__ = [
     "FORMATS",
@@ -61,6 +62,7 @@ __all__ = [
     "import_history",
     "parse",
     "rebuild_cards",
+    "write_history",
 ]
 
 FORMAT_NAME: Final = "quiz-history"
@@ -200,32 +202,46 @@ _CSV_OPTIONAL: Final = ("guided",)
 rest."""
 
 
-def _read_store(store: Store) -> HistoryFile:
-    ratings: dict[int, int] = {}
-    for review in store.reviews():
-        if review.attempt_id is not None:
-            ratings.setdefault(review.attempt_id, review.rating)
+def _mocks(store: Store) -> tuple[list[MockRow], dict[int | None, str]]:
+    """The mock sessions (a few per week of use: held whole), oldest first, and each
+    one's start by id."""
     mocks = sorted(store.mock_history(), key=lambda m: (m.started_at, m.id or 0))
-    mock_start = {m.id: to_utc_text(m.started_at) for m in mocks}
-    rows = tuple(
-        AttemptRow(
+    rows = [MockRow(started_at=to_utc_text(m.started_at),
+                    finished_at=to_utc_text(m.finished_at) if m.finished_at else None,
+                    minutes=m.minutes, n_questions=m.n_questions, score=m.score,
+                    report=dict(m.report) if m.report is not None else None)
+            for m in mocks]
+    return rows, {m.id: to_utc_text(m.started_at) for m in mocks}
+
+
+def _attempt_rows(store: Store, mock_start: dict[int | None, str],
+                  where: str = "", params: Sequence[object] = ()) -> Iterator[AttemptRow]:
+    """Every attempt as a file row, oldest first, streamed (a page of rows at a time),
+    each with the rating of the first review it gave (by the review log's index)."""
+    for row in store._stream(
+            "SELECT attempts.*, (SELECT rating FROM review_log AS r "
+            "WHERE r.attempt_id = attempts.id ORDER BY r.reviewed_at, r.id LIMIT 1) "
+            f"AS first_rating FROM attempts {where} ORDER BY answered_at, id", params):
+        a = store._read_row(row_to_attempt, row, "attempt")
+        yield AttemptRow(
             template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
             answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
             hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
             answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
-            rating=ratings.get(a.id) if a.id is not None else None,
-            mock=mock_start.get(a.session_id), guided=a.guided,
-        )
-        for a in store.attempts()
-    )
-    mock_rows = tuple(
-        MockRow(started_at=to_utc_text(m.started_at),
-                finished_at=to_utc_text(m.finished_at) if m.finished_at else None,
-                minutes=m.minutes, n_questions=m.n_questions, score=m.score,
-                report=dict(m.report) if m.report is not None else None)
-        for m in mocks
-    )
-    return HistoryFile(rows, mock_rows)
+            rating=row["first_rating"], mock=mock_start.get(a.session_id), guided=a.guided)
+
+
+def _json_list(items: Iterable[dict[str, Any]], out: TextIO) -> int:
+    """Write a list of objects as ``json.dumps(..., indent=1)`` writes it two levels
+    deep (an object's text, its line ends indented two more spaces: a JSON string never
+    holds a raw line end); return how many."""
+    count = 0
+    for item in items:
+        out.write(",\n  " if count else "[\n  ")
+        out.write(json.dumps(item, indent=1, ensure_ascii=False).replace("\n", "\n  "))
+        count += 1
+    out.write("\n ]" if count else "[]")
+    return count
 
 
 def dump(history: HistoryFile, fmt: str) -> str:
@@ -252,21 +268,62 @@ def dump(history: HistoryFile, fmt: str) -> str:
         guided = any(row.guided for row in history.attempts)
         writer.writerow([*_CSV_COLUMNS, *_CSV_OPTIONAL] if guided else _CSV_COLUMNS)
         for row in history.attempts:
-            writer.writerow([
-                HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
-                row.verdict, repr(row.score), row.mistake or "", row.hints_used,
-                repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
-                json.dumps(list(row.tags), ensure_ascii=False),
-                "" if row.rating is None else row.rating,
-                *(["1" if row.guided else "0"] if guided else []),
-            ])
+            writer.writerow(_csv_row(row, guided))
         return out.getvalue()
     raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
 
 
+def write_history(store: Store, fmt: str, out: TextIO) -> int:
+    """Write the whole history to ``out`` as a ``json`` or ``csv`` history file, reading
+    it a page of attempts at a time (memory stays the same at any size); the text is
+    :func:`dump`'s of the history, byte for byte.
+
+    Returns:
+        How many attempts were written.
+    """
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
+    mocks, mock_start = _mocks(store)
+    rows = _attempt_rows(store, mock_start)
+    if fmt == "json":
+        head = json.dumps({"format": FORMAT_NAME, "history_format": HISTORY_FORMAT},
+                          indent=1, ensure_ascii=False)
+        out.write(head.removesuffix("\n}") + ',\n "attempts": ')
+        count = _json_list((row.model_dump(exclude=None if row.guided else {"guided"})
+                            for row in rows), out)
+        out.write(',\n "mock_sessions": ')
+        _json_list((m.model_dump() for m in mocks), out)
+        out.write("\n}\n")
+        return count
+    # CRLF (RFC 4180) also makes the writer quote any field holding a lone CR, which a
+    # reader would otherwise take for the end of the row.
+    writer = csv.writer(out, lineterminator="\r\n")
+    guided = store._rows("SELECT EXISTS (SELECT 1 FROM attempts WHERE guided = 1)")[0][0]
+    writer.writerow([*_CSV_COLUMNS, *_CSV_OPTIONAL] if guided else _CSV_COLUMNS)
+    count = 0
+    for row in rows:
+        writer.writerow(_csv_row(row, bool(guided)))
+        count += 1
+    return count
+
+
+def _csv_row(row: AttemptRow, guided: bool) -> list[object]:
+    return [
+        HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
+        row.verdict, repr(row.score), row.mistake or "", row.hints_used,
+        repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
+        json.dumps(list(row.tags), ensure_ascii=False),
+        "" if row.rating is None else row.rating,
+        *(["1" if row.guided else "0"] if guided else []),
+    ]
+
+
 def export_history(store: Store, fmt: str = "json") -> str:
-    """Return the whole history as the text of a ``json`` or ``csv`` history file."""
-    return dump(_read_store(store), fmt)
+    """Return the whole history as the text of a ``json`` or ``csv`` history file (see
+    :func:`write_history`, which writes it to a file without holding it)."""
+    out = io.StringIO()
+    write_history(store, fmt, out)
+    return out.getvalue()
 
 
 # --------------------------------------------------------------------------- parse
@@ -482,7 +539,7 @@ def import_history(store: Store, history: HistoryFile) -> ImportResult:
     Returns:
         Counts of what was added and skipped.
     """
-    existing = Counter(row.key() for row in _read_store(store).attempts)
+    existing = Counter(row.key() for row in _attempt_rows(store, _mocks(store)[1]))
     with store._transaction() as conn:
         mock_ids: dict[str, int] = {
             str(r["started_at"]): int(r["id"])

@@ -1,0 +1,104 @@
+"""`quiz history export` streams: the same bytes as the whole-history export wrote before
+it streamed (golden files written by that version), in a fixed memory at any size.
+
+The golden files in ``exports/`` were written by the export of commit 7f3b27d (which
+read every attempt into memory, then wrote the text) from :func:`fixed_history`; a change
+to the files' bytes is a change to the format, and needs a new ``history_format``.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from helpers import Clock, run_cli
+
+from quiz.core.store import Attempt, Review, Store, Verdict
+from quiz.core.store.portable import export_history, write_history
+
+GOLDEN = Path(__file__).parent / "exports"
+T = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)
+
+
+def fixed_history(path: Path, *, guided: bool) -> None:
+    """A history with what an export must carry exactly: answers with quotes, commas,
+    line ends and non-ASCII text, tags with commas, floats that print long, named
+    mistakes, hints, mock sessions (one unfinished), reviews (two for one attempt: the
+    first counts), times out of id order, and (when ``guided``) a guided attempt."""
+    answers = ["1.13 TB", 'say "hi", then\nnewline', "café ≈ 3×10¹²", "cr\ronly", "",
+               "  spaced  ", "=SUM(A1)", "x,y"]
+    with Store.open(path, now=Clock(T), tz=UTC) as store:
+        mock = store.start_mock(minutes=30, n_questions=3, started_at=T - timedelta(days=2))
+        store.finish_mock(mock, score=0.1 + 0.2, report={"note": "müde", "parts": [1, 2]},
+                          finished_at=T - timedelta(days=2) + timedelta(minutes=25))
+        store.start_mock(minutes=15, n_questions=2, started_at=T - timedelta(days=1))
+        ids = []
+        for i in range(16):
+            verdict: Verdict = ("correct", "partial", "incorrect")[i % 3]
+            ids.append(store.record_attempt(Attempt(
+                template_id=f"topic-{i % 3}/t{i % 5}", template_version=1 + i % 2,
+                seed=(-1) ** i * (i * 7919), mode=("drill", "practice", "mock")[i % 3],
+                answer_text=answers[i % len(answers)], verdict=verdict,
+                score={"correct": 1.0, "partial": 0.1 + 0.2, "incorrect": 0.0}[verdict],
+                mistake="forgot-optimizer" if verdict != "correct" else None,
+                hints_used=i % 2, hint_cost=0.05 * (i % 2), seconds=1 / 3 + i,
+                answered_at=T - timedelta(hours=i * 7 % 11, microseconds=i),
+                topic=f"topic-{i % 3}", tags=("rapid-fire-1", "a, b") if i % 4 else (),
+                session_id=mock if i % 3 == 2 else None, guided=guided and i == 5)))
+        for n, attempt_id in enumerate(ids[::3]):
+            store.put_card("topic-0/t0", "{}", Review(
+                template_id="topic-0/t0", rating=1 + n % 4, state_before=n % 4,
+                reviewed_at=T + timedelta(minutes=n), attempt_id=attempt_id))
+        store.put_card("topic-0/t0", "{}", Review(
+            template_id="topic-0/t0", rating=4, state_before=2,
+            reviewed_at=T + timedelta(hours=5), attempt_id=ids[0]))
+
+
+@pytest.mark.parametrize("guided", [False, True], ids=["plain", "guided"])
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_export_writes_the_same_bytes_as_before_it_streamed(
+        tmp_path: Path, fmt: str, guided: bool) -> None:
+    path = tmp_path / "history.db"
+    fixed_history(path, guided=guided)
+    want = (GOLDEN / f"{'guided' if guided else 'plain'}.{fmt}").read_bytes()
+    with Store.open(path, tz=UTC) as store:
+        assert export_history(store, fmt).encode() == want
+        out = tmp_path / f"out.{fmt}"
+        with out.open("w", encoding="utf-8", newline="") as handle:
+            assert write_history(store, fmt, handle) == 16
+    assert out.read_bytes() == want
+
+
+def test_export_of_an_empty_history_is_a_valid_empty_file(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "h.db", tz=UTC) as store:
+        document = json.loads(export_history(store, "json"))
+        assert document["attempts"] == [] and document["mock_sessions"] == []
+        assert export_history(store, "csv").count("\r\n") == 1
+
+
+def test_export_command_writes_the_golden_bytes_to_a_file_and_to_stdout(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fixed_history(tmp_path / "history.db", guided=True)
+    out = tmp_path / "out.csv"
+    code, printed, _ = run_cli(capsys, "--data-dir", str(tmp_path), "history", "export",
+                               "--out", str(out))
+    assert code == 0 and "Exported 16 attempt(s)" in printed
+    assert out.read_bytes() == (GOLDEN / "guided.csv").read_bytes()
+    code, printed, _ = run_cli(capsys, "--data-dir", str(tmp_path), "history", "export")
+    assert code == 0 and printed == (GOLDEN / "guided.json").read_text(encoding="utf-8")
+
+
+def test_export_reads_the_attempts_in_pages_whatever_their_number(tmp_path: Path) -> None:
+    """The shape that keeps memory fixed: one query over the attempts, read a page at a
+    time (never fetchall), whatever the history's size."""
+    path = tmp_path / "history.db"
+    fixed_history(path, guided=False)
+    with Store.open(path, tz=UTC) as store:
+        seen: list[str] = []
+        store._conn.set_trace_callback(seen.append)
+        export_history(store, "json")
+        store._conn.set_trace_callback(None)
+    over_attempts = [q for q in seen if "FROM attempts" in q]
+    assert len(over_attempts) == 1 and len(seen) <= 4, seen
