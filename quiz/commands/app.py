@@ -65,6 +65,7 @@ def unknown_topic(topic: str, args: argparse.Namespace) -> str | None:
     import questions
 
     names: set[str] = set()
+    ids: set[str] = set()
     folders = [Path(questions.__file__).parent / "bank", *template_dirs(args)]
     for folder in folders:
         for path in sorted(folder.rglob("*.toml")) if folder.is_dir() else []:
@@ -76,8 +77,12 @@ def unknown_topic(topic: str, args: argparse.Namespace) -> str | None:
             raw_tags = data.get("tags")
             tags: list[object] = raw_tags if isinstance(raw_tags, list) else []
             names.update(n for n in (tid, kind, *tags) if isinstance(n, str))
+            if isinstance(tid, str):
+                ids.add(tid)
     wanted = topic.rstrip("/")
     if wanted in names or any(n.startswith(f"{wanted}/") for n in names):
+        return None
+    if any(n.startswith(topic) for n in ids):  # the start of an id, as the session reads it
         return None
     close = difflib.get_close_matches(topic, sorted(names), n=1)
     hint = f" (did you mean {close[0]}?)" if close else ""

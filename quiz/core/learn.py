@@ -273,7 +273,12 @@ def plan(bank: Bank, topic: str) -> list[str]:
 
     ids = matching(bank, topic)
     if not ids:
-        raise NoQuestions(f"no template matches {topic}")
+        import difflib
+
+        names = sorted({n for tid, t in bank.templates.items() for n in (tid, t.topic, *t.tags)})
+        close = difflib.get_close_matches(topic, names, n=1)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise NoQuestions(f"no template matches {topic}{hint}")
     order = {tid: i for i, tid in enumerate(teaching_order(bank))}
     return sorted(ids, key=lambda tid: (bank.templates[tid].difficulty,
                                         order.get(tid, len(order)), tid))

@@ -557,16 +557,22 @@ class PracticeSession(Session):
 
 
 def matching(bank: Bank, topic: str | None, difficulty: int | None = None) -> list[str]:
-    """Template ids whose topic, tag, id or id prefix is `topic`, at `difficulty`."""
-    out = []
-    for tid, t in sorted(bank.templates.items()):
-        if topic and topic not in (t.topic, *t.tags, tid) and not tid.startswith(
-                f"{topic.rstrip('/')}/"):
-            continue
-        if difficulty and t.difficulty != difficulty:
-            continue
-        out.append(tid)
-    return out
+    """Template ids whose topic, tag, id or id prefix is `topic`, at `difficulty`.
+
+    A folder (``layout`` or ``layout/``) matches the ids under it; when no topic, tag,
+    id or folder matches, the start of an id does (``layout/thirty`` matches
+    ``layout/thirty-second-answer``).
+    """
+    if not topic:
+        return [tid for tid, t in sorted(bank.templates.items())
+                if not difficulty or t.difficulty == difficulty]
+    folder = f"{topic.rstrip('/')}/"
+    named = [tid for tid, t in sorted(bank.templates.items())
+             if topic in (t.topic, *t.tags, tid) or tid.startswith(folder)]
+    if not named:
+        named = [tid for tid in sorted(bank.templates) if tid.startswith(topic)]
+    return [tid for tid in named
+            if not difficulty or bank.templates[tid].difficulty == difficulty]
 
 
 # ---------------------------------------------------------------- mock interview

@@ -201,6 +201,16 @@ def test_learn_an_unknown_target_is_one_line(
     assert len(err.strip().splitlines()) == 1
 
 
+def test_learn_a_misspelt_topic_suggests_the_close_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    code, _, err = run_cli(capsys, "--data-dir", str(tmp_path), "learn", "memroy", "--plain")
+    assert code == 2 and "did you mean memory?" in err
+
+
 def test_the_drill_offers_a_walk_after_two_cold_misses(store: Store) -> None:
     from quiz.core.learn import offers_walk
 

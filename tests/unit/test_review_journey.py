@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import random
 from pathlib import Path
@@ -123,6 +124,14 @@ def test_practice_on_an_unknown_topic_fails_before_the_app_opens(
     code, _, err = run_cli(capsys, "--data-dir", str(data), "practice", "rapidfire-3")
     assert code == 2
     assert err.count("\n") == 1 and "did you mean rapid-fire-3?" in err
+
+
+def test_practice_takes_the_start_of_an_id(data: Path) -> None:
+    from quiz.commands.app import unknown_topic
+
+    args = argparse.Namespace(templates=None, data_dir=str(data))
+    assert unknown_topic("layout/thirty", args) is None
+    assert unknown_topic("layout/thirtyx", args) is not None
 
 
 def test_stats_speak_english_for_one(data: Path, capsys: pytest.CaptureFixture[str]) -> None:

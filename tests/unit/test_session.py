@@ -65,6 +65,11 @@ def test_practice_filters_by_topic_tag_and_id(store: Store) -> None:
     assert all("rapid-fire-3" in BANK.templates[t].tags
                for t in matching(BANK, "rapid-fire-3"))
     assert matching(BANK, "memory/model-state") == ["memory/model-state"]
+    assert matching(BANK, "layout/thirty") == ["layout/thirty-second-answer"]
+    # a folder still means the ids under it, not every id starting with its letters
+    folder = matching(BANK, "memory")
+    assert folder and all(t.startswith("memory/") or BANK.templates[t].topic == "memory"
+                          or "memory" in BANK.templates[t].tags for t in folder)
     with pytest.raises(NoQuestions):
         PracticeSession(BANK, store, Settings(), topic="nothing-like-it")
 
