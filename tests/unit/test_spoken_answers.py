@@ -216,6 +216,28 @@ def test_a_wrong_figure_comes_with_the_key_and_its_derivation() -> None:
     assert "train_time = train_flops/(gpus*mfu*peak_flops)" in g.feedback
 
 
+def test_a_figure_far_off_in_its_own_unit_is_wrong_not_missing() -> None:
+    # 30 days against 363: beyond the factor that pairs a number with the nearest figure,
+    # but the only duration said, and the only figure measured in time
+    seed, text, _ = ANSWERS["layout/thirty-second-answer"]
+    g = grade(part("layout/thirty-second-answer", seed), text.replace("363 days", "30 days"))
+    assert g.checklist is not None
+    item = next(i for i in g.checklist.items if i.unit == "s")
+    assert item.status == "wrong" and item.said == "30 days" and item.earned == 0
+    assert "the key is 363 days" in g.feedback
+    # the same for a size when every other size figure is found
+    g = grade(part("layout/thirty-second-answer", seed), text.replace("1.13 TB", "40 TB"))
+    assert g.checklist is not None
+    state = next(i for i in g.checklist.items if i.id == "state")
+    assert state.status == "wrong" and state.said == "40 TB"
+    # with two size figures unfound, which one "40 TB" meant is a guess: neither is blamed
+    both = text.replace("1.13 TB", "40 TB").replace("182 GB", "")
+    g = grade(part("layout/thirty-second-answer", seed), both)
+    assert g.checklist is not None
+    assert {i.status for i in g.checklist.items if i.unit == "B" and i.status != "right"} \
+        == {"missing"}
+
+
 def test_the_feedback_says_it_is_a_checklist_not_a_judge() -> None:
     seed, text, _ = ANSWERS["layout/thirty-second-answer"]
     g = grade(part("layout/thirty-second-answer", seed), text)

@@ -259,6 +259,21 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
         found[fid] = Item("figure", fid, f.label, "wrong", f.weight, f.weight * credit,
                           r[1], f.display, note, mistake, r[0], f.value, f.unit,
                           numbers[i].start)
+    for f in figures:  # far off: the one unpaired number in the unit of the one unfound figure
+        if f.id in found or f.unit in _PLAIN_COUNTS or sum(
+                1 for g in figures if g.unit == f.unit and g.id not in found) != 1:
+            continue
+        far = [(abs(math.log(r[0] / f.value)), i, r) for i, _ in enumerate(numbers)
+               if (r := said(i, f.unit)) is not None and r[0] > 0
+               and re.search(r"[A-Za-z%]", r[1])
+               and not any(u == f.unit and relative_error(r[0], v) <= 0.005
+                           for v, u in given)
+               and not any(a <= numbers[i].start < b for a, b in phrased)]
+        if len(far) == 1:
+            _, i, r = far[0]
+            used.add(i)
+            found[f.id] = Item("figure", f.id, f.label, "wrong", f.weight, 0.0, r[1],
+                               f.display, "", None, r[0], f.value, f.unit, numbers[i].start)
     out = []
     for f in figures:
         item = found.get(f.id) or Item("figure", f.id, f.label, "missing", f.weight, 0.0,
