@@ -26,7 +26,8 @@ async def test_a_folder_in_the_historys_place_is_a_message_not_a_crash(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.failure is not None)
         assert "is a folder" in (app.failure or "")
-        assert any("is a folder" in n.message for n in app._notifications)
+        await wait_for(pilot, lambda: any("is a folder" in n.message
+                                          for n in app._notifications))
         await pilot.press("d")  # asking for the drill says why it cannot start
         await settle(pilot)
         assert app.is_running
