@@ -1,19 +1,22 @@
 """Drawn variants kept on disk, so that asking or checking one again needs no solver.
 
 Drawing a variant runs the solver (sympy, about half a second to import) for the keys,
-the known mistakes and the worked derivation. ``quiz ask`` and ``quiz check`` are
+the known mistakes and the worked derivation, and validating its template takes
+pydantic (a fifth of a second to import and build). ``quiz ask`` and ``quiz check`` are
 one-shot processes, often run twice for the same ``ID#SEED`` (ask, then check), so
-:func:`variant` keeps what drawing produced -- prompts, keys, mistakes, accepted
-conventions, the parts' rendered specs and their derivations -- as JSON in a small
-SQLite file beside the compiled bank, and rebuilds the same :class:`Variant` from it
-without importing the solver.
+:func:`variant` keeps what drawing produced -- the template's summary, the prompts, keys,
+mistakes, accepted conventions, the parts' rendered specs and their derivations -- as
+JSON in a small SQLite file beside the compiled bank, and rebuilds the variant from it
+with neither: the template and each part's spec come back as :class:`View` records
+(the validated fields, read-only), which is all that asking and grading read.
 
 A stored variant is found by template id and seed, and used only when its stamp
-matches: a hash of the template's content (as validated) and of the code that draws
-variants (the ``questions`` and ``solver`` packages' file stamps). Editing a template
-or upgrading the app therefore draws again. The file holds data, never code; a
-damaged, locked or unwritable cache is ignored (the variant is drawn as before), and
-the table keeps at most :data:`MAX_ROWS` variants, the oldest dropped first.
+matches: a hash of the template file's bytes (the file the compiled bank says holds
+the id) and of the code that draws variants (the ``questions`` and ``solver`` packages'
+file stamps). Editing a template or upgrading the app therefore draws again. The file
+holds data, never code; a damaged, locked or unwritable cache is ignored (the variant is
+drawn as before), and the table keeps at most :data:`MAX_ROWS` variants, the oldest
+dropped first.
 
 One thing is not stored: a follow-through part's re-derivation from the learner's own
 earlier answers (a function of them); it draws the variant again when it is first
@@ -31,18 +34,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from questions.derivation import Derivation
 
 if TYPE_CHECKING:
-    from questions.schema import Template
+    from questions.catalog import Catalog
+    from questions.schema import Part, Template
     from questions.variants import PartVariant, Variant
 
 MAX_ROWS = 2000
 """Variants kept (a few kB each); beyond this the oldest are dropped."""
 
-FORMAT = 1
+FORMAT = 2
 """The layout of a stored record; part of every stamp."""
 
 _SCHEMA = """
@@ -53,40 +57,53 @@ CREATE TABLE IF NOT EXISTS variants (
 );
 """
 
+TEMPLATE_FIELDS = ("id", "version", "title", "topic", "tags", "difficulty", "intro",
+                   "fixed")
+"""What a stored variant keeps of its template: what asking and checking it read."""
 
-def variant(template: Template, seed: int, cache: Path | None) -> Variant:
-    """The variant of ``template`` at ``seed``: read back from ``cache`` when it was
-    stored from the same template content and code, else drawn (and stored).
+
+def variant(catalog: Catalog, template_id: str, seed: int, cache: Path | None) -> Variant:
+    """The variant of a template at ``seed``: read back from ``cache`` when it was
+    stored from the same template file and code, else drawn (and stored).
 
     Args:
-        template: the validated template.
+        catalog: the compiled bank (which file holds which id).
+        template_id: the template's id.
         seed: the seed.
         cache: the cache file (created when missing), or None to always draw.
 
     Raises:
+        UnknownTemplate: no template has this id.
         TemplateError: as :func:`questions.variants.make_variant`.
     """
-    ref = f"{template.id}#{seed}"
-    mark = stamp(template) if cache is not None else ""
-    if cache is not None:
+    entry = catalog.entry(template_id)
+    ref = f"{template_id}#{seed}"
+    mark = stamp(Path(entry.file)) if cache is not None else None
+    if cache is not None and mark is not None:
         found = _read(cache, ref, mark)
         if found is not None:
             try:
-                return from_json(template, seed, json.loads(found))
-            except (KeyError, TypeError, ValueError, IndexError):
+                return from_json(catalog, seed, json.loads(found))
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
                 pass  # a record this code cannot read: draw it again (and replace it)
     from questions.variants import make_variant
 
-    drawn = make_variant(template, seed)
-    if cache is not None:
+    drawn = make_variant(catalog.templates([template_id])[template_id], seed)
+    if cache is not None and mark is not None:
         _write(cache, ref, mark, json.dumps(to_json(drawn)))
     return drawn
 
 
-def stamp(template: Template) -> str:
-    """What a stored variant of this template must match: its content and the code."""
-    content = template.model_dump_json(by_alias=True)
-    return hashlib.sha256(f"{FORMAT}|{code_stamp()}|{content}".encode()).hexdigest()
+def stamp(file: Path) -> str | None:
+    """What a stored variant of the template in ``file`` must match: the file's bytes
+    and the code (None when the file cannot be read: nothing is stored then)."""
+    try:
+        content = file.read_bytes()
+    except OSError:
+        return None
+    digest = hashlib.sha256(f"{FORMAT}|{code_stamp()}|".encode())
+    digest.update(content)
+    return digest.hexdigest()
 
 
 @cache
@@ -105,12 +122,33 @@ def code_stamp() -> str:
     return "|".join(parts)
 
 
+class View:
+    """A validated model's fields as a read-only record, without pydantic: nested models
+    are views too, lists and dicts stay lists and dicts.
+
+    >>> v = View({"prompt": "How many?", "choices": ["a", "b"]})
+    >>> v.prompt, v.choices
+    ('How many?', ['a', 'b'])
+    """
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.__dict__.update(fields)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a stored {name!r} is read-only")
+
+    def __repr__(self) -> str:
+        return f"View({self.__dict__!r})"
+
+
 # ---------------------------------------------------------------- records
 
 
 def to_json(v: Variant) -> dict[str, Any]:
     """What :func:`from_json` needs to rebuild the variant (derivations included)."""
-    return {"params": v.params, "parts": [_part_json(pv) for pv in v.parts]}
+    t = v.template
+    return {"template": {name: encode(getattr(t, name)) for name in TEMPLATE_FIELDS},
+            "params": v.params, "parts": [_part_json(pv) for pv in v.parts]}
 
 
 def _part_json(pv: PartVariant) -> dict[str, Any]:
@@ -118,30 +156,67 @@ def _part_json(pv: PartVariant) -> dict[str, Any]:
     if pv.follow is not None:
         follow = {"carried": [asdict(c) for c in pv.follow.carried],
                   "credit": pv.follow.credit}
-    return {"index": pv.index, "prompt": pv.prompt,
-            "spec": pv.spec.model_dump(mode="json", by_alias=True, exclude_unset=True),
+    return {"index": pv.index, "prompt": pv.prompt, "spec": encode(pv.spec),
             "key": asdict(pv.key), "mistakes": [asdict(m) for m in pv.mistakes],
             "accepted": [asdict(a) for a in pv.accepted], "overrides": pv.overrides,
             "model": pv.model, "gpu": pv.gpu, "env": pv.env, "follow": follow,
             "labels": pv.labels, "derivation": pv.derivation.to_json()}
 
 
-def from_json(template: Template, seed: int, data: Mapping[str, Any]) -> Variant:
-    """The variant :func:`to_json` described, with no solver work.
+def encode(value: Any) -> Any:
+    """A validated model (or any value inside one) as JSON that :func:`decode` turns
+    into :class:`View` records, telling models from plain dicts and tuples from lists."""
+    fields = getattr(type(value), "model_fields", None)
+    if fields is not None:  # a pydantic model: its fields, by attribute name
+        return {"$model": {name: encode(getattr(value, name)) for name in fields}}
+    if isinstance(value, dict):
+        return {"$dict": {str(k): encode(v) for k, v in value.items()}}
+    if isinstance(value, tuple):
+        return {"$tuple": [encode(v) for v in value]}
+    if isinstance(value, list):
+        return [encode(v) for v in value]
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise TypeError(f"cannot store a {type(value).__name__}")
+
+
+def decode(data: Any) -> Any:
+    """The value :func:`encode` stored; models come back as :class:`View` records.
 
     Raises:
-        KeyError, TypeError, ValueError, IndexError: a record of another shape.
+        ValueError: data :func:`encode` did not write.
+    """
+    if isinstance(data, list):
+        return [decode(v) for v in data]
+    if not isinstance(data, dict):
+        return data
+    (tag, inner), = data.items()
+    if tag == "$model":
+        return View({name: decode(v) for name, v in inner.items()})
+    if tag == "$dict":
+        return {k: decode(v) for k, v in inner.items()}
+    if tag == "$tuple":
+        return tuple(decode(v) for v in inner)
+    raise ValueError(f"unknown record tag {tag!r}")
+
+
+def from_json(catalog: Catalog, seed: int, data: Mapping[str, Any]) -> Variant:
+    """The variant :func:`to_json` described, with no solver work and no pydantic.
+
+    Raises:
+        KeyError, TypeError, ValueError, IndexError, AttributeError: a record of
+            another shape.
     """
     from questions.variants import Variant
 
-    parts: list[PartVariant] = []
-    for p in data["parts"]:
-        parts.append(_part(template, seed, p))
+    template = cast("Template", View({name: decode(data["template"][name])
+                                      for name in TEMPLATE_FIELDS}))
+    parts = [_part(catalog, template.id, seed, p) for p in data["parts"]]
     return Variant(template, seed, dict(data["params"]), parts)
 
 
-def _part(template: Template, seed: int, p: Mapping[str, Any]) -> PartVariant:
-    from questions.schema import Part
+def _part(catalog: Catalog, template_id: str, seed: int,
+          p: Mapping[str, Any]) -> PartVariant:
     from questions.variants import (
         AcceptedVariant,
         Carried,
@@ -158,12 +233,16 @@ def _part(template: Template, seed: int, p: Mapping[str, Any]) -> PartVariant:
     mistakes = tuple(KnownMistake(**{**m, "choice": tuple(m["choice"]),
                                      "cells": _cells(m["cells"])}) for m in p["mistakes"])
     follow = None
+    index = int(p["index"])
     if p["follow"] is not None:
-        index = int(p["index"])
         follow = Follow(tuple(Carried(**c) for c in p["follow"]["carried"]),
-                        float(p["follow"]["credit"]), _Redraw(template, seed, index))
-    pv = PartVariant(int(p["index"]), str(p["prompt"]), Part.model_validate(p["spec"]), key,
-                     mistakes, tuple(AcceptedVariant(**a) for a in p["accepted"]),
+                        float(p["follow"]["credit"]),
+                        _Redraw(catalog, template_id, seed, index))
+    spec = decode(p["spec"])
+    if not isinstance(spec, View):
+        raise ValueError("a part's spec is not a record")
+    pv = PartVariant(index, str(p["prompt"]), cast("Part", spec), key, mistakes,
+                     tuple(AcceptedVariant(**a) for a in p["accepted"]),
                      dict(p["overrides"]), p["model"], p["gpu"], dict(p["env"]), follow,
                      dict(p["labels"]))
     pv.__dict__["derivation"] = derivation_from_json(p["derivation"])  # cached_property
@@ -192,15 +271,17 @@ def derivation_from_json(d: Mapping[str, Any]) -> Derivation:
 class _Redraw:
     """A stored part's follow-through: the variant is drawn again when first needed."""
 
-    def __init__(self, template: Template, seed: int, index: int) -> None:
-        self.template, self.seed, self.index = template, seed, index
+    def __init__(self, catalog: Catalog, template_id: str, seed: int, index: int) -> None:
+        self.catalog, self.template_id, self.seed, self.index = (catalog, template_id,
+                                                                 seed, index)
         self._derive: Callable[[Mapping[str, float]], float] | None = None
 
     def __call__(self, values: Mapping[str, float]) -> float:
         if self._derive is None:
             from questions.variants import make_variant
 
-            follow = make_variant(self.template, self.seed).parts[self.index - 1].follow
+            template = self.catalog.templates([self.template_id])[self.template_id]
+            follow = make_variant(template, self.seed).parts[self.index - 1].follow
             assert follow is not None  # the stored record said it follows through
             self._derive = follow.derive
         return self._derive(values)

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
-from questions.schema import ParamSpec, Part, Scalar, Template
 from solver.errors import SolverError
 from solver.keys import KEYS
 from solver.presets import GPUS, MODELS
@@ -27,6 +26,7 @@ from solver.units import format_both, format_value
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation
+    from questions.schema import ParamSpec, Part, Scalar, Template
     from solver.engine import Inputs
 
 MAX_DRAWS = 200

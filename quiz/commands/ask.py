@@ -7,22 +7,26 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from quiz.commands.common import bank, variant_cache
+from quiz.commands.common import catalog, variant_cache
 
 
 def run(args: argparse.Namespace) -> int:
     """Run `quiz ask` or `quiz check`."""
     from questions import stored
-    from questions.variants import variant_ref
+    from questions.variants import make_variant, variant_ref
 
     tid, seed = variant_ref(args.template, args.seed,
                             default=None if args.command == "check" else 0)
-    # Read back from the cache when this ID#SEED was drawn before: no solver, no sympy.
-    variant = stored.variant(bank(args, only=[tid]).get(tid), seed, variant_cache(args))
-    if args.command == "ask" and args.steps:
-        return _steps(args, variant)
-    if args.command == "check" and args.step is not None:
-        return _check_step(args, variant)
+    bank = catalog(args)
+    if (args.command == "ask" and args.steps) or (args.command == "check"
+                                                  and args.step is not None):
+        # A walk-through derives its steps with the solver: the template itself.
+        bank.entry(tid)  # an unknown id: one line with a suggestion
+        drawn = make_variant(bank.templates([tid])[tid], seed)
+        return _steps(args, drawn) if args.command == "ask" else _check_step(args, drawn)
+    # Read back from the cache when this ID#SEED was drawn before: no solver, no sympy,
+    # no pydantic.
+    variant = stored.variant(bank, tid, seed, variant_cache(args))
     if args.command == "ask":
         data = ask_json(variant)
         if args.json:

@@ -1,6 +1,7 @@
 """Variants read back from the cache (questions.stored) ask and grade exactly like drawn
-ones, a template edit draws again, and asking a number or choice question from the
-cache imports no sympy (issue 15: `quiz ask`/`quiz check` one-shot speed)."""
+ones, a template edit draws again, and asking or checking a question from the cache
+imports neither pydantic nor, except to compare formulas, sympy (issue 15: `quiz ask`
+and `quiz check` one-shot speed)."""
 
 from __future__ import annotations
 
@@ -12,20 +13,51 @@ from pathlib import Path
 
 import pytest
 from helpers import run_cli
+from pydantic import BaseModel
 
 from questions import stored
-from questions.loader import load_bank, parse_template
-from questions.schema import Template
+from questions.catalog import Catalog, build
+from questions.loader import bank_files
 from questions.variants import Variant, make_variant
 from quiz.commands.ask import ask_json, check_json, render_ask
 
-BANK = load_bank()
+CATALOG = build(bank_files([]))
+BANK = CATALOG.bank()
 SEEDS = (0, 7)
 
+TEMPLATE = """\
+id = "mine/state"
+version = 1
+title = "Model state"
+topic = "memory"
+difficulty = 1
+prompt = "How many bytes of model state does {model.title} need with Adam?"
 
-def round_trip(v: Variant) -> Variant:
+[params]
+model = {choices = ["llama3-8b", "llama3-70b"]}
+
+[answer]
+quantity = "model_state_bytes"
+"""
+
+
+def round_trip(v: Variant, catalog: Catalog = CATALOG) -> Variant:
     """Through the JSON text the cache keeps."""
-    return stored.from_json(v.template, v.seed, json.loads(json.dumps(stored.to_json(v))))
+    return stored.from_json(catalog, v.seed, json.loads(json.dumps(stored.to_json(v))))
+
+
+def same(view: object, model: object) -> bool:
+    """Whether a stored record reads like the validated model, field by field."""
+    if isinstance(model, BaseModel):
+        return isinstance(view, stored.View) and all(
+            same(getattr(view, name), getattr(model, name)) for name in type(model).model_fields)
+    if isinstance(model, list | tuple):
+        return type(view) is type(model) and len(view) == len(model) and all(
+            same(a, b) for a, b in zip(view, model, strict=True))
+    if isinstance(model, dict):
+        return isinstance(view, dict) and view.keys() == model.keys() and all(
+            same(view[k], model[k]) for k in model)
+    return type(view) is type(model) and view == model
 
 
 def answers(v: Variant, index: int) -> list[str]:
@@ -53,8 +85,9 @@ def test_a_stored_variant_asks_and_grades_byte_for_byte_like_a_drawn_one(tid: st
         assert json.dumps(ask_json(back), indent=2) == json.dumps(ask_json(drawn), indent=2)
         assert render_ask(back) == render_ask(drawn)
         for pv, bpv in zip(drawn.parts, back.parts, strict=True):
-            assert (bpv.spec, bpv.key, bpv.mistakes, bpv.accepted, bpv.labels) == (
-                pv.spec, pv.key, pv.mistakes, pv.accepted, pv.labels)
+            assert same(bpv.spec, pv.spec)
+            assert (bpv.key, bpv.mistakes, bpv.accepted, bpv.labels, bpv.env) == (
+                pv.key, pv.mistakes, pv.accepted, pv.labels, pv.env)
             if pv.kind == "spoken":  # a paragraph: the model answer and one wrong figure
                 texts = [pv.key.display, "It needs about 3 GB."]
             else:
@@ -66,16 +99,21 @@ def test_a_stored_variant_asks_and_grades_byte_for_byte_like_a_drawn_one(tid: st
                 assert json.dumps(got, indent=2) == json.dumps(want, indent=2), text
 
 
-def scenario() -> Template:
-    """The follow-through example of AUTHORING.md."""
+def scenario(folder: Path) -> Catalog:
+    """A bank of the follow-through example of AUTHORING.md."""
     guide = (Path(__file__).parents[2] / "AUTHORING.md").read_text(encoding="utf-8")
     section = guide.split("#### Worked example: a scenario with follow-through", 1)[1]
-    return parse_template(section.split("```toml\n", 1)[1].split("```", 1)[0])
+    file = folder / "scenario.toml"
+    file.write_text(section.split("```toml\n", 1)[1].split("```", 1)[0], encoding="utf-8")
+    return build([file])
 
 
-def test_a_stored_part_follows_through_from_earlier_answers_like_a_drawn_one() -> None:
-    drawn = make_variant(scenario(), 0)
-    back = round_trip(drawn)
+def test_a_stored_part_follows_through_from_earlier_answers_like_a_drawn_one(
+        tmp_path: Path) -> None:
+    catalog = scenario(tmp_path)
+    (tid,) = catalog.ids
+    drawn = make_variant(catalog.templates([tid])[tid], 0)
+    back = round_trip(drawn, catalog)
     for earlier, part, text in [(["3 TB"], 2, "46.9 GB"), (["3 TB", "46.9 GB"], 3, "16.7")]:
         want, g = check_json(drawn, part, text, earlier)
         got, _ = check_json(back, part, text, earlier)
@@ -86,37 +124,40 @@ def test_a_stored_part_follows_through_from_earlier_answers_like_a_drawn_one() -
 def test_the_cache_returns_the_stored_variant_and_draws_again_after_an_edit(
         tmp_path: Path) -> None:
     cache = tmp_path / "variants.db"
-    template = BANK.get("memory/model-state")
-    first = stored.variant(template, 3, cache)
-    again = stored.variant(template, 3, cache)
-    assert "derivation" in again.parts[0].__dict__  # read back, not drawn: no solver work
+    file = tmp_path / "state.toml"
+    file.write_text(TEMPLATE, encoding="utf-8")
+    first = stored.variant(build([file]), "mine/state", 3, cache)
+    again = stored.variant(build([file]), "mine/state", 3, cache)
+    assert isinstance(again.template, stored.View)  # read back, not drawn or validated
     assert ask_json(again) == ask_json(first)
-    edited = template.model_copy(update={"title": "Edited"})
-    after = stored.variant(edited, 3, cache)
-    assert ask_json(after) == ask_json(make_variant(edited, 3)) != ask_json(first)
+    file.write_text(TEMPLATE.replace('"Model state"', '"Edited"'), encoding="utf-8")
+    edited = build([file])
+    after = stored.variant(edited, "mine/state", 3, cache)
+    assert not isinstance(after.template, stored.View)  # drawn again
+    assert ask_json(after) == ask_json(make_variant(edited.templates()["mine/state"], 3))
+    assert ask_json(after)["title"] == "Edited" != ask_json(first)["title"]
 
 
 def test_a_damaged_cache_only_costs_a_draw(tmp_path: Path) -> None:
     cache = tmp_path / "variants.db"
     cache.write_bytes(b"not a database" * 100)
-    template = BANK.get("memory/model-state")
-    want = ask_json(make_variant(template, 1))
-    assert ask_json(stored.variant(template, 1, cache)) == want
-    assert ask_json(stored.variant(template, 1, cache)) == want  # rebuilt, then read
+    want = ask_json(make_variant(BANK.get("memory/model-state"), 1))
+    assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
+    assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
     import sqlite3
 
-    with sqlite3.connect(cache) as conn:  # a record of another shape: drawn again
-        conn.execute("UPDATE variants SET data = '{\"parts\": 1}'")
-    assert ask_json(stored.variant(template, 1, cache)) == want
+    for damaged in ('{"parts": 1}', '{"template": {"$set": 1}}', "[]"):
+        with sqlite3.connect(cache) as conn:  # a record of another shape: drawn again
+            conn.execute("UPDATE variants SET data = ?", (damaged,))
+        assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
 
 
 def test_the_cache_keeps_a_bounded_number_of_variants(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stored, "MAX_ROWS", 3)
     cache = tmp_path / "variants.db"
-    template = BANK.get("memory/model-state")
     for seed in range(6):
-        stored.variant(template, seed, cache)
+        stored.variant(CATALOG, "memory/model-state", seed, cache)
     import sqlite3
 
     with sqlite3.connect(cache) as conn:
@@ -124,20 +165,6 @@ def test_the_cache_keeps_a_bounded_number_of_variants(tmp_path: Path,
     assert kept == [f"memory/model-state#{s}" for s in (3, 4, 5)]
 
 
-TEMPLATE = """\
-id = "mine/state"
-version = 1
-title = "Model state"
-topic = "memory"
-difficulty = 1
-prompt = "How many bytes of model state does {model.title} need with Adam?"
-
-[params]
-model = {choices = ["llama3-8b", "llama3-70b"]}
-
-[answer]
-quantity = "model_state_bytes"
-"""
 
 
 def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(
@@ -158,7 +185,7 @@ def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(
     assert "(edited)" in json.loads(edited[1])["prompt"]
 
 
-def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_sympy(
+def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_sympy_or_pydantic(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = str(tmp_path / "data")
     calls = [["ask", "memory/model-state#3", "--json"],
@@ -172,9 +199,27 @@ def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_
               f"for call in {calls!r}:\n"
               "    with contextlib.redirect_stdout(io.StringIO()):\n"
               f"        assert main(['--data-dir', {data!r}, *call]) == 0\n"
-              "print(sorted(m for m in ('sympy', 'textual', 'solver.engine', 'mpmath')\n"
+              "print(sorted(m for m in ('sympy', 'pydantic', 'textual', 'solver.engine')\n"
               "             if m in sys.modules))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_checking_a_formula_from_the_cache_imports_sympy_but_no_pydantic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(tmp_path / "data")
+    call = ["check", "compute/flops-formula#0", "--answer", "2*P*D", "--json"]
+    _, want, _ = run_cli(capsys, "--data-dir", data, *call)
+    script = ("import contextlib, io, sys\n"
+              "from quiz.cli import main\n"
+              "out = io.StringIO()\n"
+              "with contextlib.redirect_stdout(out):\n"
+              f"    assert main(['--data-dir', {data!r}, *{call!r}]) == 0\n"
+              "print(out.getvalue(), end='')\n"
+              "print('sympy' in sys.modules, 'pydantic' in sys.modules)\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    assert out == want + "True False\n"
