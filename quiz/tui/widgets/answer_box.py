@@ -9,6 +9,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.geometry import Size
 from textual.timer import Timer
 from textual.visual import visualize
 from textual.widget import Widget
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 
 Previewer = Callable[[str], str]
 """Reads typed text and says how it reads (never grades or records)."""
+
+PREVIEW_LINES = 2
+"""Lines the preview always keeps (its ``min-height``): readings and refusals of up to
+two lines, nearly all of them at 80 columns, never change its height as one types."""
 
 SLOW_PREVIEW_DEADLINE = 0.15
 """Seconds a slow (worker) preview may take before the box says it is still reading."""
@@ -52,6 +57,14 @@ class _AnswerInput(Input):
     """
 
     def _watch_value(self, value: str) -> None:
+        # Input keeps its virtual size (the text's width, for horizontal scrolling) in
+        # a reactive declared with layout=True, so every key that changes the text's
+        # width would lay the whole question screen out again (most of a keystroke's
+        # cost). The input's own size does not depend on its text (Input lays out again
+        # itself when a style makes it auto-sized): store the virtual size without a
+        # layout pass; the value's own repaint paints the echo, and scrolling to the
+        # cursor reads the virtual size directly.
+        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
         super()._watch_value(value)
         box = self.parent
         if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
@@ -71,15 +84,20 @@ class AnswerBox(Vertical):
     it is still reading rather than showing a stale reading.
     """
 
-    DEFAULT_CSS = """
-    AnswerBox { height: auto; }
-    AnswerBox > #answer-text { display: none; height: 6; }
-    AnswerBox.-multiline > #answer-text { display: block; }
-    AnswerBox.-multiline > #answer-input { display: none; }
-    AnswerBox > #answer-preview { height: auto; color: $text-muted; padding: 0 1; }
-    AnswerBox > #answer-error { height: auto; color: $text-error; padding: 0 1; display: none; }
-    AnswerBox.-invalid > #answer-error { display: block; }
-    AnswerBox.-invalid > #answer-preview { display: none; }
+    DEFAULT_CSS = f"""
+    AnswerBox {{ height: auto; }}
+    AnswerBox > #answer-text {{ display: none; height: 6; }}
+    AnswerBox.-multiline > #answer-text {{ display: block; }}
+    AnswerBox.-multiline > #answer-input {{ display: none; }}
+    AnswerBox > #answer-preview {{
+        height: auto; min-height: {PREVIEW_LINES}; color: $text-muted; padding: 0 1;
+    }}
+    AnswerBox > #answer-error {{
+        height: auto; min-height: {PREVIEW_LINES}; color: $text-error; padding: 0 1;
+        display: none;
+    }}
+    AnswerBox.-invalid > #answer-error {{ display: block; }}
+    AnswerBox.-invalid > #answer-preview {{ display: none; }}
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
@@ -145,6 +163,7 @@ class AnswerBox(Vertical):
         else:
             self.input.placeholder = placeholder
             self.input.value = ""
+        self.query_one("#answer-preview", Static).styles.min_height = None  # CSS: 2 lines
         self._show_preview("")
         self.clear_error()
         self.field.focus()
@@ -213,16 +232,24 @@ class AnswerBox(Vertical):
 
 
 def _update_in_place(static: Static, text: str) -> None:
-    """Update a Static, laying the screen out again only when its height changes.
+    """Update the preview, laying the screen out again only when it needs more lines.
 
-    A layout pass reflows the whole question screen, several times the cost of painting
-    one line; most keystrokes change the preview's text but not its height.
+    A layout pass reflows and repaints the whole question screen, several times the
+    cost of painting one line, and moves the input. The preview keeps room for
+    :data:`PREVIEW_LINES` lines, which nearly every reading and refusal fits at 80
+    columns; a longer one grows the room, which then stays for the question (typing on
+    does not shrink it and lay the screen out again); :meth:`AnswerBox.reset` gives it
+    back.
     """
-    width, height = static.size
-    rules = cast("RulesMap", static.styles)  # RenderStyles reads as a RulesMap
-    same = bool(width) and visualize(static, text, markup=False).get_height(
-        rules, width) == height
-    static.update(text, layout=not same)
+    width, height = static.content_size
+    if width:
+        rules = cast("RulesMap", static.styles)  # RenderStyles reads as a RulesMap
+        needed = visualize(static, text, markup=False).get_height(rules, width)
+        if needed <= height:
+            static.update(text, layout=False)
+            return
+        static.styles.min_height = needed
+    static.update(text)
 
 
 def _read(previewer: Previewer, text: str) -> str:
