@@ -1,0 +1,65 @@
+"""A keystroke in the answer box paints the echo and the preview without laying the
+question screen out again.
+
+Regression of issue 15: Textual's Input stores its text's width in a reactive that
+asks for a layout pass, so every key reflowed and repainted the whole question screen
+(a keystroke cost 40-60 ms on the choices' screen); and a preview switching between one
+and two lines (a reading, then a refusal) moved the input and laid the screen out again.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.widgets.answer_box import PREVIEW_LINES, AnswerBox
+
+from .conftest import make_app, question_shown, settle
+
+
+def count_layouts(screen: QuestionScreen) -> list[int]:
+    """A one-item list counting the screen's layout passes from now on."""
+    count = [0]
+    refresh_layout = screen._refresh_layout
+
+    def counted(*args: Any, **kw: Any) -> None:
+        count[0] += 1
+        refresh_layout(*args, **kw)
+
+    screen._refresh_layout = counted  # type: ignore[method-assign]
+    return count
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("topic", ["memory/model-state", "parallelism/axes-memory-table",
+                                   "parallelism/activations-untouched", "layout"])
+async def test_typing_an_answer_lays_nothing_out(data_dir: Path, topic: str) -> None:
+    from quiz.core.session import preview
+
+    app = make_app(data_dir, mode="practice", practice_topic=topic)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        part = screen.question.part
+        box = screen.query_one(AnswerBox)
+        shown = box.query_one("#answer-preview")
+        layouts = count_layouts(screen)
+        # The key as shown, letter by letter (readings and refusals in turn), a stray
+        # word, the cursor moved about, then everything deleted.
+        typed = part.key.display[:16] + " zz"
+        keys = [{" ": "space"}.get(c, c) for c in typed]
+        keys += ["left", "home", "end", "right"] + ["backspace"] * len(typed)
+        laid_out = []
+        for key in keys:
+            before, height = layouts[0], shown.size.height
+            await pilot.press(key)
+            await settle(pilot)
+            assert str(shown.render()) == preview(part, box.value)
+            if shown.size.height == height:  # only a longer reading may need more room
+                laid_out += [key] * (layouts[0] - before)
+        assert box.value == ""
+        assert laid_out == []
+        assert shown.size.height >= PREVIEW_LINES
