@@ -63,3 +63,41 @@ async def test_typing_an_answer_lays_nothing_out(data_dir: Path, topic: str) -> 
         assert box.value == ""
         assert laid_out == []
         assert shown.size.height >= PREVIEW_LINES
+
+
+async def test_a_formula_read_once_reads_again_with_the_echo(data_dir: Path) -> None:
+    """A formula is read in a worker (sympy may take a while), once per text: typing a
+    deleted letter again paints its reading with the echo, no worker started."""
+    from quiz.core.session import preview
+
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        part = screen.question.part
+        box = screen.query_one(AnswerBox)
+        shown = box.query_one("#answer-preview")
+        await pilot.press("6", "*", "P", "*", "D")
+        await settle(pilot)
+        read = preview(part, "6*P*D")
+        assert str(shown.render()) == read
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert str(shown.render()) == preview(part, "6*P*")
+        workers: list[str] = []
+        read_in_worker = box._read_in_worker
+
+        def counted(text: str, *args: Any) -> Any:
+            workers.append(text)
+            return read_in_worker(text, *args)
+
+        box._read_in_worker = counted  # type: ignore[method-assign]
+        await pilot.press("D")
+        assert box.value == "6*P*D" and str(shown.render()) == read
+        await pilot.press("backspace")
+        await settle(pilot)
+        assert str(shown.render()) == preview(part, "6*P*")
+        assert workers == []
+        await pilot.press("+")  # text not read before: a worker reads it
+        await settle(pilot)
+        assert workers == ["6*P*+"]

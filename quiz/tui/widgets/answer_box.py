@@ -30,6 +30,10 @@ two lines, nearly all of them at 80 columns, never change its height as one type
 SLOW_PREVIEW_DEADLINE = 0.15
 """Seconds a slow (worker) preview may take before the box says it is still reading."""
 
+READINGS_KEPT = 512
+"""Slow readings remembered per question (text -> preview), so that text read once (a
+letter deleted again, a typo undone) reads on the keystroke itself."""
+
 STILL_READING = "reading…"
 """Shown when a slow preview misses its deadline (the reading still lands when done)."""
 
@@ -79,9 +83,12 @@ class AnswerBox(Vertical):
 
     The preview is read on the keystroke itself, so it paints in the same frame as the
     echo (numbers, choices, tables and layouts read in well under a millisecond). A
-    previewer marked slow (formulas, which build sympy expressions) runs in a worker
-    instead; if it has not answered by :data:`SLOW_PREVIEW_DEADLINE`, the preview says
-    it is still reading rather than showing a stale reading.
+    previewer marked slow (formulas, which build sympy expressions, and paragraphs) runs
+    in a worker instead, unless the same text was read earlier in the question (then its
+    reading paints with the echo); if the worker has not answered by
+    :data:`SLOW_PREVIEW_DEADLINE`, the preview says it is still reading rather than
+    showing a stale reading. Typing never lays the screen out again unless a reading
+    needs more lines than the preview has (see :func:`_update_in_place`).
     """
 
     DEFAULT_CSS = f"""
@@ -104,6 +111,8 @@ class AnswerBox(Vertical):
         super().__init__(id=id, classes=classes)
         self._previewer: Previewer | None = None
         self._slow = False
+        self._readings: dict[str, str] = {}
+        """The slow previewer's readings of this question (filled by the worker)."""
         self._deadline: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -156,6 +165,7 @@ class AnswerBox(Vertical):
         """
         self._previewer = previewer
         self._slow = slow
+        self._readings = {}  # a worker still reading for the last question fills the old one
         self.set_class(multiline, "-multiline")
         if multiline:
             self.paragraph.placeholder = placeholder
@@ -207,7 +217,13 @@ class AnswerBox(Vertical):
         if not self._slow:
             self._show_preview(_read(previewer, value))
             return
-        self._read_in_worker(value, previewer)
+        known = self._readings.get(value)
+        if known is not None:
+            self._show_preview(known)
+            return
+        if len(self._readings) >= READINGS_KEPT:
+            self._readings = {}
+        self._read_in_worker(value, previewer, self._readings)
         if self._deadline is None:
             self._deadline = self.set_timer(SLOW_PREVIEW_DEADLINE, self._missed_deadline)
 
@@ -221,8 +237,10 @@ class AnswerBox(Vertical):
         self.post_message(AnswerSubmitted(event.value))
 
     @work(thread=True, exclusive=True, group="answer-preview")
-    def _read_in_worker(self, text: str, previewer: Previewer) -> None:
-        self.post_message(PreviewRead(text, _read(previewer, text)))
+    def _read_in_worker(self, text: str, previewer: Previewer,
+                        readings: dict[str, str]) -> None:
+        preview = readings[text] = _read(previewer, text)
+        self.post_message(PreviewRead(text, preview))
 
     @on(PreviewRead)
     def _preview_read(self, event: PreviewRead) -> None:
