@@ -30,7 +30,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import summary
+from timing import percentile, summary
 
 
 def hook_frames(app: App[Any]) -> list[float]:
@@ -183,11 +183,127 @@ async def run(answers: int) -> None:
         print(f"    {kind:<8}                                 {summary(ts)}")
 
 
+# ---------------------------------------------------------------- keystrokes, per kind
+
+KEY_ROWS = ("number", "choice", "choice-arrow", "multi", "table", "layout", "formula",
+            "spoken")
+"""The keystroke rows: a kind, or a kind and what is pressed (choice-arrow: the cursor
+moved in a typed letter, which reads nothing new)."""
+
+
+def first_template(bank: Any, kind: str) -> str:
+    """The first bundled template (by id) whose first part is of this kind."""
+    for tid in sorted(bank.templates):
+        t = bank.templates[tid]
+        if (t.parts[0].answer_kind if t.parts else t.answer_kind) == kind:
+            return str(tid)
+    raise LookupError(f"no template asks for a {kind} answer first")
+
+
+def key_script(row: str, display: str) -> list[str]:
+    """The keys pressed, in a cycle: the key as shown letter by letter (readings and
+    refusals in turn), then deleted letter by letter; arrows move the cursor about."""
+    if row == "choice-arrow":
+        return ["left", "right", "home", "end"]
+    typed = display[:60] if row == "spoken" else display
+    if row == "multi":  # a toggle per letter: "a, d" typed as a, space, d
+        typed = " ".join(c for c in typed if c.isalpha())
+    keys = [{" ": "space"}.get(c, c) for c in typed]
+    return keys + ["backspace"] * len(keys)
+
+
+async def key_frames(pilot: Any, frames: list[float], key: str) -> tuple[float, float]:
+    """Seconds from a key press to its first frame (the echo) and to the last frame
+    before the app went quiet (the preview, when a worker read it)."""
+    frames.clear()
+    start = time.perf_counter()
+    await pilot.press(key)
+    await until_quiet(pilot, lambda: True)
+    after = [f for f in frames if f >= start]
+    if not after:  # nothing changed on screen (cannot happen for these keys)
+        now = time.perf_counter() - start
+        return now, now
+    return after[0] - start, after[-1] - start
+
+
+async def echo_sample(app: App[Any], pilot: Any, frames: list[float]) -> float:
+    """One baseline sample: a key echoed by a bare Input on a screen of its own."""
+    echo = Echo()
+    await app.push_screen(echo)
+    field = echo.query_one(Input)
+    field.cursor_blink = False
+    field.focus()
+    await until_quiet(pilot, lambda: True)
+    _echo, last = await key_frames(pilot, frames, "x")
+    app.pop_screen()
+    await until_quiet(pilot, lambda: True)
+    return last
+
+
+async def keystrokes(samples: int) -> None:
+    """Print keystroke -> painted per kind, each sample paired with an echo sample."""
+    from quiz.tui.app import QuizApp
+    from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+    echo: list[float] = []
+    first: dict[str, list[float]] = defaultdict(list)
+    last: dict[str, list[float]] = defaultdict(list)
+    late: dict[str, int] = defaultdict(int)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until_quiet(pilot, lambda: app.bank is not None)
+            while len(app.screen_stack) > 1:  # the first-run welcome
+                app.pop_screen()
+            frames = hook_frames(app)
+            for row in KEY_ROWS:
+                kind = row.split("-")[0]
+                app.start_practice_on([first_template(app.bank, kind)])
+                await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                                  and app.screen.question is not None)
+                screen = app.screen
+                assert isinstance(screen, QuestionScreen) and screen.question is not None
+                box = screen.query_one(AnswerBox)
+                box.input.cursor_blink = False
+                box.paragraph.cursor_blink = False
+                display = screen.question.part.key.display
+                if row == "choice-arrow":
+                    box.input.value = display
+                keys = key_script(row, display)
+                for n in range(samples):
+                    a, b = await key_frames(pilot, frames, keys[n % len(keys)])
+                    first[row].append(a)
+                    last[row].append(b)
+                    late[row] += b > a
+                    echo.append(await echo_sample(app, pilot, frames))
+                    print(f"\r{row}: {n + 1}/{samples}", end=" " * 8, file=sys.stderr,
+                          flush=True)
+                screen.dismiss(None)
+                await until_quiet(pilot, lambda: not isinstance(app.screen, QuestionScreen))
+    print(file=sys.stderr)
+    e = statistics.median(echo)
+    print(f"baseline: echo of a key in a bare Input   {summary(echo)}")
+    print("keystroke -> last frame painted (echo and 'read as'), paired with the baseline "
+          "(goal p99 <= 16 ms):")
+    for row in KEY_ROWS:
+        ts = last[row]
+        print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
+              f"p99 {percentile(ts, 0.99) / percentile(echo, 0.99):.2f}x echo p99  "
+              f"{late[row]} of {len(ts)} painted over more than one frame")
+    print("keystroke -> first frame painted (the echo; formulas and paragraphs read in a "
+          "worker after it):")
+    for row in ("formula", "spoken"):
+        print(f"    {row:<13} {summary(first[row])}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=60)
+    parser.add_argument("--keys", type=int, default=0, metavar="N",
+                        help="instead: N keystrokes per answer kind (>= 100 for a p99)")
     args = parser.parse_args()
-    asyncio.run(run(args.answers))
+    asyncio.run(keystrokes(args.keys) if args.keys else run(args.answers))
 
 
 if __name__ == "__main__":
