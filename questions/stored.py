@@ -292,8 +292,8 @@ class _Redraw:
 
 def _read(cache: Path, ref: str, mark: str) -> str | None:
     try:
-        with contextlib.closing(sqlite3.connect(f"file:{cache}?mode=ro", uri=True,
-                                                timeout=1)) as conn:
+        uri = f"{cache.absolute().as_uri()}?mode=ro"  # reading never creates the file
+        with contextlib.closing(sqlite3.connect(uri, uri=True, timeout=1)) as conn:
             row = conn.execute("SELECT stamp, data FROM variants WHERE variant = ?",
                                (ref,)).fetchone()
     except sqlite3.Error:  # missing, damaged or locked: only a cache
@@ -317,6 +317,8 @@ def _write(cache: Path, ref: str, mark: str, data: str) -> None:
                              (ref, mark, data))
                 conn.execute("DELETE FROM variants WHERE rowid <= "
                              "(SELECT max(rowid) FROM variants) - ?", (MAX_ROWS,))
+        except sqlite3.OperationalError:  # locked by another process: not stored now
+            return
         except sqlite3.DatabaseError:  # not a database any more: start it again
             conn.close()
             with contextlib.suppress(OSError):

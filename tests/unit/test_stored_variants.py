@@ -152,6 +152,24 @@ def test_a_damaged_cache_only_costs_a_draw(tmp_path: Path) -> None:
         assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
 
 
+def test_a_cache_locked_by_another_process_is_kept_and_only_costs_a_draw(
+        tmp_path: Path) -> None:
+    cache = tmp_path / "cache folder #1" / "variants.db"  # a path that needs quoting
+    stored.variant(CATALOG, "memory/model-state", 1, cache)
+    import sqlite3
+
+    holder = sqlite3.connect(cache)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing: reads and writes wait
+    try:
+        got = stored.variant(CATALOG, "memory/model-state", 2, cache)
+    finally:
+        holder.rollback()
+        holder.close()
+    assert ask_json(got) == ask_json(make_variant(BANK.get("memory/model-state"), 2))
+    back = stored.variant(CATALOG, "memory/model-state", 1, cache)  # still there
+    assert isinstance(back.template, stored.View)
+
+
 def test_the_cache_keeps_a_bounded_number_of_variants(tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(stored, "MAX_ROWS", 3)
