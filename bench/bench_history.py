@@ -12,14 +12,20 @@ round by round; the empty history is the baseline:
 - open: ``open_light`` (settings, the store, the daily backup);
 - home: the home screen's figures (``tui.data.home_summary`` with the catalog's ids);
 - usable: open + home, what the person waits for before the menu shows today's counts;
-- stats: the stats screen's figures (``tui.data.stats_data``) after opening.
+- stats: the stats screen's figures (``tui.data.stats_data``) after opening;
+- mistakes: the mistakes screen's data (``core.mistakes.mistakes`` and ``leeches``, the
+  bank loaded first as the app has it);
+- export: ``quiz history export`` (``portable.write_history``, JSON, to /dev/null);
+- cli-stats: ``quiz stats --json``, the whole command as a process (interpreter start
+  included: what a script calling it waits for).
 
-Prints min / median / p99 per size and the ratio of medians to the empty history, and
-the peak RSS of the processes (the stats process loads the bank, as the app does, so its
-RSS is mostly sympy and the templates: compare it with the empty history's). Asserts
-nothing.
+Prints min / median / p99 (or max, under 100 samples) per size, the ratio of medians to
+the empty history, and each process's peak RSS (the largest over the rounds; the stats
+and mistakes processes load the bank, as the app does, so their RSS is mostly sympy and
+the templates: compare with the empty history's). Asserts nothing.
 
-Run: python bench/bench_history.py [--sizes 100000 1000000] [--rounds N]
+Run: python bench/bench_history.py [--sizes 100000 1000000] [--rounds N] [--keep DIR]
+(``--keep`` builds the histories in DIR once and reuses them on later runs.)
 Targets (issue 15): usable / stats <= 0.3 s / 0.5 s at 100k; <= 0.5 s / 1 s and
 <= 250 MB RSS at 1M.
 """
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -44,7 +51,7 @@ PER_DAY = 300
 """Attempts per day of the synthetic history (a heavy user: the 1M history spans 9 years)."""
 
 MEASURE = """
-import json, resource, sys, time
+import json, os, resource, sys, time
 t0 = time.perf_counter()
 from quiz.core.state import open_light, catalog_for
 from quiz.tui.data import home_summary, stats_data
@@ -60,16 +67,30 @@ if what == "home":
     home_summary(state, ids, None)
     out["home"] = time.perf_counter() - t3
     out["usable"] = out["open"] + out["home"]
+elif what == "export":
+    from quiz.core.store.portable import write_history
+    with open(os.devnull, "w", encoding="utf-8", newline="") as sink:
+        t4 = time.perf_counter()
+        write_history(state.store, "json", sink)
+    out["export"] = time.perf_counter() - t4
 else:
     bank = catalog_for(state).bank()
     import quiz.core.session  # the app imports it (sympy) behind the home, before stats
     t4 = time.perf_counter()
-    stats_data(state, bank, None)
-    out["stats"] = time.perf_counter() - t4
+    if what == "stats":
+        stats_data(state, bank, None)
+    else:
+        from quiz.core.mistakes import leeches, mistakes
+        mistakes(state.store, bank)
+        leeches(state.store)
+    out[what] = time.perf_counter() - t4
 out["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 state.store.close()
 print(json.dumps(out))
 """
+
+PROCESSES = ("home", "stats", "mistakes", "export", "cli-stats")
+"""What each round runs, one fresh process each."""
 
 
 def build_history(data: Path, size: int, seed: int = 15) -> float:
@@ -114,21 +135,41 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
 
 
 def measure(data: Path, what: str) -> dict[str, float]:
-    done = subprocess.run([sys.executable, "-c", MEASURE, str(data), what],
-                          capture_output=True, text=True, check=True)
-    return dict(json.loads(done.stdout))
+    """Run one measurement in a fresh process: its figures and its peak RSS (MB)."""
+    if what == "cli-stats":
+        argv = [sys.executable, "-m", "quiz", "--data-dir", str(data), "stats", "--json"]
+    else:
+        argv = [sys.executable, "-c", MEASURE, str(data), what]
+    start = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - start
+    child.returncode = os.waitstatus_to_exitcode(status)
+    assert child.stdout is not None and child.stderr is not None
+    printed, problems = child.stdout.read(), child.stderr.read()
+    if child.returncode != 0:
+        raise SystemExit(f"{what} failed ({child.returncode}): {problems.strip()}")
+    out = {"cli-stats": wall} if what == "cli-stats" else dict(json.loads(printed))
+    out["rss_mb"] = usage.ru_maxrss / 1024
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="build the histories here once and reuse them")
     args = parser.parse_args()
     sizes = [0, *args.sizes]
     with tempfile.TemporaryDirectory() as tmp:
+        root = args.keep or Path(tmp)
         folders = {}
         for size in sizes:
-            folders[size] = Path(tmp) / f"h{size}"
+            folders[size] = root / f"h{size}"
+            if (folders[size] / "history.db").exists():
+                print(f"reusing the history of {size:,} attempts in {folders[size]}")
+                continue
             took = build_history(folders[size], size)
             print(f"built a history of {size:,} attempts in {took:.1f} s")
         samples: dict[tuple[int, str], list[float]] = {}
@@ -136,21 +177,22 @@ def main() -> None:
         for size in sizes:  # warm-up: bytecode, the bank cache, today's backup
             measure(folders[size], "home")
         for _ in range(args.rounds):
-            for size in sizes:
-                for what in ("home", "stats"):
+            for size in sizes:  # sizes alternate within a round: paired with the empty
+                for what in PROCESSES:
                     out = measure(folders[size], what)
                     rss[(size, what)] = max(rss.get((size, what), 0.0), out.pop("rss_mb"))
                     for key, value in out.items():
                         samples.setdefault((size, key), []).append(value)
-    base = {key: statistics.median(samples[(0, key)]) for key in ("open", "usable", "stats")}
+    keys = ("open", "home", "usable", "stats", "mistakes", "export", "cli-stats")
+    base = {key: statistics.median(samples[(0, key)]) for key in keys if key != "home"}
     for size in sizes:
-        print(f"history of {size:,} attempts (peak RSS: home {rss[(size, 'home')]:.0f} MB, "
-              f"stats with the bank loaded {rss[(size, 'stats')]:.0f} MB):")
-        for key in ("open", "home", "usable", "stats"):
+        print(f"history of {size:,} attempts; peak RSS (MB): " + ", ".join(
+            f"{what} {rss[(size, what)]:.0f}" for what in PROCESSES))
+        for key in keys:
             values = samples[(size, key)]
             ratio = (f"  {statistics.median(values) / base[key]:5.2f}x empty"
                      if key in base and size else "")
-            print(f"  {key:<7} {summary(values)}{ratio}")
+            print(f"  {key:<9} {summary(values)}{ratio}")
     print("targets: usable <= 300 ms / stats <= 500 ms at 100k; <= 500 ms / 1 s and "
           "<= 250 MB at 1M")
 

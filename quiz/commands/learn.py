@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _plain(args: argparse.Namespace) -> int:
     from questions.variants import make_variant
-    from quiz.core.learn import Walkthrough, bank_templates, progress, target_of
+    from quiz.core.learn import Walkthrough, bank_templates, progress_in, target_of
     from quiz.core.state import load_bank_for, open_light
 
     state = open_light(args.data_dir, args.templates or [])
@@ -48,7 +48,7 @@ def _plain(args: argparse.Namespace) -> int:
     bank = load_bank_for(state)
     if not args.target:
         print("Learn: walk through an item's or topic's questions step by step.")
-        for p in progress(state.store.walked_attempts(), bank_templates(bank)):
+        for p in progress_in(state.store, bank_templates(bank)):
             print(f"  {p.group:<22} {p.learned} of {p.templates} learned")
         print("Start one with: quiz learn rapid-fire-1 --plain (or a topic, or ID#SEED)")
         return 0

@@ -61,7 +61,7 @@ def _learn(args: argparse.Namespace, store: Store) -> list[Progress]:
     """Learn-mode progress per rapid-fire item and topic, from the template catalog (the
     cached ids, topics and tags: no template is compiled, no sympy imported)."""
     from quiz.commands.common import catalog
-    from quiz.core.learn import progress
+    from quiz.core.learn import progress_in
 
     entries = catalog(args, warn=False).entries.values()
-    return progress(store.walked_attempts(), [(e.id, e.topic, e.tags) for e in entries])
+    return progress_in(store, [(e.id, e.topic, e.tags) for e in entries])

@@ -43,6 +43,7 @@ __all__ = [
     "offers_walk",
     "plan",
     "progress",
+    "progress_in",
     "target_of",
 ]
 
@@ -345,9 +346,20 @@ def progress(attempts: Sequence[Attempt],
         attempts: the history.
         templates: every template as (id, topic, tags): a bank's or a catalog's.
     """
+    return _progress(*learned_templates(attempts), templates)
+
+
+def progress_in(store: Store,
+                templates: Iterable[tuple[str, str, Sequence[str]]]) -> list[Progress]:
+    """:func:`progress` of the history in ``store``, read by SQL (:meth:`Store.learn_marks`):
+    the guided attempts and a look-up per walked template, at any history size."""
+    return _progress(*store.learn_marks(), templates)
+
+
+def _progress(walked: set[str], learned: set[str],
+              templates: Iterable[tuple[str, str, Sequence[str]]]) -> list[Progress]:
     from questions.tags import RAPID_FIRE
 
-    walked, learned = learned_templates(attempts)
     groups: dict[str, list[str]] = {tag: [] for tag in RAPID_FIRE}
     topics: dict[str, list[str]] = {}
     for tid, topic, tags in sorted(templates):

@@ -154,9 +154,9 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
     totals = [(topic, g.tags, g.attempts, g.correct) for (_, topic, _), g in base.groups.items()]
     since = store.today() - timedelta(days=TREND_DAYS - 1)
     topic_trend, item_trend = history_trends(totals, store.recent_tallies(since))
-    from quiz.core.learn import bank_templates, progress
+    from quiz.core.learn import bank_templates, progress_in
 
-    learn = progress(store.walked_attempts(), bank_templates(bank)) if bank is not None \
+    learn = progress_in(store, bank_templates(bank)) if bank is not None \
         else []
     return StatsData(stats(store, weakest=8, base=base), drill.retention(),
                      drill.due_forecast(14, ids), titles, topic_trend, item_trend, learn)

@@ -82,13 +82,13 @@ def _open_mock(app: QuizApp) -> None:
 
 
 def _open_learn(app: QuizApp) -> None:
-    from quiz.core.learn import bank_templates, progress
+    from quiz.core.learn import bank_templates, progress_in
     from quiz.tui.screens.learn import LearnScreen
 
     assert app.state is not None and app.bank is not None
     app.go_home()
-    app.push_screen(LearnScreen(app.bank, progress(app.state.store.walked_attempts(),
-                                                   bank_templates(app.bank))))
+    app.push_screen(LearnScreen(app.bank, progress_in(app.state.store,
+                                                      bank_templates(app.bank))))
 
 
 def _open_stats(app: QuizApp) -> None:

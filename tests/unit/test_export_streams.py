@@ -9,6 +9,8 @@ to the files' bytes is a change to the format, and needs a new ``history_format`
 from __future__ import annotations
 
 import json
+import os
+import tracemalloc
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,6 +19,7 @@ from helpers import Clock, run_cli
 
 from quiz.core.store import Attempt, Review, Store, Verdict
 from quiz.core.store.portable import export_history, write_history
+from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 
 GOLDEN = Path(__file__).parent / "exports"
 T = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)
@@ -102,3 +105,27 @@ def test_export_reads_the_attempts_in_pages_whatever_their_number(tmp_path: Path
         store._conn.set_trace_callback(None)
     over_attempts = [q for q in seen if "FROM attempts" in q]
     assert len(over_attempts) == 1 and len(seen) <= 4, seen
+
+
+def test_export_memory_does_not_grow_with_the_history(tmp_path: Path) -> None:
+    """Three times the attempts, about the same peak of memory: a page at a time is held,
+    never the history (the whole-history export held every row, twice)."""
+    peaks = []
+    for size in (600, 1800):  # both over a page (500 rows)
+        with Store.open(tmp_path / f"{size}.db", now=Clock(T), tz=UTC) as store:
+            rows = [attempt_to_row(Attempt(
+                template_id=f"t/{i % 7}", template_version=1, seed=i, mode="drill",
+                answer_text=f"answer {i} " * 8, verdict="correct", score=1.0,
+                topic="memory", answered_at=T + timedelta(seconds=i), seconds=3.0,
+                tags=("rapid-fire-1",))) for i in range(size)]
+            marks = ", ".join("?" * len(rows[0]))
+            with store._transaction() as conn:
+                conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
+                                 rows)
+            del rows
+            with open(os.devnull, "w", encoding="utf-8") as sink:
+                tracemalloc.start()
+                assert write_history(store, "json", sink) == size
+                peaks.append(tracemalloc.get_traced_memory()[1])
+                tracemalloc.stop()
+    assert peaks[1] < 1.5 * peaks[0], peaks

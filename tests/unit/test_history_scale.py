@@ -8,10 +8,13 @@ shape that makes them fast: a fixed number of SQL statements whatever the size.
 
 from __future__ import annotations
 
+import io
 import json
 import sqlite3
+import tempfile
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
@@ -22,10 +25,14 @@ from helpers import T0, Clock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from questions.loader import Bank
 from quiz.core.clock import from_utc_text, local_day
+from quiz.core.learn import learned_templates, offers_walk, progress, progress_in
+from quiz.core.mistakes import leeches, mistakes
 from quiz.core.settings import Settings
 from quiz.core.state import AppState
 from quiz.core.store import Attempt, Store
+from quiz.core.store.portable import write_history
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 from quiz.core.store.schema import MIGRATIONS, statements
 from quiz.core.store.stats import STREAK_WINDOW, home_figures
@@ -236,8 +243,16 @@ def test_a_streak_longer_than_the_days_read_first_is_read_on_to_its_start(
                                                "correct", back)))
         insert(store, rows)
         want = gap if gap is not None else 700
-        assert home_figures(store).streak_days == want == store.stats()["streak_days"]
+        seen: list[str] = []
+        store._conn.set_trace_callback(seen.append)
+        assert home_figures(store).streak_days == want
+        store._conn.set_trace_callback(None)
+        assert want == store.stats()["streak_days"]
         same_home(store)
+        # The days are read in windows of 64, 256, 1,024 ... days: one query each.
+        windows = sum("JOIN attempt_quarters" in q for q in seen)
+        assert windows == 1 + sum(want >= STREAK_WINDOW * (4**k - 1) // 3
+                                  for k in range(1, 5)), seen
 
 
 def insert(store: Store, rows: list[tuple[object, ...]]) -> None:
@@ -280,44 +295,88 @@ def test_trends_of_an_empty_window_are_empty() -> None:
     assert history_trends([("memory", (), 3, 1)], []) == ({}, {})
 
 
-def count_statements(store: Store) -> list[str]:
-    seen: list[str] = []
-    store._conn.set_trace_callback(seen.append)
+def queries_for(folder: Path, size: int) -> dict[str, list[str]]:
+    """The SQL statements behind each screen and command that summarizes the history,
+    for a history of ``size`` attempts spread over many days (an answer every 10 hours,
+    some missed, some guided), the last three days ago. (A streak reads on by windows
+    four times longer each: see the streak test.)"""
+    now = T0 + timedelta(days=size * 10 // 24 + 3)
+    folder.mkdir()
+    with Store.open(folder / "h.db", now=Clock(now), tz=ZoneInfo("Asia/Kolkata")) as store:
+        insert(store, [attempt_to_row(replace(
+            attempt(i, T0 + timedelta(hours=10 * i), ("correct", "incorrect")[i % 3 == 0], i),
+            guided=i % 50 == 7)) for i in range(size)])
+        state = AppState(folder, Settings(), store, [])
+        seen: dict[str, list[str]] = {}
+
+        def trace(name: str, call: Callable[[], object]) -> None:
+            seen[name] = []
+            store._conn.set_trace_callback(seen[name].append)
+            call()
+            store._conn.set_trace_callback(None)
+
+        trace("home", lambda: home_summary(state, [t for t, _, _ in TEMPLATES], lambda: now))
+        trace("stats screen", lambda: stats_data(state, None, lambda: now))
+        trace("stats --json", lambda: (store.stats(), progress_in(store, TEMPLATES)))
+        trace("mistakes", lambda: (mistakes(store, Bank()), leeches(store)))
+        trace("walk offer", lambda: offers_walk(store, "mem/a"))
+        trace("export", lambda: write_history(store, "json", io.StringIO()))
+        trace("learn progress", lambda: progress_in(store, TEMPLATES))
     return seen
 
 
-def queries_for(folder: Path, size: int) -> tuple[list[str], list[str]]:
-    """The SQL statements behind the home screen's figures and the stats screen's, for a
-    history of ``size`` attempts spread over many days."""
-    now = T0 + timedelta(days=400)
-    folder.mkdir()
-    with Store.open(folder / "h.db", now=Clock(now), tz=ZoneInfo("Asia/Kolkata")) as store:
-        marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
-        with store._transaction() as conn:
-            conn.executemany(
-                f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
-                [attempt_to_row(attempt(i, T0 + timedelta(hours=10 * i), "correct", i))
-                 for i in range(size)])
-        state = AppState(folder, Settings(), store, [])
-        home: list[str] = []
-        store._conn.set_trace_callback(home.append)
-        home_summary(state, [t for t, _, _ in TEMPLATES], lambda: now)
-        shown: list[str] = []
-        store._conn.set_trace_callback(shown.append)
-        stats_data(state, None, lambda: now)
-        store._conn.set_trace_callback(None)
-    return home, shown
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(-50, 50), st.booleans(),
+                          st.sampled_from(["correct", "partial", "incorrect"])), max_size=30))
+def test_learn_progress_by_sql_is_that_of_every_attempt(
+        steps: list[tuple[int, int, bool, str]]) -> None:
+    with tempfile.TemporaryDirectory() as folder, \
+            Store.open(Path(folder) / "h.db", now=Clock(T0), tz=UTC) as store:
+        for n, (template, hours, guided, verdict) in enumerate(steps):
+            store.record_attempt(replace(attempt(n, T0 + timedelta(hours=hours), verdict,
+                                                 template), guided=guided))
+        assert store.learn_marks() == learned_templates(store.attempts())
+        assert progress_in(store, TEMPLATES) == progress(store.attempts(), TEMPLATES)
 
 
-def test_home_and_stats_issue_a_fixed_number_of_queries_whatever_the_size(
+def test_every_summary_issues_a_fixed_number_of_queries_whatever_the_size(
         tmp_path: Path) -> None:
-    small = queries_for(tmp_path / "small", 3)
-    big = queries_for(tmp_path / "big", 900)
-    assert [len(q) for q in small] == [len(q) for q in big]
-    home, shown = big
-    assert len(home) <= 12 and len(shown) <= 15, (home, shown)
+    small = queries_for(tmp_path / "small", 40)
+    big = queries_for(tmp_path / "big", 2000)
+    assert {k: len(q) for k, q in small.items()} == {k: len(q) for k, q in big.items()}
+    assert len(big["home"]) <= 14 and len(big["stats screen"]) <= 16, big
     # None reads every attempt: a query of the attempts table has a bound (a time range,
-    # a limit, an existence test).
-    unbounded = [q for q in home + shown if "FROM attempts" in q and not any(
-        bound in q for bound in ("WHERE", "LIMIT", "EXISTS"))]
+    # a limit, an existence test, an index look-up), but for the export, which reads
+    # them all as a stream (see test_export_streams).
+    unbounded = [q for name, queries in big.items() if name != "export" for q in queries
+                 if "FROM attempts" in q and not any(
+                     bound in q for bound in ("WHERE", "LIMIT", "EXISTS", "JOIN attempts"))]
     assert unbounded == []
+
+
+def test_the_mistakes_list_reads_the_latest_misses_not_every_attempt(tmp_path: Path) -> None:
+    """Newest first, stopping at the limit: rows read grow with the limit, not the size."""
+    for size in (200, 4000):
+        with Store.open(tmp_path / f"{size}.db", now=Clock(T0), tz=UTC) as store:
+            insert(store, [attempt_to_row(attempt(i, T0 - timedelta(minutes=i), "incorrect"))
+                           for i in range(size)])
+            read = counting_rows(store)
+            found = mistakes(store, Bank(), limit=30)
+            assert [m.attempt.seed for m in found] == list(range(30))
+            assert read() == 30
+
+
+def counting_rows(store: Store) -> Callable[[], int]:
+    """Count the rows the store's streamed queries hand out from now on."""
+    read = 0
+    stream = store._stream
+
+    def counting(sql: str, params: Sequence[object] = (), size: int = 500
+                 ) -> Iterator[sqlite3.Row]:
+        nonlocal read
+        for row in stream(sql, params, size):
+            read += 1
+            yield row
+
+    store._stream = counting  # type: ignore[method-assign]
+    return lambda: read

@@ -358,6 +358,18 @@ class Store:
             "SELECT count(*) FROM attempts WHERE template_id = ? AND guided = 1 "
             "AND verdict = 'incorrect'", (template_id,))[0][0])
 
+    def learn_marks(self) -> tuple[set[str], set[str]]:
+        """Templates walked through in learn mode (with a guided attempt), and those of
+        them answered right cold (unguided) after their first walk-through: by the index
+        of guided attempts, then one look-up per walked template."""
+        rows = self._rows(
+            "SELECT g.template_id, EXISTS (SELECT 1 FROM attempts AS a "
+            "WHERE a.template_id = g.template_id AND a.answered_at > g.first "
+            "AND a.guided = 0 AND a.verdict = 'correct') FROM (SELECT template_id, "
+            "min(answered_at) AS first FROM attempts WHERE guided = 1 "
+            "GROUP BY template_id) AS g")
+        return {str(t) for t, _ in rows}, {str(t) for t, learned in rows if learned}
+
     def walked_attempts(self) -> list[Attempt]:
         """The attempts at templates walked through in learn mode (those with a guided
         attempt), oldest first: what learn-mode progress reads, without every attempt."""
