@@ -11,14 +11,16 @@ from __future__ import annotations
 import json
 import os
 import tracemalloc
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import Clock, run_cli
 
 from quiz.core.store import Attempt, Review, Store, Verdict
-from quiz.core.store.portable import export_history, write_history
+from quiz.core.store.portable import export_history, import_history, parse, write_history
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 
 GOLDEN = Path(__file__).parent / "exports"
@@ -129,3 +131,35 @@ def test_export_memory_does_not_grow_with_the_history(tmp_path: Path) -> None:
                 peaks.append(tracemalloc.get_traced_memory()[1])
                 tracemalloc.stop()
     assert peaks[1] < 1.5 * peaks[0], peaks
+
+
+def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> None:
+    """Merging a small file into a big history compares it with the attempts answered at
+    the file's times (by the time index), not with every attempt."""
+    path = tmp_path / "history.db"
+    fixed_history(path, guided=False)
+    with Store.open(path, tz=UTC) as store:
+        document = json.loads(export_history(store, "json"))
+        attempts = [attempt_to_row(Attempt(
+            template_id="t/x", template_version=1, seed=i, mode="drill", answer_text="1",
+            verdict="correct", score=1.0, topic="memory", seconds=3.0,
+            answered_at=T + timedelta(days=1, seconds=i))) for i in range(3000)]
+        marks = ", ".join("?" * len(attempts[0]))
+        with store._transaction() as conn:
+            conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
+                             attempts)
+        document["attempts"] = document["attempts"][:2] + [
+            {**document["attempts"][2], "answer": "new"}]
+        read = 0
+        stream = store._stream
+
+        def counting(*args: Any, **kwargs: Any) -> Iterator[Any]:
+            nonlocal read
+            for row in stream(*args, **kwargs):
+                read += 1
+                yield row
+
+        store._stream = counting  # type: ignore[method-assign]
+        result = import_history(store, parse(json.dumps(document), "json"))
+        assert (result.added, result.already) == (1, 2)
+        assert read == 3  # the three attempts at the file's three times
