@@ -89,6 +89,9 @@ state.store.close()
 print(json.dumps(out))
 """
 
+CLI = "import sys; from quiz.cli import main; sys.exit(main(sys.argv[1:]))"
+"""What the ``quiz`` console script runs."""
+
 PROCESSES = ("home", "stats", "mistakes", "export", "cli-stats")
 """What each round runs, one fresh process each."""
 
@@ -137,7 +140,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
 def measure(data: Path, what: str) -> dict[str, float]:
     """Run one measurement in a fresh process: its figures and its peak RSS (MB)."""
     if what == "cli-stats":
-        argv = [sys.executable, "-m", "quiz", "--data-dir", str(data), "stats", "--json"]
+        argv = [sys.executable, "-c", CLI, "--data-dir", str(data), "stats", "--json"]
     else:
         argv = [sys.executable, "-c", MEASURE, str(data), what]
     start = time.perf_counter()
