@@ -4,12 +4,22 @@ Loading a template costs TOML parsing, pydantic validation and checks against th
 solver (which imports sympy); a bank of thousands of files took seconds to load for
 every command. The catalog keeps, in a small SQLite file, what loading each file
 produced: its id, title, topic, tags, difficulty and answer kind, the validated data,
-or its problems. A file is compiled again only when its stamp (size, modification and
-change times in nanoseconds, inode) differs from the one cached, and the whole cache is
-dropped when the code that compiles templates changes (see :func:`fingerprint`).
+or its problems.
+
+When is a file compiled again? Its stamp (size, modification and change times in
+nanoseconds, inode) is read for every file, every time (a ``stat``, microseconds); its
+content is read only when that stamp changed, or when the file was written so shortly
+before it was last looked at that a second write in the same clock tick would leave
+the same stamp (a file system that keeps times to the second or two: FAT, HFS+, some
+network shares). Then a digest of the text decides: the same text as cached is not
+compiled again (a ``touch``, a checkout, a copy), a different one is. This is git's
+answer to "racily clean" index entries. The whole cache is dropped when the code that
+compiles templates changes (see :func:`fingerprint`).
 
 So listing templates or showing the home screen needs no sympy and no pydantic, and
-``quiz ask ID`` validates one template, not all of them.
+``quiz ask ID`` validates one template, not all of them. The summaries live in their
+own table, away from the (large) compiled data, so listing reads a few hundred bytes
+per template.
 
 The cache holds data, never code: a cached template is validated again by pydantic when
 it is used, and a damaged or unreadable cache is ignored (and rebuilt).
@@ -18,9 +28,12 @@ it is used, and a damaged or unreadable cache is ignored (and rebuilt).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
+import os
 import sqlite3
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,21 +42,32 @@ if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
     from questions.schema import Template
 
+SCHEMA_VERSION = 2
+"""The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
+
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (
+CREATE TABLE IF NOT EXISTS entries (
     path TEXT PRIMARY KEY,
-    stamp TEXT NOT NULL,
-    id TEXT,
+    stamp TEXT NOT NULL,      -- size:mtime_ns:ctime_ns:inode when compiled
+    mtime INTEGER NOT NULL,   -- st_mtime_ns, for the racy test
+    checked INTEGER NOT NULL, -- wall clock (ns) just before the stamp was read
+    digest TEXT,              -- of the text compiled (NULL: unreadable)
+    id TEXT,                  -- NULL: the file has problems
     title TEXT,
     topic TEXT,
-    tags TEXT,
+    tags TEXT,                -- JSON array
     difficulty INTEGER,
     kind TEXT,
-    data TEXT,
-    problems TEXT
+    problems TEXT             -- JSON [[line, field, reason], ...]
 );
+CREATE TABLE IF NOT EXISTS compiled (path TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
+
+RACY_NS = 3 * 10**9
+"""A file modified less than this before it was last looked at may have been modified
+again since without a new stamp (FAT keeps times to 2 s; a margin for a clock that
+differs a little from a network share's), so its content is checked."""
 
 
 @dataclass(frozen=True)
@@ -71,14 +95,24 @@ class Entry:
     pack: str | None = None
 
 
-def stamp(path: Path) -> str:
-    """What tells a changed file from an unchanged one, without reading it.
+def stamp(path: Path | str) -> tuple[str, int]:
+    """What tells a changed file from an unchanged one without reading it, and its
+    modification time (ns).
 
     Raises:
         OSError: the file cannot be looked at.
     """
-    st = path.stat()
-    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}"
+    st = os.stat(path)
+    return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", st.st_mtime_ns
+
+
+def digest(text: str) -> str:
+    """What tells one template text from another.
+
+    >>> digest("a") == digest("a") != digest("b")
+    True
+    """
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def fingerprint() -> str:
@@ -90,9 +124,10 @@ def fingerprint() -> str:
     parts = []
     for package in ("questions", "solver"):
         root = Path(__file__).parent.parent / package
-        for source in sorted(root.glob("*.py")):
+        for source in sorted(root.rglob("*.py")):  # questions/kinds/ checks too
             st = source.stat()
-            parts.append(f"{package}/{source.name}:{st.st_size}:{st.st_mtime_ns}")
+            parts.append(f"{package}/{source.relative_to(root)}:{st.st_size}:"
+                         f"{st.st_mtime_ns}")
     return "|".join(parts)
 
 
@@ -132,13 +167,16 @@ class Catalog:
 
     def bank(self, only: Sequence[str] | None = None) -> Bank:
         """The templates as a :class:`~questions.loader.Bank` (``only``: just these ids;
-        its ``sources`` still name every id)."""
+        its ``sources`` still name every id). No template is validated here: each is
+        when first read (:class:`Templates`); lists read :attr:`Bank.summaries`."""
         from questions.loader import Bank
 
-        return Bank(self.templates(only), {tid: e.file for tid, e in self.entries.items()},
+        ids = list(self.entries) if only is None else \
+            [tid for tid in dict.fromkeys(only) if tid in self.entries]
+        return Bank(Templates(self, ids), {tid: e.file for tid, e in self.entries.items()},
                     list(self.problems),
                     {tid: e.pack for tid, e in self.entries.items() if e.pack is not None},
-                    dict(self.pack_labels))
+                    dict(self.pack_labels), {tid: self.entries[tid] for tid in ids})
 
     def templates(self, ids: Sequence[str] | None = None) -> dict[str, Template]:
         """The templates with these ids (None: all), validated; unknown ids are left out.
@@ -166,7 +204,64 @@ class Catalog:
         return {tid: out[tid] for tid in wanted}
 
 
-def build(source: BankFiles | Sequence[Path], cache: Path | None = None) -> Catalog:
+class Templates(Mapping[str, "Template"]):
+    """A catalog's templates by id, each validated the first time it is read.
+
+    Validating a cached template (pydantic, no TOML, no solver checks) takes about half
+    a millisecond; a bank of thousands took seconds before anything could be drawn.
+    Keys, length and membership come from the catalog and cost nothing; reading all
+    values (``values()``, ``items()``, ``==``) validates the rest in one batch.
+
+    Safe to read from several threads: two threads reading the same id at once may
+    both validate it, and get equal templates.
+    """
+
+    def __init__(self, catalog: Catalog, ids: Sequence[str]) -> None:
+        self._catalog = catalog
+        self._ids = dict.fromkeys(ids)
+        self._done: dict[str, Template] = {}
+
+    def __getitem__(self, template_id: str) -> Template:
+        found = self._done.get(template_id)
+        if found is None:
+            if template_id not in self._ids:
+                raise KeyError(template_id)
+            found = self._catalog.templates([template_id])[template_id]
+            self._done[template_id] = found
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._ids)
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __contains__(self, template_id: object) -> bool:
+        return template_id in self._ids
+
+    def __repr__(self) -> str:
+        return f"<Templates: {len(self._ids)}, {len(self._done)} validated>"
+
+    @property
+    def validated(self) -> int:
+        """How many templates have been validated so far."""
+        return len(self._done)
+
+    def _all(self) -> None:
+        missing = [tid for tid in self._ids if tid not in self._done]
+        if missing:
+            self._done.update(self._catalog.templates(missing))
+
+    def values(self) -> ValuesView[Template]:
+        self._all()
+        return super().values()
+
+    def items(self) -> ItemsView[str, Template]:
+        self._all()
+        return super().items()
+
+
+def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -> Catalog:
     """Compile the template files that changed since they were cached; summarize all.
 
     Args:
@@ -179,12 +274,11 @@ def build(source: BankFiles | Sequence[Path], cache: Path | None = None) -> Cata
         Problem,
         TemplateFileError,
         _line_of,
-        load_template,
         read_template_text,
     )
 
     if not isinstance(source, BankFiles):
-        source = BankFiles(list(source))
+        source = BankFiles([str(p) for p in source])
     catalog = Catalog(problems=list(source.problems), pack_labels=dict(source.pack_labels),
                       _cache=cache)
 
@@ -193,36 +287,21 @@ def build(source: BankFiles | Sequence[Path], cache: Path | None = None) -> Cata
 
     with _open(cache) as conn:
         cached = _cached_rows(conn)
-        writes: list[tuple[Any, ...]] = []
-        for path in source.files:
-            name = str(path)
+        writes = _Writes(_now())  # before any stamp is read: see _racy
+        for name in source.names:
             pack = source.packs.get(name)
             try:
-                current = stamp(path)
+                current, mtime = stamp(name)
             except OSError as exc:
                 catalog.problems.append(Problem(name, 1, "(file)",
                                                 f"cannot read: {exc.strerror}"))
                 continue
             row = cached.get(name)
             fresh: Template | None = None
-            if row is not None and row[0] == current:
+            if row is not None and row[0] == current and not _racy(row[1], row[2]):
                 entry, problems = _from_row(name, row)
             else:
-                entry, problems = None, []
-                try:
-                    template = load_template(path)
-                except TemplateFileError as exc:
-                    problems = exc.problems
-                    writes.append((name, current, None, None, None, None, None, None, None,
-                                   json.dumps([[p.line, p.field, p.reason]
-                                               for p in problems])))
-                else:
-                    fresh = template
-                    entry = Entry(name, template.id, template.title, template.topic,
-                                  tuple(template.tags), template.difficulty, template.kind)
-                    writes.append((name, current, entry.id, entry.title, entry.topic,
-                                   json.dumps(entry.tags), entry.difficulty, entry.kind,
-                                   json.dumps(_dump(template)), None))
+                entry, problems, fresh = _compile(name, current, mtime, row, writes)
             if pack is not None:
                 where = f" (in {source.pack_labels[pack]})"
                 problems = [Problem(p.file, p.line, p.field, p.reason + where)
@@ -234,7 +313,7 @@ def build(source: BankFiles | Sequence[Path], cache: Path | None = None) -> Cata
             first = catalog.entries.get(entry.id)
             if first is not None:
                 try:
-                    line = _line_of(read_template_text(path), ["id"])
+                    line = _line_of(read_template_text(Path(name)), ["id"])
                 except TemplateFileError:
                     line = 1
                 catalog.problems.append(Problem(name, line, "id", f"duplicate id "
@@ -245,11 +324,76 @@ def build(source: BankFiles | Sequence[Path], cache: Path | None = None) -> Cata
             catalog.entries[entry.id] = entry
             if fresh is not None:
                 catalog._fresh[entry.id] = fresh
-        if conn is not None and writes:
-            with contextlib.suppress(sqlite3.Error), conn:
-                conn.executemany("INSERT OR REPLACE INTO files VALUES "
-                                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", writes)
+        if conn is not None:
+            writes.save(conn)
     return catalog
+
+
+@dataclass
+class _Writes:
+    """What a build changes in the cache, written in one transaction at its end."""
+
+    now: int
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+    compiled: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str]] = field(default_factory=list)
+    restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
+
+    def save(self, conn: sqlite3.Connection) -> None:
+        if not (self.entries or self.restamped):
+            return
+        with contextlib.suppress(sqlite3.Error), conn:
+            conn.executemany("INSERT OR REPLACE INTO entries VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
+            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?)", self.compiled)
+            conn.executemany("DELETE FROM compiled WHERE path = ?", self.failed)
+            conn.executemany("UPDATE entries SET stamp = ?, mtime = ?, checked = ? "
+                             "WHERE path = ?", self.restamped)
+
+
+def _now() -> int:
+    """The wall clock in nanoseconds (what file times are measured against)."""
+    return time.time_ns()
+
+
+def _racy(mtime: int, checked: int) -> bool:
+    """Whether a file stamped at ``checked`` might have changed since without a new stamp:
+    it had been modified within the file system's clock granularity of that moment."""
+    return mtime >= checked - RACY_NS
+
+
+def _compile(name: str, current: str, mtime: int, row: tuple[Any, ...] | None,
+             writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
+    """Read a file whose stamp changed (or is racy): the same text as cached keeps the
+    cached result under the new stamp; other text is compiled and cached."""
+    from questions import loader
+
+    try:
+        text = loader.read_template_text(Path(name))
+    except loader.TemplateFileError as exc:
+        text_digest, problems = None, exc.problems
+    else:
+        text_digest = digest(text)
+        if row is not None and row[3] == text_digest:
+            writes.restamped.append((current, mtime, writes.now, name))
+            return (*_from_row(name, row), None)
+        try:
+            template = loader.parse_template(text, name)
+        except loader.TemplateFileError as exc:
+            problems = exc.problems
+        else:
+            entry = Entry(name, template.id, template.title, template.topic,
+                          tuple(template.tags), template.difficulty, template.kind)
+            writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
+                                   entry.title, entry.topic, json.dumps(entry.tags),
+                                   entry.difficulty, entry.kind, None))
+            writes.compiled.append((name, json.dumps(_dump(template))))
+            return entry, [], template
+    writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
+                           None, None, None,
+                           json.dumps([[p.line, p.field, p.reason] for p in problems])))
+    writes.failed.append((name,))
+    return None, problems, None
 
 
 def _dump(template: Template) -> dict[str, Any]:
@@ -260,7 +404,7 @@ def _dump(template: Template) -> dict[str, Any]:
 def _from_row(name: str, row: tuple[Any, ...]) -> tuple[Entry | None, list[Problem]]:
     from questions.loader import Problem
 
-    _, tid, title, topic, tags, difficulty, kind, problems = row
+    tid, title, topic, tags, difficulty, kind, problems = row[4:]
     if tid is None:
         return None, [Problem(name, line, fld, reason)
                       for line, fld, reason in json.loads(problems or "[]")]
@@ -292,12 +436,18 @@ def _connect(cache: Path) -> sqlite3.Connection:
     cache.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(cache, timeout=5)
     try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
+            with conn:  # an older layout (or a new file): start again
+                for table in ("files", "entries", "compiled", "meta"):
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executescript(_SCHEMA)
         mark = fingerprint()
         found = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
         if found is None or found[0] != mark:
             with conn:
-                conn.execute("DELETE FROM files")
+                conn.execute("DELETE FROM entries")
+                conn.execute("DELETE FROM compiled")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                              (mark,))
     except BaseException:
@@ -307,12 +457,14 @@ def _connect(cache: Path) -> sqlite3.Connection:
 
 
 def _cached_rows(conn: sqlite3.Connection | None) -> dict[str, tuple[Any, ...]]:
+    """path -> (stamp, mtime, checked, digest, id, title, topic, tags, difficulty, kind,
+    problems)."""
     if conn is None:
         return {}
     try:
         return {row[0]: row[1:] for row in conn.execute(
-            "SELECT path, stamp, id, title, topic, tags, difficulty, kind, problems "
-            "FROM files")}
+            "SELECT path, stamp, mtime, checked, digest, id, title, topic, tags, "
+            "difficulty, kind, problems FROM entries")}
     except sqlite3.Error:
         return {}
 
@@ -327,8 +479,8 @@ def _cached_data(cache: Path | None, paths: list[str]) -> dict[str, str]:
             for i in range(0, len(paths), 500):
                 chunk = paths[i:i + 500]
                 marks = ",".join("?" * len(chunk))
-                out.update(conn.execute(f"SELECT path, data FROM files WHERE path IN "
-                                        f"({marks}) AND data IS NOT NULL", chunk))
+                out.update(conn.execute(f"SELECT path, data FROM compiled WHERE path IN "
+                                        f"({marks})", chunk))
     except sqlite3.Error:
         return {}
     return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 
@@ -43,7 +44,7 @@ def read_lock() -> dict[str, list[int | str]]:
     return data
 
 
-def problems(templates: dict[str, Template]) -> list[str]:
+def problems(templates: Mapping[str, Template]) -> list[str]:
     """Templates changed without a version bump, or missing from the lock."""
     lock = read_lock()
     out = []

@@ -281,7 +281,7 @@ def plan(bank: Bank, topic: str) -> list[str]:
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise NoQuestions(f"no template matches {topic}{hint}")
     order = {tid: i for i, tid in enumerate(teaching_order(bank))}
-    return sorted(ids, key=lambda tid: (bank.templates[tid].difficulty,
+    return sorted(ids, key=lambda tid: (bank.summaries[tid].difficulty,
                                         order.get(tid, len(order)), tid))
 
 
@@ -374,4 +374,4 @@ def _progress(walked: set[str], learned: set[str],
 
 def bank_templates(bank: Bank) -> list[tuple[str, str, Sequence[str]]]:
     """A bank's templates as :func:`progress` takes them."""
-    return [(tid, t.topic, t.tags) for tid, t in bank.templates.items()]
+    return [(tid, t.topic, t.tags) for tid, t in bank.summaries.items()]

@@ -20,7 +20,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
-from questions.loader import Bank
+from questions.loader import Bank, Summary
 from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
 from quiz.core.clock import local_day, local_day_start, utc_now
@@ -349,7 +349,7 @@ class Session(ABC):
         return attempt_id
 
 
-def _rapid_fire_item(template: Template) -> int:
+def _rapid_fire_item(template: Summary) -> int:
     """The interview item a template drills (1-7), or 8 for none."""
     items = [int(tag.rsplit("-", 1)[1]) for tag in template.tags
              if re.fullmatch(r"rapid-fire-[1-7]", tag)]
@@ -366,7 +366,7 @@ def teaching_order(bank: Bank) -> list[str]:
     communication and the rest instead of working through one topic at a time (but
     never by bringing a harder template forward).
     """
-    templates = bank.templates
+    templates = bank.summaries
     ranked = sorted(templates, key=lambda tid: (
         templates[tid].difficulty, _rapid_fire_item(templates[tid]),
         len(templates[tid].tags), tid))
@@ -564,15 +564,15 @@ def matching(bank: Bank, topic: str | None, difficulty: int | None = None) -> li
     ``layout/thirty-second-answer``).
     """
     if not topic:
-        return [tid for tid, t in sorted(bank.templates.items())
+        return [tid for tid, t in sorted(bank.summaries.items())
                 if not difficulty or t.difficulty == difficulty]
     folder = f"{topic.rstrip('/')}/"
-    named = [tid for tid, t in sorted(bank.templates.items())
+    named = [tid for tid, t in sorted(bank.summaries.items())
              if topic in (t.topic, *t.tags, tid) or tid.startswith(folder)]
     if not named:
-        named = [tid for tid in sorted(bank.templates) if tid.startswith(topic)]
+        named = [tid for tid in sorted(bank.summaries) if tid.startswith(topic)]
     return [tid for tid in named
-            if not difficulty or bank.templates[tid].difficulty == difficulty]
+            if not difficulty or bank.summaries[tid].difficulty == difficulty]
 
 
 # ---------------------------------------------------------------- mock interview
@@ -773,7 +773,7 @@ thirty seconds; composing it, a few minutes)."""
 
 def spoken_templates(bank: Bank) -> list[str]:
     """The bank's spoken (30-second answer) templates, in id order."""
-    return sorted(tid for tid, t in bank.templates.items() if t.kind == "spoken")
+    return sorted(tid for tid, t in bank.summaries.items() if t.kind == "spoken")
 
 
 def mock_plan(bank: Bank, n: int, rng: random.Random,
@@ -781,7 +781,7 @@ def mock_plan(bank: Bank, n: int, rng: random.Random,
     """N templates mixed across topics and difficulties (round-robin over topics),
     leaving out ``exclude``."""
     by_topic: dict[str, list[str]] = defaultdict(list)
-    for tid, t in sorted(bank.templates.items()):
+    for tid, t in sorted(bank.summaries.items()):
         if tid not in exclude:
             by_topic[t.topic].append(tid)
     for ids in by_topic.values():
@@ -794,6 +794,6 @@ def mock_plan(bank: Bank, n: int, rng: random.Random,
             if by_topic[topic] and len(plan) < n:
                 plan.append(by_topic[topic].pop())
     # Easy first, hard last, as interviews usually go.
-    plan.sort(key=lambda tid: bank.templates[tid].difficulty)
+    plan.sort(key=lambda tid: bank.summaries[tid].difficulty)
     return plan
 

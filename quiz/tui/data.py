@@ -145,7 +145,8 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
 
     drill = Drill(state.store, state.settings, now=now)
     ids = sorted(bank.templates) if bank is not None else None
-    titles = {tid: t.title for tid, t in bank.templates.items()} if bank is not None else {}
+    titles = {tid: t.title for tid, t in bank.summaries.items()} if bank is not None \
+        else {}
     from quiz.core.store.stats import readable, stats
     from quiz.core.trends import history_trends
 

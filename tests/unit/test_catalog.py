@@ -4,12 +4,13 @@ template is the template, and a broken or missing cache costs time, never correc
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 import questions.loader as loader
-from questions.catalog import build
+from questions.catalog import Catalog, build
 from questions.loader import bank_files, bundled_files, load_bank
 
 TEMPLATE = '''schema = 1
@@ -36,14 +37,45 @@ def write(folder: Path, name: str, title: str = "Mine") -> Path:
 def compiled(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The files compiled (parsed and checked) from now on."""
     seen: list[str] = []
-    real = loader.load_template
+    real = loader.parse_template
 
-    def counting(path: Path):  # type: ignore[no-untyped-def]
+    def counting(text: str, name: str = "<template>"):  # type: ignore[no-untyped-def]
+        seen.append(name)
+        return real(text, name)
+
+    monkeypatch.setattr(loader, "parse_template", counting)
+    return seen
+
+
+@pytest.fixture
+def read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The template files whose text is read from now on."""
+    seen: list[str] = []
+    real = loader.read_template_text
+
+    def counting(path: Path) -> str:
         seen.append(str(path))
         return real(path)
 
-    monkeypatch.setattr(loader, "load_template", counting)
+    monkeypatch.setattr(loader, "read_template_text", counting)
     return seen
+
+
+HOUR_AGO = time.time_ns() - 3600 * 10**9
+
+
+def later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """From now on, the catalog's clock is an hour ahead."""
+    import questions.catalog as catalog
+
+    now = time.time_ns()
+    monkeypatch.setattr(catalog, "_now", lambda: now + 3600 * 10**9)
+
+
+def age(*paths: Path) -> None:
+    """Date files an hour back, as files that were not just written are."""
+    for path in paths:
+        os.utime(path, ns=(HOUR_AGO, HOUR_AGO))
 
 
 def test_every_bundled_template_comes_back_from_the_cache_unchanged(tmp_path: Path) -> None:
@@ -95,6 +127,9 @@ def test_ask_validates_only_the_template_it_draws(tmp_path: Path,
     monkeypatch.setattr(Template, "model_validate", counting)
     bank = load_bank(cache=cache, only=["memory/model-state"])
     assert list(bank.templates) == ["memory/model-state"]
+    assert validated == []  # listed, not yet read
+    assert bank.get("memory/model-state").id == "memory/model-state"
+    assert bank.get("memory/model-state") is bank.get("memory/model-state")
     assert len(validated) == 1
     assert len(bank.sources) == len(bundled_files())
     with pytest.raises(LookupError, match="did you mean memory/model-state"):
@@ -137,3 +172,174 @@ def test_a_file_removed_since_it_was_cached_is_gone(tmp_path: Path) -> None:
     assert "mine/a" in load_bank([folder], bundled=False, cache=cache).templates
     os.remove(path)
     assert load_bank([folder], bundled=False, cache=cache).templates == {}
+
+
+def test_a_cached_bank_validates_a_template_only_when_it_is_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 15: a bank of 6,500 templates took seconds of validation before the first
+    question; the lists, plans and menus read the catalog's summaries instead."""
+    from questions.schema import Template
+    from quiz.core.session import matching, mock_plan, spoken_templates, teaching_order
+
+    cache = tmp_path / "bank.db"
+    fresh = load_bank(cache=cache)
+    validated: list[object] = []
+    real = Template.model_validate
+
+    def counting(data: object, *args: object, **kw: object) -> Template:
+        validated.append(data)
+        return real(data, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Template, "model_validate", counting)
+    bank = load_bank(cache=cache)
+    assert len(bank.templates) == len(fresh.templates)
+    assert list(bank.templates) == list(fresh.templates)
+    assert "memory/model-state" in bank.templates and "no/such" not in bank.templates
+    # What lists, plans and menus read comes from the catalog, not the templates.
+    assert teaching_order(bank) == teaching_order(fresh)
+    assert matching(bank, "memory") == matching(fresh, "memory")
+    assert spoken_templates(bank) == spoken_templates(fresh)
+    import random
+    assert mock_plan(bank, 8, random.Random(3)) == mock_plan(fresh, 8, random.Random(3))
+    for tid, summary in bank.summaries.items():
+        t = fresh.templates[tid]
+        assert (summary.id, summary.title, summary.topic, list(summary.tags),
+                summary.difficulty, summary.kind) == (t.id, t.title, t.topic, t.tags,
+                                                      t.difficulty, t.kind)
+    assert validated == []
+    assert bank.templates["memory/model-state"] == fresh.templates["memory/model-state"]
+    assert len(validated) == 1
+    with pytest.raises(KeyError):
+        bank.templates["no/such"]
+    assert bank.templates == fresh.templates  # every one validated, in one batch
+    assert len(validated) == len(fresh.templates)
+
+
+def test_a_file_edited_in_the_same_clock_tick_with_the_same_size_is_compiled_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, compiled: list[str]) -> None:
+    """On a file system that keeps times to the second (FAT, HFS+, some shares), a
+    same-size edit within the second leaves the stamp as it was: the content decides."""
+    import questions.catalog as catalog
+
+    def coarse(path: Path | str) -> tuple[str, int]:
+        st = os.stat(path)
+        whole = st.st_mtime_ns // 10**9 * 10**9
+        return f"{st.st_size}:{whole}", whole
+
+    monkeypatch.setattr(catalog, "stamp", coarse)
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    a = write(folder, "a", "First")
+    second = os.stat(a).st_mtime_ns // 10**9 * 10**9
+    os.utime(a, ns=(second, second))
+    assert build([a], cache).entries["mine/a"].title == "First"
+    write(folder, "a", "Other")  # the same size
+    os.utime(a, ns=(second, second))
+    compiled.clear()
+    catalog_ = build([a], cache)
+    assert compiled == [str(a)]
+    assert catalog_.entries["mine/a"].title == "Other"
+    assert catalog_.templates(["mine/a"])["mine/a"].title == "Other"
+    assert build([a], cache).entries["mine/a"].title == "Other"
+
+
+def test_a_same_size_edit_with_its_old_modification_time_is_seen(
+        tmp_path: Path, compiled: list[str]) -> None:
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    a = write(folder, "a", "First")
+    age(a)
+    build([a], cache)
+    write(folder, "a", "Other")
+    age(a)  # a tool that keeps times: the change time still moves
+    compiled.clear()
+    assert build([a], cache).entries["mine/a"].title == "Other"
+    assert compiled == [str(a)]
+
+
+def test_an_old_unchanged_file_is_not_even_read(tmp_path: Path, read: list[str]) -> None:
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    files = [write(folder, name) for name in "abc"]
+    age(*files)
+    build(files, cache)
+    read.clear()
+    assert len(build(files, cache).entries) == 3
+    assert read == []
+
+
+def test_a_touched_file_is_read_again_but_not_compiled(
+        tmp_path: Path, read: list[str], compiled: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    a, b = write(folder, "a"), write(folder, "b")
+    age(a, b)
+    build([a, b], cache)
+    read.clear()
+    compiled.clear()
+    os.utime(a)  # touch: a new stamp, the same text
+    assert len(build([a, b], cache).entries) == 2
+    assert (read, compiled) == ([str(a)], [])
+    later(monkeypatch)
+    build([a, b], cache)  # a was touched just before that look: once more
+    read.clear()
+    build([a, b], cache)
+    assert (read, compiled) == ([], [])  # the new stamp was kept
+
+
+def test_a_just_written_file_is_checked_until_it_is_old_enough(
+        tmp_path: Path, read: list[str], compiled: list[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    a = write(folder, "a")
+    build([a], cache)
+    read.clear()
+    compiled.clear()
+    build([a], cache)
+    assert (read, compiled) == ([str(a)], [])  # racy: read, found the same, kept
+    later(monkeypatch)
+    build([a], cache)  # checked long after it was written: no longer racy
+    read.clear()
+    build([a], cache)
+    assert (read, compiled) == ([], [])
+
+
+def test_added_edited_broken_fixed_and_removed_files_show_at_once(tmp_path: Path) -> None:
+    folder, cache = tmp_path / "mine", tmp_path / "bank.db"
+    folder.mkdir()
+    write(folder, "a")
+    age(folder / "a.toml")
+
+    def catalog() -> Catalog:
+        return build(bank_files([folder], bundled=False, packs=[]), cache)
+
+    assert catalog().ids == ["mine/a"]
+    write(folder, "b", "Added")
+    assert catalog().ids == ["mine/a", "mine/b"]
+    assert catalog().entries["mine/b"].title == "Added"
+    (folder / "b.toml").write_text(TEMPLATE.format(name="b", title="Broken").replace(
+        "difficulty = 1", "difficulty = 7"), encoding="utf-8")
+    broken = catalog()
+    assert broken.ids == ["mine/a"]
+    assert [(p.file, p.line, p.field) for p in broken.problems] == [
+        (str(folder / "b.toml"), 6, "difficulty")]
+    assert "less than or equal to 3" in broken.problems[0].reason
+    assert [str(p) for p in catalog().problems] == [str(p) for p in broken.problems]
+    write(folder, "b", "Fixed")
+    fixed = catalog()
+    assert fixed.entries["mine/b"].title == "Fixed" and fixed.problems == []
+    os.remove(folder / "a.toml")
+    assert catalog().ids == ["mine/b"]
+
+
+def test_a_cache_of_the_older_layout_is_replaced(tmp_path: Path) -> None:
+    import sqlite3
+
+    cache = tmp_path / "bank.db"
+    with sqlite3.connect(cache) as conn:
+        conn.execute("CREATE TABLE files (path TEXT PRIMARY KEY, stamp TEXT NOT NULL)")
+    conn.close()
+    assert len(load_bank(cache=cache).templates) == len(bundled_files())
+    assert len(load_bank(cache=cache).templates) == len(bundled_files())

@@ -13,13 +13,12 @@ from textual.widgets import DataTable, Footer, Input, Static
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from questions.loader import Bank
-    from questions.schema import Template
+    from questions.loader import Bank, Summary
 
 _DIFFICULTY = {1: "easy", 2: "medium", 3: "hard"}
 
 
-def matches(template: Template, query: str, pack: str | None = None) -> bool:
+def matches(template: Summary, query: str, pack: str | None = None) -> bool:
     """Whether every word of the query is in the id, title, topic, kind, tags or pack."""
     haystack = " ".join([template.id, template.title, template.topic, template.kind,
                          *template.tags, pack or ""]).lower()
@@ -64,14 +63,14 @@ class BrowserScreen(Screen[None]):
     def _fill(self, query: str) -> None:
         table = self.query_one("#browser-table", DataTable)
         table.clear()
-        shown = [t for tid, t in sorted(self.bank.templates.items())
+        shown = [t for tid, t in sorted(self.bank.summaries.items())
                  if matches(t, query, self.bank.packs.get(tid))]
         for t in shown:
             pack = self.bank.packs.get(t.id)
             title = f"{t.title} (pack {pack})" if pack else t.title
             table.add_row(t.id, _DIFFICULTY.get(t.difficulty, str(t.difficulty)), t.kind,
                           title, t.topic, key=t.id)
-        total = len(self.bank.templates)
+        total = len(self.bank.summaries)
         self.query_one("#browser-count", Static).update(
             f"{len(shown)} of {total} templates · ↓ to the list, Enter to preview, "
             "p to practise")

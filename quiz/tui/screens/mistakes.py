@@ -70,7 +70,7 @@ class MistakesScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Mistakes")
-        topics = sorted({t.topic for t in self.bank.templates.values()})
+        topics = sorted({t.topic for t in self.bank.summaries.values()})
         items = [(f"topic: {t}", t) for t in topics] + \
             [(f"rapid-fire item {i}", f"rapid-fire-{i}") for i in range(1, 8)]
         yield Select(items, prompt="All topics", id="mistakes-filter")

@@ -34,10 +34,10 @@ def practice_targets(bank: Bank) -> list[list[Target]]:
     """What can be practised, in groups: everything; each topic; each rapid-fire item;
     each area of the interview's next questions (decode, cost, MoE ...); every other
     tag, the tags of your own templates (and packs') first, such as "mine"."""
-    topics = sorted({t.topic for t in bank.templates.values()})
-    tags = {tag for t in bank.templates.values() for tag in t.tags}
+    topics = sorted({t.topic for t in bank.summaries.values()})
+    tags = {tag for t in bank.summaries.values() for tag in t.tags}
     root = _bank_root()
-    own = {tag for tid, t in bank.templates.items()
+    own = {tag for tid, t in bank.summaries.items()
            if not Path(bank.sources.get(tid, "")).resolve().is_relative_to(root)
            for tag in t.tags}
     free = tags - set(RAPID_FIRE) - set(AREAS) - set(topics)
