@@ -12,7 +12,7 @@ import sys
 import textwrap
 from collections.abc import Iterable, Sequence
 
-__all__ = ["render_table", "terminal_width"]
+__all__ = ["render_table", "terminal_width", "wrap_cell"]
 
 GAP = "  "
 """Between two columns."""
@@ -79,7 +79,8 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (),
     if not rows:
         return ""
     columns = len(rows[0])
-    widths = [max(len(str(row[i])) for row in rows) for i in range(columns)]
+    rows = [[str(cell) for cell in row] for row in rows]
+    widths = [max(map(len, column)) for column in zip(*rows, strict=True)]
     wrapping = set(range(columns - 1, columns) if wrap is None else wrap)
     right = set(right)
     if width is not None:
@@ -95,10 +96,15 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (),
             right = {keep.index(i) for i in right if i in keep}
         widths = _fit(widths, wrapping, width)
     lines: list[str] = []
-    for row in rows:
-        cells = [textwrap.wrap(str(cell), w, break_on_hyphens=False) or [""]
-                 if i in wrapping and len(str(cell)) > w else [str(cell)]
-                 for i, (cell, w) in enumerate(zip(row, widths, strict=True))]
+    one_line = GAP.join(f"{{:{'>' if i in right else '<'}{w}}}"
+                        for i, w in enumerate(widths)).format
+    wrapped = [(i, w) for i, w in enumerate(widths) if i in wrapping]
+    for texts in rows:
+        if all(len(texts[i]) <= w for i, w in wrapped):  # one line: most rows
+            lines.append(one_line(*texts).rstrip())
+            continue
+        cells = [wrap_cell(text, w) or [""] if i in wrapping and len(text) > w else [text]
+                 for i, (text, w) in enumerate(zip(texts, widths, strict=True))]
         for n in range(max(len(c) for c in cells)):
             parts = []
             for i, (cell, w) in enumerate(zip(cells, widths, strict=True)):
@@ -106,3 +112,28 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (),
                 parts.append(text.rjust(w) if i in right else text.ljust(w))
             lines.append(GAP.join(parts).rstrip())
     return "\n".join(lines)
+
+
+def wrap_cell(text: str, width: int) -> list[str]:
+    """``textwrap.wrap(text, width, break_on_hyphens=False)``, the same lines.
+
+    Words that fit, one space apart (titles, tag lists), are filled greedily here:
+    textwrap's general machinery took most of the time of printing a table of
+    thousands of templates on a terminal. Anything else goes to textwrap.
+
+    >>> wrap_cell("a long title here", 12)
+    ['a long title', 'here']
+    """
+    words = text.split(" ")
+    if text.split() != words or any(len(word) > width for word in words):
+        return textwrap.wrap(text, width, break_on_hyphens=False)
+    lines: list[str] = []
+    line = words[0]
+    for word in words[1:]:
+        if len(line) + 1 + len(word) <= width:
+            line += " " + word
+        else:
+            lines.append(line)
+            line = word
+    lines.append(line)
+    return lines

@@ -160,10 +160,9 @@ def _list(args: argparse.Namespace) -> int:
     found = _catalog(args)
     entries = [found.entries[tid] for tid in found.ids]
     if args.json:
-        print(json.dumps([{"id": e.id, "title": e.title, "topic": e.topic,
-                           "tags": list(e.tags), "difficulty": e.difficulty,
-                           "answer_kind": e.kind, "pack": e.pack} for e in entries],
-                         indent=2))
+        print(pretty_json([{"id": e.id, "title": e.title, "topic": e.topic,
+                            "tags": list(e.tags), "difficulty": e.difficulty,
+                            "answer_kind": e.kind, "pack": e.pack} for e in entries]))
         return 0
     bundled = {str(p) for p in bundled_files()}
     mine = sum(1 for e in entries if e.file not in bundled and e.pack is None)
@@ -184,6 +183,48 @@ def _list(args: argparse.Namespace) -> int:
         from_packs = f", {len(packs)} from packs: {', '.join(names)}"
     print(f"\n{_plural(len(rows), 'template')} ({mine} from your folders{from_packs})")
     return 0
+
+
+Flat = str | int | bool | None | list[str]
+
+
+def pretty_json(rows: Sequence[dict[str, Flat]]) -> str:
+    """``json.dumps(rows, indent=2)``, the same text, for rows of flat fields.
+
+    json's indented output runs in pure Python (0.2 s for 6,500 templates, as much as
+    everything else ``templates list --json`` does); this one writes the same layout
+    with json's C string encoder.
+
+    >>> print(pretty_json([{"id": "a/b", "tags": ["x"], "pack": None}]))
+    [
+      {
+        "id": "a/b",
+        "tags": [
+          "x"
+        ],
+        "pack": null
+      }
+    ]
+    """
+    from json.encoder import encode_basestring_ascii as text
+
+    def value(v: Flat) -> str:
+        if isinstance(v, str):
+            return text(v)
+        if isinstance(v, list):
+            return "[\n" + ",\n".join(f"      {text(x)}" for x in v) + "\n    ]" if v \
+                else "[]"
+        if v is None:
+            return "null"
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        return int.__repr__(v)
+
+    if not rows:
+        return "[]"
+    return "[\n" + ",\n".join(
+        "  {\n" + ",\n".join(f"    {text(k)}: {value(v)}" for k, v in row.items()) + "\n  }"
+        if row else "  {}" for row in rows) + "\n]"
 
 
 def _plural(n: int, word: str) -> str:

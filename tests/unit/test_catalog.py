@@ -3,6 +3,7 @@ template is the template, and a broken or missing cache costs time, never correc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -343,3 +344,25 @@ def test_a_cache_of_the_older_layout_is_replaced(tmp_path: Path) -> None:
     conn.close()
     assert len(load_bank(cache=cache).templates) == len(bundled_files())
     assert len(load_bank(cache=cache).templates) == len(bundled_files())
+
+
+def test_the_files_of_a_folder_that_is_gone_leave_the_cache(tmp_path: Path) -> None:
+    import shutil
+    import sqlite3
+
+    kept, temporary, cache = tmp_path / "kept", tmp_path / "temporary", tmp_path / "bank.db"
+    kept.mkdir()
+    temporary.mkdir()
+    a, b = write(kept, "a"), write(temporary, "b")
+    build([a, b], cache)
+    build([a], cache)  # b's folder is still there: kept for the next run that reads it
+
+    def cached() -> set[str]:
+        with contextlib.closing(sqlite3.connect(cache)) as conn:
+            return {row[0] for table in ("entries", "compiled")
+                    for row in conn.execute(f"SELECT path FROM {table}")}
+
+    assert cached() == {str(a), str(b)}
+    shutil.rmtree(temporary)
+    assert build([a], cache).ids == ["mine/a"]
+    assert cached() == {str(a)}
