@@ -9,6 +9,9 @@ under new ids into a --templates folder) are built in a temp folder, plus `quiz
 templates list` on that bank. The cases run alternately, so machine noise hits all
 alike. Prints min / median / p99 and the ratios of medians; asserts nothing.
 
+With a bank, `quiz drill` is also timed until its first question is on screen, with
+the bundled bank and with the big one (a question to answer is what "usable" means).
+
 Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N]
 Targets (issue 15): home usable <= 1.5x the minimal app; <= 0.3 s with 100k attempts;
 <= 2 s with 6,500 templates and `templates list` <= 1 s.
@@ -52,6 +55,10 @@ def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
 
 USABLE = ("in today's drill", "Done for today.")
 """What the home shows once the menu has today's counts (the person can start)."""
+
+QUESTION = ("Submit",)
+"""The question screen's keys line (Enter Submit, or ^d Submit for a paragraph): a
+question is on screen and takes an answer."""
 
 
 def time_to_any(command: list[str], texts: tuple[str, ...], timeout: float = 60.0) -> float:
@@ -140,6 +147,10 @@ def main() -> None:
             folder = big_bank(Path(tmp) / "templates", args.bank)
             cases[f"home usable, {args.bank:,} templates"] = (
                 [*quiz, "--templates", str(folder)], USABLE)
+            # Usable means a question to answer: `quiz drill` until its first question.
+            cases["drill first question"] = ([*quiz, "drill"], QUESTION)
+            cases[f"drill first question, {args.bank:,} templates"] = (
+                [*quiz, "--templates", str(folder), "drill"], QUESTION)
         # Warm-up: compiled bytecode, the file cache, the compiled-bank cache, today's
         # backup, the data folder.
         for command, texts in cases.values():
