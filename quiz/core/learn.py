@@ -276,7 +276,7 @@ def plan(bank: Bank, topic: str) -> list[str]:
     if not ids:
         import difflib
 
-        names = sorted({n for tid, t in bank.templates.items() for n in (tid, t.topic, *t.tags)})
+        names = sorted({n for tid, t in bank.summaries.items() for n in (tid, t.topic, *t.tags)})
         close = difflib.get_close_matches(topic, names, n=1)
         hint = f" (did you mean {close[0]}?)" if close else ""
         raise NoQuestions(f"no template matches {topic}{hint}")

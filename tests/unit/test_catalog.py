@@ -9,10 +9,12 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import questions.loader as loader
-from questions.catalog import Catalog, build
-from questions.loader import bank_files, bundled_files, load_bank
+from questions.catalog import Catalog, Entry, build
+from questions.loader import Bank, bank_files, bundled_files, load_bank
 
 TEMPLATE = '''schema = 1
 id = "mine/{name}"
@@ -366,3 +368,46 @@ def test_the_files_of_a_folder_that_is_gone_leave_the_cache(tmp_path: Path) -> N
     shutil.rmtree(temporary)
     assert build([a], cache).ids == ["mine/a"]
     assert cached() == {str(a)}
+
+
+def reference_teaching_order(bank: Bank) -> list[str]:
+    """teaching_order as it was before issue 15 (a scan of the list per pick)."""
+    from quiz.core.session import _rapid_fire_item
+
+    templates = bank.summaries
+    ranked = sorted(templates, key=lambda tid: (
+        templates[tid].difficulty, _rapid_fire_item(templates[tid]),
+        len(templates[tid].tags), tid))
+    order: list[str] = []
+    last_topic: str | None = None
+    while ranked:
+        level = templates[ranked[0]].difficulty
+        pick = next((i for i, tid in enumerate(ranked)
+                     if templates[tid].difficulty == level
+                     and templates[tid].topic != last_topic), 0)
+        tid = ranked.pop(pick)
+        order.append(tid)
+        last_topic = templates[tid].topic
+    return order
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["memory", "compute", "moe"]), st.integers(1, 3),
+                          st.lists(st.sampled_from(["rapid-fire-1", "rapid-fire-3", "x"]),
+                                   max_size=2, unique=True)), max_size=40))
+def test_teaching_order_is_the_same_order_without_the_scan(
+        specs: list[tuple[str, int, list[str]]]) -> None:
+    from quiz.core.session import teaching_order
+
+    bank = Bank(templates={}, listed={
+        f"{topic}/t{i}": Entry(f"t{i}.toml", f"{topic}/t{i}", "T", topic, tuple(tags), level,
+                               "number")
+        for i, (topic, level, tags) in enumerate(specs)})
+    assert teaching_order(bank) == reference_teaching_order(bank)
+
+
+def test_the_bundled_teaching_order_is_unchanged() -> None:
+    from quiz.core.session import teaching_order
+
+    bank = load_bank()
+    assert teaching_order(bank) == reference_teaching_order(bank)

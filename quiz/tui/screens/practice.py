@@ -3,6 +3,7 @@ schedule."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -37,8 +38,15 @@ def practice_targets(bank: Bank) -> list[list[Target]]:
     topics = sorted({t.topic for t in bank.summaries.values()})
     tags = {tag for t in bank.summaries.values() for tag in t.tags}
     root = _bank_root()
-    own = {tag for tid, t in bank.summaries.items()
-           if not Path(bank.sources.get(tid, "")).resolve().is_relative_to(root)
+    outside: dict[str, bool] = {}  # folder -> not in the bundled bank: one resolve each
+
+    def own_file(source: str) -> bool:
+        folder = os.path.dirname(source)
+        if folder not in outside:
+            outside[folder] = not Path(folder).resolve().is_relative_to(root)
+        return outside[folder]
+
+    own = {tag for tid, t in bank.summaries.items() if own_file(bank.sources.get(tid, ""))
            for tag in t.tags}
     free = tags - set(RAPID_FIRE) - set(AREAS) - set(topics)
     groups: list[list[Target]] = [
