@@ -157,7 +157,9 @@ async def test_drill_correct_answer_shows_feedback_and_moves_on(data_dir: Path) 
         await settle(pilot)
         assert "read as" in text_of(screen, "#answer-preview")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        # the screen is on the stack before it has composed: wait for its banner
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen)
+                       and app.screen.query(VerdictBanner))
         banner = app.screen.query_one(VerdictBanner)
         assert banner.has_class("-correct")
         assert "Worked solution" in app.screen.query_one(Derivation).text
