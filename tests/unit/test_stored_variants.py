@@ -203,6 +203,25 @@ def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(
     assert "(edited)" in json.loads(edited[1])["prompt"]
 
 
+def fresh_process(data: str, calls: list[list[str]]) -> tuple[str, set[str]]:
+    """Run `quiz --data-dir DATA CALL...` for each call in one new Python process: what
+    they printed, and which of sympy, pydantic, textual and solver.engine it imported."""
+    script = ("import contextlib, io, sys\n"
+              "from quiz.cli import main\n"
+              "out = io.StringIO()\n"
+              f"for call in {calls!r}:\n"
+              "    with contextlib.redirect_stdout(out):\n"
+              f"        assert main(['--data-dir', {data!r}, *call]) == 0\n"
+              "print(out.getvalue(), end='')\n"
+              "print('imported:', *(m for m in ('sympy', 'pydantic', 'textual',\n"
+              "                                 'solver.engine') if m in sys.modules))\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, check=True).stdout
+    printed, _, imported = out.rpartition("imported:")
+    return printed, set(imported.split())
+
+
 def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_sympy_or_pydantic(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = str(tmp_path / "data")
@@ -210,19 +229,12 @@ def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_
              ["check", "memory/model-state#3", "--answer", "128 GB", "--json"],
              ["ask", "parallelism/activations-only-axis#1"],
              ["check", "parallelism/activations-only-axis#1", "--answer", "b"]]
+    want = ""
     for call in calls:  # draws and stores them
-        assert run_cli(capsys, "--data-dir", data, *call)[0] == 0
-    script = ("import contextlib, io, sys\n"
-              "from quiz.cli import main\n"
-              f"for call in {calls!r}:\n"
-              "    with contextlib.redirect_stdout(io.StringIO()):\n"
-              f"        assert main(['--data-dir', {data!r}, *call]) == 0\n"
-              "print(sorted(m for m in ('sympy', 'pydantic', 'textual', 'solver.engine')\n"
-              "             if m in sys.modules))\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=env, check=True).stdout
-    assert out.strip() == "[]"
+        code, out, _ = run_cli(capsys, "--data-dir", data, *call)
+        assert code == 0
+        want += out
+    assert fresh_process(data, calls) == (want, set())
 
 
 def test_checking_a_formula_from_the_cache_imports_sympy_but_no_pydantic(
@@ -230,14 +242,4 @@ def test_checking_a_formula_from_the_cache_imports_sympy_but_no_pydantic(
     data = str(tmp_path / "data")
     call = ["check", "compute/flops-formula#0", "--answer", "2*P*D", "--json"]
     _, want, _ = run_cli(capsys, "--data-dir", data, *call)
-    script = ("import contextlib, io, sys\n"
-              "from quiz.cli import main\n"
-              "out = io.StringIO()\n"
-              "with contextlib.redirect_stdout(out):\n"
-              f"    assert main(['--data-dir', {data!r}, *{call!r}]) == 0\n"
-              "print(out.getvalue(), end='')\n"
-              "print('sympy' in sys.modules, 'pydantic' in sys.modules)\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                         env=env, check=True).stdout
-    assert out == want + "True False\n"
+    assert fresh_process(data, [call]) == (want, {"sympy"})
