@@ -33,6 +33,19 @@ def count_layouts(screen: QuestionScreen) -> list[int]:
     return count
 
 
+def count_workers(box: AnswerBox) -> list[str]:
+    """The texts the box hands to its preview worker from now on."""
+    workers: list[str] = []
+    read_in_worker = box._read_in_worker
+
+    def counted(text: str, *args: Any) -> Any:
+        workers.append(text)
+        return read_in_worker(text, *args)
+
+    box._read_in_worker = counted  # type: ignore[method-assign]
+    return workers
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("topic", ["memory/model-state", "parallelism/axes-memory-table",
                                    "parallelism/activations-untouched", "layout"])
@@ -84,14 +97,7 @@ async def test_a_formula_read_once_reads_again_with_the_echo(data_dir: Path) -> 
         await pilot.press("backspace")
         await settle(pilot)
         assert str(shown.render()) == preview(part, "6*P*")
-        workers: list[str] = []
-        read_in_worker = box._read_in_worker
-
-        def counted(text: str, *args: Any) -> Any:
-            workers.append(text)
-            return read_in_worker(text, *args)
-
-        box._read_in_worker = counted  # type: ignore[method-assign]
+        workers = count_workers(box)
         await pilot.press("D")
         assert box.value == "6*P*D" and str(shown.render()) == read
         await pilot.press("backspace")
@@ -101,3 +107,34 @@ async def test_a_formula_read_once_reads_again_with_the_echo(data_dir: Path) -> 
         await pilot.press("+")  # text not read before: a worker reads it
         await settle(pilot)
         assert workers == ["6*P*+"]
+
+
+async def test_a_short_paragraph_reads_with_the_echo_a_costly_one_in_the_worker(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A paragraph's reading grows with its length: it reads on the keystroke while the
+    last reading was within budget, and in the worker after one that was not."""
+    from quiz.core.session import preview
+
+    from .test_spoken_snapshots import spoken_app
+
+    # Every reading takes no time by this clock (a loaded machine must not decide).
+    monkeypatch.setattr("quiz.tui.widgets.answer_box.reading_clock", lambda: 0.0)
+    app = spoken_app(data_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        part = screen.question.part
+        box = screen.query_one(AnswerBox)
+        shown = box.query_one("#answer-preview")
+        workers = count_workers(box)
+        await pilot.press(*"TP 8 in the node")
+        assert str(shown.render()) == preview(part, "TP 8 in the node")
+        assert workers == []
+        box._last_cost = 1.0  # as if that reading had taken a second
+        await pilot.press(",")
+        await settle(pilot)
+        assert workers == ["TP 8 in the node,"]
+        assert str(shown.render()) == preview(part, "TP 8 in the node,")
+        await pilot.press("space")  # the worker's reading was quick: back on the keystroke
+        assert str(shown.render()) == preview(part, "TP 8 in the node, ")
+        assert workers == ["TP 8 in the node,"]

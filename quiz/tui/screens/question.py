@@ -29,7 +29,7 @@ from quiz.tui.messages import (
     SessionEnded,
     TaskFailed,
 )
-from quiz.tui.widgets.answer_box import AnswerBox
+from quiz.tui.widgets.answer_box import SYNC_BUDGET, AnswerBox
 from quiz.tui.widgets.countdown import Countdown
 from quiz.tui.widgets.keys_line import KeysLine
 from quiz.tui.widgets.question_card import QuestionCard, placeholder_for
@@ -159,13 +159,16 @@ class QuestionScreen(Screen[None]):
         part = question.part
         # Formulas build sympy expressions, and a paragraph is read span by span (4 ms
         # for a 30-second answer, 30 ms at 2,000 characters): their previews read in a
-        # worker; every other kind reads in well under a millisecond, on the keystroke.
+        # worker, a paragraph's on the keystroke while its reading stays within budget
+        # (a sentence or two); every other kind reads in well under a millisecond, on the
+        # keystroke.
         box = self.query_one(AnswerBox)
         multiline = asked_as(part.kind).multiline
         if multiline != box.multiline:
             self.query_one(KeysLine).set_keys(self._keys(multiline=multiline))
         box.reset(placeholder_for(part), lambda text: preview(part, text),
-                  slow=part.kind == "formula" or multiline, multiline=multiline)
+                  slow=part.kind == "formula" or multiline,
+                  budget=SYNC_BUDGET if multiline else None, multiline=multiline)
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:

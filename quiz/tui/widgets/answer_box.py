@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, cast
 
@@ -29,6 +30,14 @@ two lines, nearly all of them at 80 columns, never change its height as one type
 
 SLOW_PREVIEW_DEADLINE = 0.15
 """Seconds a slow (worker) preview may take before the box says it is still reading."""
+
+SYNC_BUDGET = 0.002
+"""Seconds a previewer given a budget (a paragraph's, whose reading grows with its
+length) may have taken on its last reading to read the next keystroke on the event loop,
+in the echo's frame; past it, readings go to the worker until one is quick again."""
+
+reading_clock: Callable[[], float] = time.perf_counter
+"""Times the readings against :data:`SYNC_BUDGET` (tests replace it)."""
 
 READINGS_KEPT = 512
 """Slow readings remembered per question (text -> preview), so that text read once (a
@@ -84,8 +93,9 @@ class AnswerBox(Vertical):
     The preview is read on the keystroke itself, so it paints in the same frame as the
     echo (numbers, choices, tables and layouts read in well under a millisecond). A
     previewer marked slow (formulas, which build sympy expressions, and paragraphs) runs
-    in a worker instead, unless the same text was read earlier in the question (then its
-    reading paints with the echo); if the worker has not answered by
+    in a worker instead, unless the same text was read earlier in the question, or a
+    paragraph's last reading was quick (see :data:`SYNC_BUDGET`): then its reading
+    paints with the echo. If the worker has not answered by
     :data:`SLOW_PREVIEW_DEADLINE`, the preview says it is still reading rather than
     showing a stale reading. Typing never lays the screen out again unless a reading
     needs more lines than the preview has (see :func:`_update_in_place`).
@@ -113,6 +123,9 @@ class AnswerBox(Vertical):
         self._slow = False
         self._readings: dict[str, str] = {}
         """The slow previewer's readings of this question (filled by the worker)."""
+        self._budget: float | None = None
+        self._last_cost = 0.0
+        """Seconds the slow previewer's last reading took (set by the worker too)."""
         self._deadline: Timer | None = None
 
     def compose(self) -> ComposeResult:
@@ -153,19 +166,26 @@ class AnswerBox(Vertical):
         return self.paragraph.text if self.multiline else self.input.value
 
     def reset(self, placeholder: str, previewer: Previewer | None, *,
-              slow: bool = False, multiline: bool = False) -> None:
+              slow: bool = False, budget: float | None = None,
+              multiline: bool = False) -> None:
         """Clear the box for a new question and focus it.
 
         Args:
             placeholder: the empty input's hint.
             previewer: reads typed text for the preview (None: no preview).
             slow: the previewer may take longer than a frame: run it in a worker.
+            budget: for a slow previewer whose cost grows with the text (a paragraph):
+                read on the keystroke itself while the last reading took less than
+                this many seconds (see :data:`SYNC_BUDGET`). None: always in the worker
+                (a formula, where sympy may take long on any keystroke).
             multiline: the answer is a paragraph: a text area where Enter starts a new
                 line and Ctrl+D submits.
         """
         self._previewer = previewer
         self._slow = slow
         self._readings = {}  # a worker still reading for the last question fills the old one
+        self._budget = budget
+        self._last_cost = 0.0
         self.set_class(multiline, "-multiline")
         if multiline:
             self.paragraph.placeholder = placeholder
@@ -218,6 +238,8 @@ class AnswerBox(Vertical):
             self._show_preview(_read(previewer, value))
             return
         known = self._readings.get(value)
+        if known is None and self._budget is not None and self._last_cost < self._budget:
+            known = self._readings[value] = self._timed_read(previewer, value)
         if known is not None:
             self._show_preview(known)
             return
@@ -239,8 +261,14 @@ class AnswerBox(Vertical):
     @work(thread=True, exclusive=True, group="answer-preview")
     def _read_in_worker(self, text: str, previewer: Previewer,
                         readings: dict[str, str]) -> None:
-        preview = readings[text] = _read(previewer, text)
+        preview = readings[text] = self._timed_read(previewer, text)
         self.post_message(PreviewRead(text, preview))
+
+    def _timed_read(self, previewer: Previewer, text: str) -> str:
+        start = reading_clock()
+        preview = _read(previewer, text)
+        self._last_cost = reading_clock() - start
+        return preview
 
     @on(PreviewRead)
     def _preview_read(self, event: PreviewRead) -> None:
