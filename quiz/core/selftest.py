@@ -14,7 +14,7 @@ from questions.derivation import explain
 from questions.errors import TemplateError
 from questions.kinds.number import count_mode
 from questions.schema import Template
-from questions.variants import PartVariant, Variant, make_variant
+from questions.variants import KnownMistake, PartVariant, Variant, make_variant, table_display
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
 from quiz.core.kinds.choice import as_shown
@@ -85,32 +85,24 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     if g.verdict != "correct":
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
     for j, m in enumerate(pv.mistakes):
+        typed = mistake_answer(pv, m)
+        if typed is None:
+            continue
         if m.value is not None and key.value is not None:
             if relative_error(m.value, key.value) <= key.tolerance:
                 fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
                      f"the key {key.value:.4g}", j)
                 continue
-            typed = format_value(m.value, key.unit or "1", digits=4)
-            if count_mode(pv.spec.answer):  # a count: type the whole number
-                typed = str(round(m.value))
         elif m.formula:
-            typed = m.formula
+            pass  # graded below, as a number is
         elif m.choice:
             if set(m.choice) == set(key.correct):
                 continue  # with a draw-dependent key this pick is right for this draw
-            typed = ", ".join(m.choice)
         elif m.cells:
-            from questions.variants import table_display
-
-            rows = pv.spec.rows
-            cells = {r: m.cells.get(r, key.cells.get(r, ())) for r in rows}
-            typed = table_display(rows, cells)
             g = grade(pv, typed)
             if g.mistake != m.name:
                 fail("mistake", f"{typed!r} should be recognized as {m.name!r}, got "
                      f"{g.mistake}", j)
-            continue
-        else:
             continue
         g = grade(pv, typed)
         credit = m.credit
@@ -122,6 +114,24 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
                  f"({g.mistake})", j)
     return out
+
+
+def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
+    """What a learner who makes known mistake `m` types for this part (None: a mistake
+    with nothing to type, such as a spoken answer's wrong figure)."""
+    key = pv.key
+    if m.value is not None and key.value is not None:
+        if count_mode(pv.spec.answer):  # a count: type the whole number
+            return str(round(m.value))
+        return format_value(m.value, key.unit or "1", digits=4)
+    if m.formula:
+        return m.formula
+    if m.choice:
+        return ", ".join(m.choice)
+    if m.cells:
+        rows = pv.spec.rows
+        return table_display(rows, {r: m.cells.get(r, key.cells.get(r, ())) for r in rows})
+    return None
 
 
 def check_template(t: Template, seeds: int = 20) -> list[Failure]:
