@@ -10,6 +10,9 @@ layout the engine finds. Keys the learner leaves out are chosen best for the lay
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -124,18 +127,58 @@ def workload_for(inputs: Inputs) -> Workload:
                                                              "microbatches": 1}))
 
 
+RANKINGS_KEPT = 256
+"""Searches remembered (one per workload): a variant is drawn twice by the self-test, and
+drawing, grading and feedback each rank the same workload; a search takes 0.1-0.5 s."""
+
+_RANKINGS: OrderedDict[tuple[object, ...], Ranking | str] = OrderedDict()
+"""A workload's every figure -> its ranking, or why nothing fits; least recently used
+dropped first."""
+_RANKINGS_LOCK = threading.Lock()
+
+
 def ranking_for(inputs: Inputs) -> Ranking:
-    """Search the question's workload.
+    """Search the question's workload (once per workload: see :data:`RANKINGS_KEPT`).
+
+    Raises:
+        SolverError: when no layout fits (with the closest).
+    """
+    return ranked(workload_for(inputs))
+
+
+def workload_key(w: Workload) -> tuple[object, ...]:
+    """Every figure of a workload, hashable: the whole of what a search reads."""
+    from dataclasses import fields
+
+    return tuple(tuple(sorted(v.items())) if isinstance(v, Mapping) else v
+                 for v in (getattr(w, f.name) for f in fields(w)))
+
+
+def ranked(w: Workload) -> Ranking:
+    """:func:`solver.layouts.rank` of a workload, remembered by :func:`workload_key`.
 
     Raises:
         SolverError: when no layout fits (with the closest).
     """
     from solver.layouts import NothingFits, rank
 
-    try:
-        return rank(workload_for(inputs))
-    except NothingFits as exc:
-        raise SolverError(str(exc)) from exc
+    key = workload_key(w)
+    with _RANKINGS_LOCK:  # grading runs in worker threads too
+        got = _RANKINGS.get(key)
+        if got is not None:
+            _RANKINGS.move_to_end(key)
+    if got is None:
+        try:
+            got = rank(w)
+        except NothingFits as exc:
+            got = str(exc)
+        with _RANKINGS_LOCK:
+            _RANKINGS[key] = got
+            if len(_RANKINGS) > RANKINGS_KEPT:
+                _RANKINGS.popitem(last=False)
+    if isinstance(got, str):
+        raise SolverError(got)
+    return got
 
 
 def key_of(e: Evaluation) -> Layout:

@@ -313,9 +313,11 @@ def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
 
     a = pv.spec.answer
     answer = Answer(unit=st.unit, tolerance=a.tolerance)
+    # Every field given: pydantic inspects a default factory's signature on each
+    # model_construct that calls one (1 ms, most of a step's cost).
     spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind="number",
                                 answer=answer, choices=[], rows=[], columns={},
-                                mistakes=[], hints=[])
+                                mistakes=[], hints=[], tags=[])
     key = Key("number", st.result, st.value, st.unit, a.tolerance)
     return replace(pv, prompt=spec.prompt, spec=spec, key=key,
                    mistakes=_step_mistakes(pv, st), accepted=(), env=dict(pv.env),
@@ -362,7 +364,7 @@ def _option_steps(pv: PartVariant, add: Any) -> None:
                else f"Is ({label}) the right option: “{choice}”? (yes or no)")
         spec = Part.model_construct(prompt=ask, answer_kind="choice", answer=answer,
                                     choices=["yes", "no"], rows=[], columns={},
-                                    mistakes=[], hints=[])
+                                    mistakes=[], hints=[], tags=[])
         key = Key("choice", "yes" if right else "no", correct=("a" if right else "b",))
         step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
                           follow=None)
@@ -382,7 +384,7 @@ def _row_steps(pv: PartVariant, add: Any) -> None:
                f"`{row}: {' '.join(list(pv.spec.columns)[:2])}`, or `{row}: -` for none.")
         spec = Part.model_construct(prompt=ask, answer_kind="table",
                                     answer=pv.spec.answer, choices=[], rows=[row],
-                                    columns=pv.spec.columns, mistakes=[], hints=[])
+                                    columns=pv.spec.columns, mistakes=[], hints=[], tags=[])
         key = Key("table", table_display([row], cells), cells=cells)
         step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
                           follow=None)

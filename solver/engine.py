@@ -152,11 +152,33 @@ def resolve_inputs(
     Raises:
         SolverError: unknown preset or key, a bad value, or an impossible layout.
     """
-    inp = Inputs()
-    for key in KEYS.values():
-        if key.default is not None:
-            inp.values[key.name] = key.default
-            inp.origin[key.name] = "default"
+    values, origin = _preset_layer(model, gpu)
+    inp = Inputs(dict(values), dict(origin))
+    for k, v in (overrides or {}).items():
+        inp.values[k] = parse_value(k, v)
+        inp.origin[k] = "set"
+    _derive_defaults(inp)
+    _validate(inp)
+    return inp
+
+
+PRESET_LAYERS_KEPT = 256
+"""(model, GPU) pairs whose parsed defaults and presets are remembered."""
+
+_PRESET_LAYERS: dict[tuple[object, ...], tuple[dict[str, Value], dict[str, str]]] = {}
+
+
+def _preset_layer(model: str | None, gpu: str | None) -> tuple[
+        dict[str, Value], dict[str, str]]:
+    """The keys' defaults with a model's and a GPU's presets parsed over them: (values,
+    origin), shared, to be copied. Parsed once per content (the self-test resolves
+    inputs for the same presets hundreds of thousands of times): the key holds every
+    preset value with its type, so a preset that changed is parsed again.
+
+    Raises:
+        SolverError: an unknown preset, or a preset value that cannot be read.
+    """
+    chosen = []
     for kind, name, table in (("model", model, MODELS), ("gpu", gpu, GPUS)):
         if name is None:
             continue
@@ -164,15 +186,25 @@ def resolve_inputs(
         if preset is None:
             raise SolverError(f"unknown {kind} {name!r}{_suggest(name, table)}; "
                               f"known: {', '.join(table)}")
-        for k, v in preset.values.items():
-            inp.values[k] = parse_value(k, v)
-            inp.origin[k] = kind
-    for k, v in (overrides or {}).items():
-        inp.values[k] = parse_value(k, v)
-        inp.origin[k] = "set"
-    _derive_defaults(inp)
-    _validate(inp)
-    return inp
+        chosen.append((kind, preset.values))
+    key = tuple((kind, tuple((k, type(v), v) for k, v in values.items()))
+                for kind, values in chosen)
+    got = _PRESET_LAYERS.get(key)
+    if got is not None:
+        return got
+    inp = Inputs()
+    for k in KEYS.values():
+        if k.default is not None:
+            inp.values[k.name] = k.default
+            inp.origin[k.name] = "default"
+    for kind, values in chosen:
+        for name, v in values.items():
+            inp.values[name] = parse_value(name, v)
+            inp.origin[name] = kind
+    if len(_PRESET_LAYERS) >= PRESET_LAYERS_KEPT:
+        _PRESET_LAYERS.clear()
+    got = _PRESET_LAYERS[key] = (inp.values, inp.origin)
+    return got
 
 
 def _derive(inp: Inputs, name: str, value: float | None) -> None:
@@ -532,6 +564,39 @@ class _Substituted(StrPrinter):
         return _num(self._env[expr.name])
 
 
+_MARK = "\x00"
+
+
+class _Marked(StrPrinter):
+    """Prints a formula with each symbol as ``<NUL>name<NUL>``, to be filled in later."""
+
+    def _print_Symbol(self, expr: sp.Symbol) -> str:
+        return f"{_MARK}{expr.name}{_MARK}"
+
+
+@lru_cache(maxsize=4096)
+def _substitution_plan(local: sp.Expr) -> tuple[str, ...]:
+    """A formula printed once with its symbols marked: text, name, text, name, ..."""
+    return tuple(_Marked().doprint(local).split(_MARK))
+
+
+def substituted(local: sp.Expr, env: Mapping[str, float]) -> str:
+    """`local` printed with each symbol replaced by its number (as :class:`_Substituted`
+    prints it), from a plan printed once per formula: sympy's printer is most of a
+    solve, and walking many variants prints the same formulas with new numbers.
+
+    sympy decides the sign of a sum's term by the text it printed (``x - 3`` rather than
+    ``x + -3``), so a negative or non-finite number takes the printer itself.
+    """
+    plan = _substitution_plan(local)
+    numbers = [env[name] for name in plan[1::2]]
+    if not all(v >= 0 and v != math.inf for v in numbers):
+        return str(_Substituted(env).doprint(local))
+    out = list(plan)
+    out[1::2] = [_num(v) for v in numbers]
+    return "".join(out)
+
+
 def _show(v: float, unit: str, binary: bool) -> str:
     return format_value(v, unit, binary=binary and unit in ("B", "B/s"))
 
@@ -577,7 +642,7 @@ def solve(
     for node in d.nodes:
         formula, shown = _formula_texts(node.local)
         steps.append(Step(node.name, node.text, f"{node.name} = {formula}",
-                          _Substituted(env).doprint(node.local), env[node.name], node.unit,
+                          substituted(node.local, env), env[node.name], node.unit,
                           _show(env[node.name], node.unit, binary),
                           f"{node.name} = {shown}", pretty(node.local, env)))
     last = d.nodes[-1]

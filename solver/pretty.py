@@ -23,6 +23,7 @@ printer keeps what a reader expects instead:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 import sympy as sp
@@ -58,7 +59,28 @@ def pretty(expr: Any, env: Mapping[str, float] | None = None) -> str:
         node = sp.Float(expr)
     else:
         raise TypeError(f"pretty() takes a sympy expression or a number, not {type(expr).__name__}")
-    return _Printer(env).show(node)
+    if env is None:
+        return _Printer(None).show(node)
+    out = list(_plan(node))
+    for i in range(1, len(out), 2):  # a name, marked: `N` a number, `P` one in a base
+        text = number(env[out[i][1:]])
+        out[i] = f"({text})" if out[i][0] == "P" and not text.isdigit() else text
+    return "".join(out)
+
+
+_MARK = "\x00"
+
+
+@lru_cache(maxsize=4096)
+def _plan(node: sp.Basic) -> tuple[str, ...]:
+    """`node` printed once with numbers in, its symbols marked (text, mark, text, ...):
+    walking many variants prints the same formulas with new numbers. Nothing but a
+    symbol's number depends on the numbers, so filling the marks in prints the same."""
+    return tuple(_Printer(_MARKED).show(node).split(_MARK))
+
+
+_MARKED: Mapping[str, float] = {}
+"""The environment that makes :class:`_Printer` mark each symbol (see :func:`_plan`)."""
 
 
 class _Printer:
@@ -76,6 +98,8 @@ class _Printer:
     # printing -------------------------------------------------------------
     def show(self, e: sp.Basic) -> str:
         if isinstance(e, sp.Symbol):
+            if self.env is _MARKED:
+                return f"{_MARK}N{e.name}{_MARK}"
             return number(self.env[e.name]) if self.env is not None else e.name
         if isinstance(e, sp.Integer):
             return str(int(e))
@@ -171,7 +195,9 @@ class _Printer:
         if exp.is_number and exp < 0:
             return f"1/{self.factor(sp.Pow(base, -exp))}"
         inner = self.show(base)
-        if not isinstance(base, sp.Symbol | sp.Integer) or (
+        if self.env is _MARKED and isinstance(base, sp.Symbol):
+            inner = f"{_MARK}P{base.name}{_MARK}"  # brackets decided when filled in
+        elif not isinstance(base, sp.Symbol | sp.Integer) or (
                 self.env is not None and not inner.isdigit()):
             inner = f"({inner})"
         if isinstance(exp, sp.Integer):

@@ -1,0 +1,284 @@
+"""The self-test's speed comes from caches keyed by content; each gives what the work it
+saves would give, stays bounded, and the self-test still catches what it caught.
+
+Caches: a formula's substitution printed from a plan printed once
+(:func:`solver.engine.substituted`, :func:`solver.pretty.pretty`), a layout search per
+workload (:func:`questions.layout.ranked`), the presets parsed once per content
+(:func:`solver.engine.resolve_inputs`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import pytest
+import sympy as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import questions.kinds
+import questions.layout as qlayout
+import questions.variants as qvariants
+import solver.engine as engine
+import solver.layouts as slayouts
+from questions.loader import load_bank
+from questions.schema import Template
+from quiz.core.selftest import check_template
+from solver.keys import Value
+from solver.presets import MODELS, Preset
+from solver.pretty import _Printer, pretty
+from solver.quantities import QUANTITIES
+
+BANK = load_bank(bundled=True)
+
+
+def _formulas() -> list[sp.Expr]:
+    """Every step's formula under a few sets of conventions."""
+    found: dict[sp.Expr, None] = {}
+    conventions: list[tuple[str, dict[str, Value]]] = [
+        ("llama3-70b", {}), ("gpt3-175b", {"recompute": "full", "zero": 3}),
+        ("mixtral-8x7b", {"attention_term": "causal", "tp": 2})]
+    for model, over in conventions:
+        ctx = engine.ctx_of(engine.resolve_inputs(model, "h100", over).values)
+        for q in QUANTITIES:
+            try:
+                d = engine.derivation(q, ctx)
+            except engine.SolverError:
+                continue
+            found.update(dict.fromkeys(n.local for n in d.nodes))
+    return list(found)
+
+
+FORMULAS = _formulas()
+NUMBERS = st.one_of(
+    st.sampled_from([0.0, -0.0, 1.0, 2.0, 8.0, 0.5, 1e-3, 3e-12, 12345678.0, 7.055e10,
+                     -3.0, -0.25, float("inf"), float("-inf"), float("nan")]),
+    st.floats(allow_nan=False, allow_infinity=False, min_value=-1e30, max_value=1e30),
+    st.integers(-10**9, 10**9).map(float))
+
+
+def outcome(f: Callable[[], str]) -> str:
+    """What printing gives: the text, or the kind of error it raises."""
+    try:
+        return f()
+    except Exception as exc:  # the same failure either way is what is compared
+        return f"raises {type(exc).__name__}"
+
+
+def test_the_formulas_cover_the_solver() -> None:
+    assert len(FORMULAS) > 100
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(FORMULAS), st.data())
+def test_a_substitution_printed_from_its_plan_is_what_sympy_prints(
+    local: sp.Expr, data: st.DataObject
+) -> None:
+    env = {s.name: data.draw(NUMBERS) for s in local.free_symbols}
+    want = outcome(lambda: engine._Substituted(env).doprint(local))
+    assert outcome(lambda: engine.substituted(local, env)) == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(FORMULAS), st.data())
+def test_a_pretty_substitution_from_its_plan_is_what_the_printer_walks_to(
+    local: sp.Expr, data: st.DataObject
+) -> None:
+    env = {s.name: data.draw(NUMBERS) for s in local.free_symbols}
+    assert outcome(lambda: pretty(local, env)) == outcome(lambda: _Printer(env).show(local))
+
+
+def test_a_power_of_a_number_that_is_not_whole_is_bracketed() -> None:
+    h = sp.Symbol("hidden", positive=True)
+    assert pretty(h**2, {"hidden": 8}) == "8²"
+    assert pretty(h**2, {"hidden": 0.5}) == "(0.5)²"
+    assert pretty(h**2, {"hidden": 8}) == "8²"  # the plan is shared; its brackets are not
+
+
+def test_sympy_decides_a_terms_sign_by_its_text_so_negatives_print_as_sympy_does() -> None:
+    x, y = sp.symbols("x y", positive=True)
+    assert engine.substituted(x + y, {"x": 2, "y": -3}) == "2 - 3"
+    assert engine.substituted(x + y, {"x": 2, "y": 3}) == "2 + 3"
+
+
+# ---------------------------------------------------------------- layout searches
+
+
+def layout_inputs() -> engine.Inputs:
+    return engine.resolve_inputs("llama3-8b", "h100", {"gpus": 16, "global_batch": 64,
+                                                       "seq": 4096})
+
+
+@pytest.fixture
+def searches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The workloads actually searched (the remembered ones start empty)."""
+    monkeypatch.setattr(qlayout, "_RANKINGS", type(qlayout._RANKINGS)())
+    seen: list[Any] = []
+    real = slayouts.rank
+
+    def counting(w: Any, fixed: Any = None) -> Any:
+        seen.append(w)
+        return real(w, fixed)
+
+    monkeypatch.setattr(slayouts, "rank", counting)
+    return seen
+
+
+def test_a_workload_is_searched_once_however_often_it_is_ranked(searches: list[Any]) -> None:
+    inputs = layout_inputs()
+    first = qlayout.ranking_for(inputs)
+    assert qlayout.best_layout(inputs).display == qlayout.key_of(first.best).display
+    qlayout.judge(qlayout.read_layout("tp=1 pp=1 mb=1 zero=1"), inputs)
+    assert len(searches) == 1
+
+
+def test_a_workload_that_differs_in_any_figure_is_searched_again(searches: list[Any]) -> None:
+    w = qlayout.workload_for(layout_inputs())
+    qlayout.ranked(w)
+    constants = {**w.constants}
+    constants[next(iter(constants))] *= 1.5
+    qlayout.ranked(replace(w, constants=constants))
+    qlayout.ranked(replace(w, hbm_bytes=w.hbm_bytes * 2))
+    qlayout.ranked(w)
+    assert len(searches) == 3
+
+
+def test_nothing_fits_is_remembered_as_the_same_one_line_error(searches: list[Any]) -> None:
+    w = replace(qlayout.workload_for(layout_inputs()), hbm_bytes=1e9)
+    messages = []
+    for _ in range(2):
+        with pytest.raises(engine.SolverError) as caught:
+            qlayout.ranked(w)
+        messages.append(str(caught.value))
+    assert len(searches) == 1
+    assert messages[0] == messages[1]
+    assert messages[0].startswith("nothing fits in memory")
+
+
+def test_the_remembered_searches_are_bounded(
+    searches: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(qlayout, "RANKINGS_KEPT", 2)
+    w = qlayout.workload_for(layout_inputs())
+    for batch in (64, 128, 256, 64):
+        qlayout.ranked(replace(w, global_batch=batch))
+    assert len(qlayout._RANKINGS) == 2
+    assert len(searches) == 4  # 64 was dropped (least recently used) and searched again
+
+
+# ---------------------------------------------------------------- presets
+
+
+def test_presets_are_parsed_once_then_only_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
+    engine._PRESET_LAYERS.clear()
+    calls: list[str] = []
+    real = engine.parse_value
+
+    def counting(name: str, raw: Value) -> Value:
+        calls.append(name)
+        return real(name, raw)
+
+    monkeypatch.setattr(engine, "parse_value", counting)
+    first = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
+    parsed = len(calls)
+    calls.clear()
+    again = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
+    assert calls == ["tp"]
+    assert parsed > 10
+    assert (again.values, again.origin) == (first.values, first.origin)
+    again.values["layers"] = 1  # a caller's copy, never the remembered one
+    assert engine.resolve_inputs("llama3-70b", "h100").values["layers"] == 80
+
+
+def test_a_preset_whose_content_changed_is_parsed_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert engine.resolve_inputs("llama3-8b").values["layers"] == 32
+    old = MODELS["llama3-8b"]
+    monkeypatch.setitem(MODELS, "llama3-8b",
+                        Preset(old.name, old.title, old.source, {**old.values, "layers": 16}))
+    assert engine.resolve_inputs("llama3-8b").values["layers"] == 16
+
+
+def test_remembered_presets_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "PRESET_LAYERS_KEPT", 3)
+    engine._PRESET_LAYERS.clear()
+    for model in list(MODELS)[:5]:
+        engine.resolve_inputs(model)
+    assert len(engine._PRESET_LAYERS) <= 3
+
+
+# ---------------------------------------------------------------- the self-test's strength
+
+
+def template(tid: str) -> Template:
+    return BANK.templates[tid]
+
+
+def test_a_template_drawn_differently_each_time_fails_as_not_deterministic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = template("memory/model-state")
+    assert check_template(t, seeds=2) == []
+    real = qvariants._draw
+    calls = [0]
+
+    def drifting(spec: Any, rng: random.Random) -> Any:  # a draw with a memory of its own
+        value = real(spec, rng)
+        calls[0] += 1
+        if calls[0] % 3:
+            return value
+        return spec.choices[(spec.choices.index(value) + 1) % len(spec.choices)] \
+            if spec.choices else value * 2
+
+    monkeypatch.setattr(qvariants, "_draw", drifting)
+    failures = [f for f in check_template(t, seeds=8) if f.check == "deterministic"]
+    assert failures, "a variant that changes between draws passed the self-test"
+
+
+def test_a_key_that_changes_between_whole_draws_fails_as_not_deterministic(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = template("memory/model-state")
+    kind = questions.kinds.KINDS["number"]
+    calls = [0]
+
+    def drifting(ctx: Any) -> Any:  # the same parameters, another key every other draw
+        drawn = kind.draw_key(ctx)
+        calls[0] += 1
+        if calls[0] % 2:
+            return drawn
+        return replace(drawn, key=replace(drawn.key, display=drawn.key.display + "0"))
+
+    monkeypatch.setitem(questions.kinds.KINDS, "number", replace(kind, draw_key=drifting))
+    failures = [f for f in check_template(t, seeds=2) if f.check == "deterministic"]
+    assert [f.detail for f in failures] == ["two keys differ"] * 2
+
+
+def test_a_key_that_does_not_grade_right_fails_with_warm_caches(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = template("memory/model-state")
+    assert check_template(t, seeds=2) == []  # every cache warm for this template
+    kind = questions.kinds.KINDS["number"]
+
+    def doubled(ctx: Any) -> Any:  # a key shown as twice its value
+        drawn = kind.draw_key(ctx)
+        shown = f"{2 * (drawn.key.value or 0) / 1e9:.4g} GB"
+        return replace(drawn, key=replace(drawn.key, display=shown))
+
+    monkeypatch.setitem(questions.kinds.KINDS, "number", replace(kind, draw_key=doubled))
+    failures = check_template(t, seeds=2)
+    assert {f.check for f in failures} >= {"key display"}, failures
+
+
+def test_a_known_mistake_equal_to_the_key_fails_with_warm_caches() -> None:
+    t = template("memory/model-state")
+    assert check_template(t, seeds=2) == []
+    same = t.mistakes[0].model_copy(update={"set": {"bytes_per_param": 16}})
+    failures = check_template(t.model_copy(update={"mistakes": [same, *t.mistakes[1:]]}),
+                              seeds=2)
+    assert [(f.check, f.mistake) for f in failures] == [("mistake", 0)] * 2, failures
