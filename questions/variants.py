@@ -447,7 +447,7 @@ def make_variant(t: Template, seed: int) -> Variant:
             cannot be derived (named, with the solver's reason).
     """
     comp = compiled(t)
-    params, inputs = draw_params(t, seed)
+    params = draw_params(t, seed)[0]
     parts: list[PartVariant] = []
     for i, p in enumerate(t.all_parts(), 1):
         parts.append(_part(t, seed, i, p, params, comp, parts))
