@@ -178,17 +178,8 @@ def _preset_layer(model: str | None, gpu: str | None) -> tuple[
     Raises:
         SolverError: an unknown preset, or a preset value that cannot be read.
     """
-    chosen = []
-    for kind, name, table in (("model", model, MODELS), ("gpu", gpu, GPUS)):
-        if name is None:
-            continue
-        preset = table.get(name)
-        if preset is None:
-            raise SolverError(f"unknown {kind} {name!r}{_suggest(name, table)}; "
-                              f"known: {', '.join(table)}")
-        chosen.append((kind, preset.values))
-    key = tuple((kind, tuple((k, type(v), v) for k, v in values.items()))
-                for kind, values in chosen)
+    chosen = _presets(model, gpu)
+    key = _presets_key(chosen)
     got = _PRESET_LAYERS.get(key)
     if got is not None:
         return got
@@ -205,6 +196,31 @@ def _preset_layer(model: str | None, gpu: str | None) -> tuple[
         _PRESET_LAYERS.clear()
     got = _PRESET_LAYERS[key] = (inp.values, inp.origin)
     return got
+
+
+def _presets(model: str | None, gpu: str | None) -> list[tuple[str, Mapping[str, Value]]]:
+    """(kind, values) of the model's and the GPU's presets.
+
+    Raises:
+        SolverError: an unknown preset.
+    """
+    chosen: list[tuple[str, Mapping[str, Value]]] = []
+    for kind, name, table in (("model", model, MODELS), ("gpu", gpu, GPUS)):
+        if name is None:
+            continue
+        preset = table.get(name)
+        if preset is None:
+            raise SolverError(f"unknown {kind} {name!r}{_suggest(name, table)}; "
+                              f"known: {', '.join(table)}")
+        chosen.append((kind, preset.values))
+    return chosen
+
+
+def _presets_key(chosen: list[tuple[str, Mapping[str, Value]]]) -> tuple[object, ...]:
+    """The presets' content, hashable: every value with its type (True and 1 are equal
+    and hash alike; a preset changed under the same name must not hit)."""
+    return tuple((kind, tuple((k, type(v), v) for k, v in values.items()))
+                 for kind, values in chosen)
 
 
 def _derive(inp: Inputs, name: str, value: float | None) -> None:
@@ -601,6 +617,13 @@ def _show(v: float, unit: str, binary: bool) -> str:
     return format_value(v, unit, binary=binary and unit in ("B", "B/s"))
 
 
+SOLVES_KEPT = 1024
+"""Results remembered: a variant's worked derivation is asked for by its feedback, its
+walk-through and the self-test, and variants drawn from a few choices repeat."""
+
+_SOLVES: dict[tuple[object, ...], Result] = {}
+
+
 def solve(
     name: str,
     *,
@@ -609,6 +632,9 @@ def solve(
     overrides: Mapping[str, Value] | None = None,
 ) -> Result:
     """Derive `name` for a model, a GPU and overrides, with worked steps.
+
+    The result is remembered by the presets' content and every override's value and
+    type (a bounded number of them) and shared: read it, never change it.
 
     >>> solve("train_flops", model="llama3-70b").display
     '6.35e24 FLOP'
@@ -620,6 +646,24 @@ def solve(
     if name not in QUANTITIES:
         raise SolverError(f"unknown quantity {name!r}{_suggest(name, QUANTITIES)}; "
                           "see quiz solve --list")
+    # repr tells -0.0 from 0.0; the type tells True from 1 (equal, and hashed alike).
+    key = (name, _presets_key(_presets(model, gpu)), tuple(sorted(
+        ((k, type(v), repr(v) if isinstance(v, float) else v)
+         for k, v in (overrides or {}).items()), key=lambda item: item[0])))
+    try:
+        got = _SOLVES.get(key)
+    except TypeError:  # a value that cannot be hashed: parse_value will say what is wrong
+        return _solve(name, model, gpu, overrides)
+    if got is None:
+        got = _solve(name, model, gpu, overrides)
+        if len(_SOLVES) >= SOLVES_KEPT:
+            _SOLVES.clear()
+        _SOLVES[key] = got
+    return got
+
+
+def _solve(name: str, model: str | None, gpu: str | None,
+           overrides: Mapping[str, Value] | None) -> Result:
     inp = resolve_inputs(model, gpu, overrides)
     binary = bool(inp.values.get("binary", False))
     numbers = {k: float(v) for k, v in inp.values.items() if not isinstance(v, bool | str)}

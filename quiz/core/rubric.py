@@ -17,10 +17,10 @@ so a reply comes back in milliseconds whatever is typed.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 from quiz.core.reading import Unreadable, read_number
@@ -81,8 +81,8 @@ class Mention:
             if span is not None and not (unit in NEEDS_UNIT and
                                          not re.search(r"[A-Za-z%]", span)) and \
                     (noun is None or noun == unit):
-                with contextlib.suppress(Unreadable):
-                    value = (read_number(span, unit).value, span)
+                number = _value(span, unit)
+                value = None if number is None else (number, span)
             self._read[unit] = value
         return self._read[unit]
 
@@ -113,11 +113,22 @@ def _noun_unit(span: str) -> str | None:
 
 
 def _reads(span: str, unit: str) -> bool:
+    return _value(span, unit) is not None
+
+
+SPANS_KEPT: Final = 8192
+"""Spans whose reading is remembered. A span is a number and at most three words, and
+the same ones recur: the key is read again with one figure changed for every known
+mistake, each figure is tried in every base unit, and variants share their wording."""
+
+
+@lru_cache(maxsize=SPANS_KEPT)
+def _value(span: str, unit: str) -> float | None:
+    """A span's value in base unit ``unit``, or None when it does not read as one."""
     try:
-        read_number(span, unit)
+        return read_number(span, unit).value
     except Unreadable:
-        return False
-    return True
+        return None
 
 
 def mentions(text: str) -> list[Mention]:

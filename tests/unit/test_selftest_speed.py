@@ -4,7 +4,9 @@ saves would give, stays bounded, and the self-test still catches what it caught.
 Caches: a formula's substitution printed from a plan printed once
 (:func:`solver.engine.substituted`, :func:`solver.pretty.pretty`), a layout search per
 workload (:func:`questions.layout.ranked`), the presets parsed once per content
-(:func:`solver.engine.resolve_inputs`).
+(:func:`solver.engine.resolve_inputs`), a solve per content (:func:`solver.engine.solve`),
+a paragraph's span read once per unit (:mod:`quiz.core.rubric`); and the self-test checks
+a seed that draws an earlier seed's parameters once.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,11 +25,22 @@ from hypothesis import strategies as st
 import questions.kinds
 import questions.layout as qlayout
 import questions.variants as qvariants
+import quiz.core.reading
+import quiz.core.rubric as rubric
+import quiz.core.selftest as selftest
 import solver.engine as engine
 import solver.layouts as slayouts
-from questions.loader import load_bank
+from questions.loader import load_bank, load_template
 from questions.schema import Template
-from quiz.core.selftest import check_template
+from questions.variants import draw_params, make_variant
+from quiz.core.selftest import (
+    Failure,
+    check_examples,
+    check_follow,
+    check_part,
+    check_steps,
+    check_template,
+)
 from solver.keys import Value
 from solver.presets import MODELS, Preset
 from solver.pretty import _Printer, pretty
@@ -282,3 +296,111 @@ def test_a_known_mistake_equal_to_the_key_fails_with_warm_caches() -> None:
     failures = check_template(t.model_copy(update={"mistakes": [same, *t.mistakes[1:]]}),
                               seeds=2)
     assert [(f.check, f.mistake) for f in failures] == [("mistake", 0)] * 2, failures
+
+
+# ---------------------------------------------------------------- seeds that repeat a draw
+
+
+BROKEN = load_template(Path(__file__).parent / "broken" / "mistake_equals_key.toml")
+
+
+def every_seed_checked(t: Template, seeds: int) -> list[Failure]:
+    """The self-test's per-seed checks run on every seed, none skipped."""
+    out: list[Failure] = []
+    for seed in range(seeds):
+        v = make_variant(t, seed)
+        for pv in v.parts:
+            out += check_part(t, seed, pv) + check_follow(t, seed, pv)
+        out += check_steps(t, seed, v)
+    return out + check_examples(t)
+
+
+def test_a_seed_that_repeats_a_draw_fails_as_the_seed_it_repeats() -> None:
+    failures = check_template(BROKEN, seeds=8)  # 2 models: 6 seeds repeat a draw
+    assert len({f.seed for f in failures}) == 8
+    assert failures == every_seed_checked(BROKEN, 8)
+
+
+def test_each_distinct_draw_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = template("memory/model-state")
+    checked: list[int] = []
+    real = selftest.check_part
+
+    def counting(t: Template, seed: int, pv: Any) -> list[Failure]:
+        checked.append(seed)
+        return real(t, seed, pv)
+
+    monkeypatch.setattr(selftest, "check_part", counting)
+    assert check_template(t, seeds=30) == []
+    models = {draw_params(t, seed)[0]["model"] for seed in range(30)}
+    # seed 0 is checked whole (it also checks [[steps]]), so its model may be checked twice
+    assert len(models) <= len(checked) <= len(models) + 1
+
+
+def test_options_shuffled_per_seed_are_checked_every_seed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = next(t for t in BANK.templates.values()
+             if all(p.answer_kind == "choice" for p in t.all_parts()))
+    drawn: list[int] = []
+    real = qvariants.make_variant
+
+    def counting(t: Template, seed: int) -> Any:
+        drawn.append(seed)
+        return real(t, seed)
+
+    monkeypatch.setattr(selftest, "make_variant", counting)
+    check_template(t, seeds=6)
+    assert set(drawn) == set(range(6))
+
+
+# ---------------------------------------------------------------- solves and spans
+
+
+def test_a_solve_is_worked_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    engine._SOLVES.clear()
+    worked: list[str] = []
+    real = engine._solve
+
+    def counting(name: str, *args: Any) -> engine.Result:
+        worked.append(name)
+        return real(name, *args)
+
+    monkeypatch.setattr(engine, "_solve", counting)
+    first = engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2})
+    assert engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2}) is first
+    engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2.0})
+    engine.solve("model_state_bytes", model="llama3-70b", overrides={"tp": 2})
+    assert len(worked) == 3  # 2 and 2.0 are equal, but not the same input
+    old = MODELS["llama3-8b"]
+    monkeypatch.setitem(MODELS, "llama3-8b",
+                        Preset(old.name, old.title, old.source, {**old.values, "layers": 16}))
+    changed = engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2})
+    assert changed.value < first.value and len(worked) == 4
+
+
+def test_remembered_solves_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(engine, "SOLVES_KEPT", 3)
+    engine._SOLVES.clear()
+    for layers in range(1, 8):
+        engine.solve("model_state_bytes", model="llama3-8b", overrides={"layers": layers})
+    assert len(engine._SOLVES) <= 3
+
+
+def test_a_span_of_a_paragraph_is_read_once_per_unit(monkeypatch: pytest.MonkeyPatch) -> None:
+    rubric._value.cache_clear()
+    read: list[tuple[str, str]] = []
+    real = quiz.core.reading.read_number
+
+    def counting(text: str, unit: str, **kw: Any) -> Any:
+        read.append((text, unit))
+        return real(text, unit, **kw)
+
+    monkeypatch.setattr(rubric, "read_number", counting)
+    text = "Shard 1.13 TB of state over 64 GPUs with TP 8 inside the node."
+    first = [(m.span(), m.reading("B")) for m in rubric.mentions(text)]
+    assert first[0] == ("1.13 TB", (1.13e12, "1.13 TB"))
+    n = len(read)
+    assert [(m.span(), m.reading("B")) for m in rubric.mentions(text)] == first
+    assert len(read) == n
+    assert len(read) == len(set(read))
