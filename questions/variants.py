@@ -33,6 +33,8 @@ MAX_DRAWS = 200
 """Redraws allowed before a template is declared unsatisfiable."""
 MAX_DRAW_SECONDS = 1.0
 """CPU time allowed for drawing one variant's parameters (normally a few ms)."""
+CLOCK_EVERY = 8
+"""Redraws between two readings of the clock against MAX_DRAW_SECONDS."""
 
 if TYPE_CHECKING:
     NAMES: frozenset[str]
@@ -373,10 +375,26 @@ def _free(params: Mapping[str, Scalar]) -> dict[str, float]:
 
 
 def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
+    """Every numeric input, and the quantities among `names` (a part's env)."""
     from solver.engine import evaluate
     from solver.quantities import QUANTITIES
 
     env = {k: float(v) for k, v in inputs.values.items() if not isinstance(v, bool | str)}
+    wanted = [n for n in names if n in QUANTITIES and n not in env]
+    if wanted:
+        env.update(evaluate(wanted, inputs))
+    return env
+
+
+def _only(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
+    """What :func:`_env` gives for `names` alone: all an expression or a text with
+    those names reads (a variant evaluates dozens; the inputs hold a hundred keys)."""
+    from solver.engine import evaluate
+    from solver.quantities import QUANTITIES
+
+    values = inputs.values
+    env = {k: float(v) for k in names if (v := values.get(k)) is not None
+           and not isinstance(v, bool | str)}
     wanted = [n for n in names if n in QUANTITIES and n not in env]
     if wanted:
         env.update(evaluate(wanted, inputs))
@@ -397,14 +415,14 @@ def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
     last = "no draw was tried"
     field: tuple[str | int, ...] = ("params",)
     reason: str | None = None
-    # The clock starts at the first redraw: reading a CPU clock is a system call (1 ms
-    # under load, where the draw itself takes a tenth of that), and most variants hold
-    # at the first draw.
+    # The clock starts at the first redraw and is read every CLOCK_EVERY draws after:
+    # reading a CPU clock is a system call (1 ms under load, ten times a draw), and most
+    # variants hold at the first draw.
     deadline = math.inf
     for attempt in range(MAX_DRAWS):
         if attempt == 1:
             deadline = time.thread_time() + MAX_DRAW_SECONDS
-        elif attempt > 1 and time.thread_time() > deadline:
+        elif attempt % CLOCK_EVERY == 0 and attempt and time.thread_time() > deadline:
             slow = (f"drawing a variant took over {MAX_DRAW_SECONDS:g} s ({last}); "
                     "simplify the parameters or constraints")
             raise TemplateError(f"{t.id}: {slow}", field=("answer",), reason=slow)
@@ -414,7 +432,7 @@ def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
             inputs = resolve_inputs(model, gpu, over)
             need = set().union(*(c.names for c in comp.constraints)) if comp.constraints \
                 else set()
-            env = _env(inputs, need) | {k: v for k, v in params.items()
+            env = _only(inputs, need) | {k: v for k, v in params.items()
                                         if isinstance(v, int | float)}
             failed = [c.text for c in comp.constraints if not _holds(c, env)]
         except (SolverError, ExprError) as exc:
@@ -472,7 +490,7 @@ def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar]
     inputs = resolve_inputs(model, gpu, over)
     if expr is not None:
         e = comp.exprs[expr]
-        return float(e.value(_env(inputs, e.names) | _free(params))), inputs
+        return float(e.value(_only(inputs, e.names) | _free(params))), inputs
     name = quantity or part.answer.quantity
     assert name is not None
     return evaluate([name], inputs)[name], inputs
@@ -493,7 +511,7 @@ def _follow(t: Template, part: Part, params: Mapping[str, Scalar], inputs: Input
     e = comp.exprs[a.expr]
 
     def derive(values: Mapping[str, float]) -> float:
-        return float(e.value(_env(inputs, e.names) | _free(params) | dict(values)))
+        return float(e.value(_only(inputs, e.names) | _free(params) | dict(values)))
 
     return Follow(tuple(carried), a.follow_credit, derive)
 
@@ -514,7 +532,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
 
         def render_key_text(text: str, name: str) -> str:
             names = _names() & _placeholders(text)
-            return _format(text, _env(inputs, names) | _free(params), shown,
+            return _format(text, _only(inputs, names) | _free(params), shown,
                            ("parts", index - 1, "answer", name) if t.parts
                            else ("answer", name))
         drawn = kind_of(part.answer_kind).draw_key(KeyContext(
@@ -522,7 +540,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
             lambda extra, expr, quantity: _value(part, params, t.fixed, extra, comp, expr,
                                                  quantity)[0],
             lambda text: bool(comp.exprs[text].value(
-                _env(inputs, comp.exprs[text].names) | _free(params))),
+                _only(inputs, comp.exprs[text].names) | _free(params))),
             render_key_text))
         key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
         follow = _follow(t, part, params, inputs, comp, earlier)
