@@ -22,8 +22,10 @@ import argparse
 import multiprocessing
 import os
 import statistics
+import tempfile
 import time
 from collections import defaultdict
+from pathlib import Path
 
 from timing import summary
 
@@ -84,8 +86,8 @@ _BANK: dict[str, Template] = {}
 whole bank for each of n templates made the bench O(n^2))."""
 
 
-def _load() -> None:
-    _BANK.update(load_bank().templates)
+def _load(cache: Path) -> None:
+    _BANK.update(load_bank(cache=cache).templates)
 
 
 def _check_one(args: tuple[str, int]) -> tuple[str, int, float]:
@@ -107,15 +109,18 @@ def selftest(seeds: int, workers: int) -> None:
     """The whole bank's self-test over `seeds` seeds on `workers` fresh processes (spawned:
     cold caches, as `quiz templates test` starts), wall time including their start-up,
     against drawing one variant of each template in this process before and after."""
-    bank = load_bank()
-    ids = sorted(bank.templates)
-    templates = [bank.templates[i] for i in ids]
-    _draw_each(templates)  # warm: the baseline is a warm draw, the run's pace
-    before = _draw_each(templates)
-    start = time.perf_counter()
-    with multiprocessing.get_context("spawn").Pool(workers, initializer=_load) as pool:
-        results = pool.map(_check_one, [(i, seeds) for i in ids], chunksize=1)
-    took = time.perf_counter() - start
+    with tempfile.TemporaryDirectory() as folder:
+        cache = Path(folder) / "bank.db"  # compiled once, as `quiz templates test` finds it
+        bank = load_bank(cache=cache)
+        ids = sorted(bank.templates)
+        templates = [bank.templates[i] for i in ids]
+        _draw_each(templates)  # warm: the baseline is a warm draw, the run's pace
+        before = _draw_each(templates)
+        start = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(workers, initializer=_load,
+                                                       initargs=(cache,)) as pool:
+            results = pool.map(_check_one, [(i, seeds) for i in ids], chunksize=1)
+        took = time.perf_counter() - start
     one = statistics.median([before, _draw_each(templates)])
     failures = sum(f for _, f, _ in results)
     cpu = sum(c for _, _, c in results)
