@@ -143,13 +143,18 @@ def measure(data: Path, what: str) -> dict[str, float]:
         argv = [sys.executable, "-c", CLI, "--data-dir", str(data), "stats", "--json"]
     else:
         argv = [sys.executable, "-c", MEASURE, str(data), what]
-    start = time.perf_counter()
-    child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    assert child.stdout is not None and child.stderr is not None
-    printed, problems = child.stdout.read(), child.stderr.read()
+    # Output to files, not pipes: the child must never wait for us to read (stats --json
+    # of a 1M history prints more than a pipe holds) while we wait for it (wait4, which
+    # gives its own peak RSS).
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        start = time.perf_counter()
+        child = subprocess.Popen(argv, stdout=out_file, stderr=err_file, text=True)
+        _, status, usage = os.wait4(child.pid, 0)
+        wall = time.perf_counter() - start
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out_file.seek(0)
+        err_file.seek(0)
+        printed, problems = out_file.read(), err_file.read()
     if child.returncode != 0:
         raise SystemExit(f"{what} failed ({child.returncode}): {problems.strip()}")
     out = {"cli-stats": wall} if what == "cli-stats" else dict(json.loads(printed))

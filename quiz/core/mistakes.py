@@ -140,7 +140,7 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
     wrong: list[Attempt] = []
     if limit is None or limit > 0:
         # Newest first, stopping at ``limit``: the latest misses are read, not the history.
-        for a in store.iter_attempts(newest_first=True, not_correct=True):
+        for a in store.iter_attempts(newest_first=True, not_correct=True, about=topic):
             if _matches(a, topic):
                 wrong.append(a)
                 if limit is not None and len(wrong) >= limit:

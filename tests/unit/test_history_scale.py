@@ -380,3 +380,27 @@ def counting_rows(store: Store) -> Callable[[], int]:
 
     store._stream = counting  # type: ignore[method-assign]
     return lambda: read
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["mem/a", "mem/ab", "memx/a", "comm/c", "ü/ä"]),
+                          st.sampled_from(["memory", "comm", "mem"]),
+                          st.lists(st.sampled_from(["rapid-fire-1", "mem", "a, b", "ü"]),
+                                   max_size=2),
+                          st.sampled_from(["correct", "partial", "incorrect"])), max_size=25),
+       st.sampled_from(["mem", "mem/", "memory", "mem/a", "rapid-fire-1", "a, b", "ü", "ü/",
+                        "comm", "nothing", ""]))
+def test_the_mistakes_filter_in_sql_keeps_what_the_topic_matches(
+        rows: list[tuple[str, str, list[str], str]], topic: str) -> None:
+    from quiz.core.mistakes import _matches
+
+    with tempfile.TemporaryDirectory() as folder, \
+            Store.open(Path(folder) / "h.db", now=Clock(T0), tz=UTC) as store:
+        for n, (template_id, topic_of, tags, verdict) in enumerate(rows):
+            store.record_attempt(replace(attempt(n, T0 + timedelta(minutes=n), verdict),
+                                         template_id=template_id, topic=topic_of,
+                                         tags=tuple(tags)))
+        want = [a.seed for a in reversed(store.attempts())
+                if a.verdict != "correct" and _matches(a, topic)]
+        got = [m.attempt.seed for m in mistakes(store, Bank(), topic=topic, limit=None)]
+        assert got == want

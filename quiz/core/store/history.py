@@ -316,8 +316,8 @@ class Store:
         rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
         return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
 
-    def iter_attempts(self, *, newest_first: bool = False,
-                      not_correct: bool = False) -> Iterator[Attempt]:
+    def iter_attempts(self, *, newest_first: bool = False, not_correct: bool = False,
+                      about: str | None = None) -> Iterator[Attempt]:
         """Stored attempts one by one, oldest (or newest) first, read a few hundred rows
         at a time: memory stays the same at any history size, and stopping early reads
         no more.
@@ -325,11 +325,21 @@ class Store:
         Args:
             newest_first: Newest first (by time, then id).
             not_correct: Only attempts graded partial or incorrect.
+            about: Leave out, in SQL, attempts that cannot be about this topic, tag,
+                template id or id prefix (some kept may still not be: check each).
         """
-        where = "WHERE verdict <> 'correct'" if not_correct else ""
+        clauses: list[str] = ["verdict <> 'correct'"] if not_correct else []
+        params: list[object] = []
+        if about:
+            prefix = f"{about.rstrip('/')}/"
+            clauses.append("(topic = ? OR template_id = ? OR substr(template_id, 1, ?) = ? "
+                           "OR instr(tags, ?) > 0)")
+            # Tags are stored as JSON text: a tag equal to ``about`` appears quoted in it.
+            params += [about, about, len(prefix), prefix, json.dumps(about)]
+        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "DESC" if newest_first else ""
         for row in self._stream(f"SELECT * FROM attempts {where} "
-                                f"ORDER BY answered_at {order}, id {order}"):
+                                f"ORDER BY answered_at {order}, id {order}", params):
             yield self._read_row(row_to_attempt, row, "attempt")
 
     def variant_attempts(self, variants: Collection[tuple[str, int]]) -> list[Attempt]:
