@@ -28,6 +28,16 @@ Run: python bench/bench_history.py [--sizes 100000 1000000] [--rounds N] [--keep
 (``--keep`` builds the histories in DIR once and reuses them on later runs.)
 Targets (issue 15): usable / stats <= 0.3 s / 0.5 s at 100k; <= 0.5 s / 1 s and
 <= 250 MB RSS at 1M.
+
+Measured 2026-12-01 on the shared 2-core machine (never quiet: other suites running),
+before (7f3b27d, schema 4) and after (schema 5), alternating in the same run, medians of
+2 rounds (first round alone in brackets, less loaded), peak RSS per process:
+
+- 1M: usable 1240 -> 515 ms (722 -> 298); stats screen 2430 -> 933 ms (1495 -> 466);
+  mistakes 319 s -> 6.7 s, 2413 -> 78 MB (the rest is deriving 50 solutions); export
+  191 -> 268 s (noisy), 5621 -> 36 MB; quiz stats --json 6.2 -> 2.6 s, 76 -> 28 MB.
+- 100k: usable 250 -> 177 ms; stats 1135 -> 1303 ms (586 -> 551); mistakes 37 -> 8.5 s,
+  319 -> 84 MB; export 28 -> 24 s, 592 -> 36 MB; quiz stats --json 7.2 -> 1.7 s.
 """
 
 from __future__ import annotations
