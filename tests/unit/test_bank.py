@@ -3,6 +3,7 @@ covers the interview."""
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from typing import get_args
 
@@ -13,7 +14,9 @@ from questions.types import AnswerKind
 from quiz.core.selftest import check_template
 
 BANK = load_bank(bundled=True)
-SEEDS = 12
+SEEDS = 100 if os.environ.get("QUIZ_FUZZ") == "full" else 12
+"""Seeds per template: CI digs deeper (a known mistake that meets its key within tolerance
+at one parameter combination in ten hid from 12 seeds)."""
 
 
 def test_bundled_bank_loads_without_problems() -> None:
