@@ -105,12 +105,9 @@ def render_table(rows: Sequence[Sequence[str]], *, right: Iterable[int] = (),
             continue
         cells = [wrap_cell(text, w) or [""] if i in wrapping and len(text) > w else [text]
                  for i, (text, w) in enumerate(zip(texts, widths, strict=True))]
-        for n in range(max(len(c) for c in cells)):
-            parts = []
-            for i, (cell, w) in enumerate(zip(cells, widths, strict=True)):
-                text = cell[n] if n < len(cell) else ""
-                parts.append(text.rjust(w) if i in right else text.ljust(w))
-            lines.append(GAP.join(parts).rstrip())
+        for n in range(max(map(len, cells))):
+            lines.append(one_line(*[cell[n] if n < len(cell) else "" for cell in cells])
+                         .rstrip())
     return "\n".join(lines)
 
 
