@@ -426,6 +426,10 @@ def _from_row(name: str, row: tuple[Any, ...]) -> tuple[Entry | None, list[Probl
     return Entry(name, tid, title, topic, tags, difficulty, kind), []
 
 
+LOCK_WAIT_S = 5.0
+"""How long to wait for a cache another process is writing before doing without it."""
+
+
 @contextlib.contextmanager
 def _open(cache: Path | None) -> Iterator[sqlite3.Connection | None]:
     """The cache, checked against :func:`fingerprint`; None when there is none to use."""
@@ -433,6 +437,8 @@ def _open(cache: Path | None) -> Iterator[sqlite3.Connection | None]:
     if cache is not None:
         try:
             conn = _connect(cache)
+        except sqlite3.OperationalError:  # locked by another process (or unwritable):
+            conn = None                   # do without this time, never delete it
         except sqlite3.DatabaseError:  # not a database any more: it is only a cache
             with contextlib.suppress(OSError):
                 cache.unlink()
@@ -449,7 +455,7 @@ def _open(cache: Path | None) -> Iterator[sqlite3.Connection | None]:
 
 def _connect(cache: Path) -> sqlite3.Connection:
     cache.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(cache, timeout=5)
+    conn = sqlite3.connect(cache, timeout=LOCK_WAIT_S)
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             with conn:  # an older layout (or a new file): start again

@@ -161,6 +161,27 @@ def test_a_damaged_cache_is_rebuilt(tmp_path: Path) -> None:
     assert load_bank(cache=cache).templates == bank.templates
 
 
+def test_a_cache_locked_by_another_process_is_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sqlite3
+
+    from questions import catalog
+
+    cache = tmp_path / "bank.db"
+    bank = load_bank(cache=cache)
+    inode = cache.stat().st_ino
+    monkeypatch.setattr(catalog, "LOCK_WAIT_S", 0.05)
+    other = sqlite3.connect(cache)
+    try:
+        other.execute("BEGIN EXCLUSIVE")  # another quiz writing it right now
+        assert load_bank(cache=cache).templates == bank.templates  # done without it
+        assert cache.stat().st_ino == inode  # and never deleted under the writer
+    finally:
+        other.rollback()
+        other.close()
+    assert load_bank(cache=cache).templates == bank.templates
+
+
 def test_an_unwritable_cache_folder_only_costs_time(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("")
