@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from questions.layout import LayoutError, read_layout
 from questions.loader import load_bank
 from questions.variants import PartVariant, make_variant
@@ -61,3 +63,26 @@ def test_unreadable_recompute_is_refused() -> None:
         assert "none, selective or full" in str(exc)
     else:
         raise AssertionError("read")
+
+
+def test_grading_a_drawn_layout_question_does_not_search_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression (issue 15): every graded layout answer re-ran the whole layout search
+    # that drawing the question had already run for its key (150-450 ms on the Enter).
+    import solver.layouts
+
+    searches: list[object] = []
+    search = solver.layouts.search
+
+    def counted(*args: object, **kw: object) -> object:
+        if (args[1] if len(args) > 1 else kw.get("fixed")) is None:  # not a typed layout's
+            searches.append(args)
+        return search(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(solver.layouts, "search", counted)
+    pv = make_variant(BANK.get("layout/lay-out-cluster"), 911).parts[0]
+    drawn = len(searches)
+    for typed in (pv.key.display, "tp=16 pp=1 cp=1 ep=1 mb=1 zero=1",
+                  "tp=1 pp=1 cp=1 ep=1 mb=1 zero=0"):
+        grade(pv, typed)
+    assert len(searches) == drawn <= 1
