@@ -1,0 +1,198 @@
+"""Enter -> feedback painted, per answer kind, as a person feels it.
+
+The app runs headless with the bundled bank (as in ``bench_tui.py``, whose frame hook
+it uses): each sample is the time from the Enter (Ctrl+D for a paragraph) to the last
+frame it caused, so grading, storing, building the feedback and painting it all count.
+Practice sessions of one kind at a time (single-part templates of that kind) answer
+``--block`` questions each, kinds taking turns, alternating the key and a wrong answer
+(another variant's key), so the feedback of both verdicts is timed. The first Enter of
+every session is also reported on its own ("first of a session"), and ``--cold`` runs
+time the very first Enter of a fresh process, once per kind per run.
+
+Baseline, paired: after every sample the same app pushes a screen of one Static (the
+cost of any screen change in this app), so ratios compare medians taken side by side.
+Prints min / median / p99 (or max under 100 samples); asserts nothing.
+
+Run: python bench/bench_feedback.py [--answers 100] [--block 10] [--cold 3] [--size 120x40]
+Target (issue 15): Enter -> feedback p99 <= 100 ms, every kind.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+from bench_tui import OneStatic, _push, hook_frames, timed, until_quiet
+from timing import summary
+
+KINDS = ("number", "formula", "choice", "multi", "table", "layout", "spoken")
+
+
+def kind_ids(bank: Any) -> dict[str, list[str]]:
+    """Single-part templates by the kind of their answer."""
+    from questions.variants import make_variant
+
+    out: dict[str, list[str]] = defaultdict(list)
+    for tid, t in sorted(bank.templates.items()):
+        parts = make_variant(t, 1).parts
+        if len(parts) == 1:
+            out[parts[0].kind].append(tid)
+    return out
+
+
+WRONG = {"number": "42", "formula": "2*x", "choice": "a", "multi": "a", "table": "dp: -",
+         "layout": "tp=1 pp=1 mb=1 zero=0", "spoken": "It needs about 1 GB."}
+"""Fallback wrong answers, for kinds whose key is the same in every variant."""
+
+
+def wrong_answer(question: Any) -> str:
+    """A readable answer other than the key: another variant's key if it differs,
+    else a fixed one (the key itself if neither reads)."""
+    from questions.variants import make_variant
+    from quiz.core.grading import read_answer
+    from quiz.core.reading import Unreadable
+
+    part = question.part
+    key = part.key.display
+    tries = [make_variant(question.template, seed).parts[part.index - 1].key.display
+             for seed in range(question.variant.seed + 1, question.variant.seed + 8)]
+    for text in [*tries, WRONG.get(part.kind, "1")]:
+        if text == key:
+            continue
+        try:
+            read_answer(part, text)
+        except Unreadable:
+            continue
+        return str(text)
+    return str(key)
+
+
+async def answer(app: Any, pilot: Any, frames: list[float], text: str) -> float:
+    """Type ``text`` into the showing question and time Enter -> feedback painted."""
+    from quiz.tui.screens.feedback import FeedbackScreen
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+    box = app.screen.query_one(AnswerBox)
+    if box.multiline:
+        box.paragraph.text = text
+        key = "ctrl+d"
+    else:
+        box.input.cursor_blink = False
+        box.input.value = text
+        key = "enter"
+    await until_quiet(pilot, lambda: True)
+    return await timed(pilot, frames, lambda: pilot.press(key),
+                       lambda: isinstance(app.screen, FeedbackScreen))
+
+
+def asking(app: Any) -> bool:
+    from quiz.tui.screens.question import QuestionScreen
+
+    s = app.screen
+    return isinstance(s, QuestionScreen) and s.question is not None and not s.busy
+
+
+async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str]) -> None:
+    from quiz.tui.app import QuizApp
+
+    times: dict[str, list[float]] = defaultdict(list)
+    first: dict[str, list[float]] = defaultdict(list)
+    push: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
+        async with app.run_test(size=size) as pilot:
+            await until_quiet(pilot, lambda: app.bank is not None)
+            while len(app.screen_stack) > 1:  # the first-run welcome
+                app.pop_screen()
+            frames = hook_frames(app)
+            ids = kind_ids(app.bank)
+            for n in range(0, answers, block):
+                for kind in kinds:
+                    app.start_practice_on(ids[kind])
+                    for i in range(min(block, answers - n)):
+                        await until_quiet(pilot, lambda: asking(app))
+                        q = app.screen.question
+                        text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
+                        t = await answer(app, pilot, frames, text)
+                        (first if i == 0 else times)[kind].append(t)
+                        await pilot.press("escape" if i == min(block, answers - n) - 1
+                                          else "enter")
+                        one = OneStatic()
+                        push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
+                                                lambda s=one: app.screen is s))
+                        app.pop_screen()
+                        await until_quiet(pilot, lambda: True)
+                    print(f"\r{n + block}/{answers} answers per kind ({kind})    ", end="",
+                          file=sys.stderr, flush=True)
+    print(file=sys.stderr)
+    p = statistics.median(push)
+    print(f"baseline: push a screen of one Static          {summary(push)}")
+    every = [t for ts in times.values() for t in ts]
+    print(f"Enter -> feedback painted, all kinds           {summary(every)}  "
+          f"median {statistics.median(every) / p:.2f}x push  (goal p99 <= 100 ms)")
+    for kind in kinds:
+        print(f"    {kind:<8}                                   {summary(times[kind])}  "
+              f"median {statistics.median(times[kind]) / p:.2f}x push")
+    every_first = [t for ts in first.values() for t in ts]
+    print(f"first Enter of a session, all kinds            {summary(every_first)}")
+    for kind in kinds:
+        print(f"    {kind:<8}                                   {summary(first[kind])}")
+
+
+async def cold(kind: str, size: tuple[int, int]) -> None:
+    """The first Enter of a fresh process, printed in ms (run by --cold)."""
+    from quiz.tui.app import QuizApp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
+        async with app.run_test(size=size) as pilot:
+            await until_quiet(pilot, lambda: app.bank is not None)
+            while len(app.screen_stack) > 1:
+                app.pop_screen()
+            frames = hook_frames(app)
+            app.start_practice_on(kind_ids(app.bank)[kind])
+            await until_quiet(pilot, lambda: asking(app))
+            t = await answer(app, pilot, frames, app.screen.question.part.key.display)
+    print(f"{t * 1e3:.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--answers", type=int, default=100, help="answers per kind")
+    parser.add_argument("--block", type=int, default=10, help="answers per session")
+    parser.add_argument("--cold", type=int, default=3,
+                        help="fresh processes per kind timing their first Enter")
+    parser.add_argument("--size", default="120x40")
+    parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--cold-kind", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    width, height = (int(v) for v in args.size.split("x"))
+    if args.cold_kind:
+        asyncio.run(cold(args.cold_kind, (width, height)))
+        return
+    kinds = args.kinds.split(",")
+    asyncio.run(run(args.answers, args.block, (width, height), kinds))
+    if args.cold:
+        firsts: dict[str, list[float]] = defaultdict(list)
+        for _ in range(args.cold):
+            for kind in kinds:
+                out = subprocess.run([sys.executable, __file__, "--cold-kind", kind,
+                                      "--size", args.size], capture_output=True,
+                                     text=True, check=True)
+                firsts[kind].append(float(out.stdout.split()[-1]) / 1e3)
+        every = [t for ts in firsts.values() for t in ts]
+        print(f"first Enter of a process, all kinds            {summary(every)}")
+        for kind in kinds:
+            print(f"    {kind:<8}                                   {summary(firsts[kind])}")
+
+
+if __name__ == "__main__":
+    main()
