@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape
@@ -74,6 +74,13 @@ def checklist_markup(out: Outcome) -> list[str]:
     return lines
 
 
+_INSTALLED_AS = "feedback"
+"""The name the app's feedback screen is installed under."""
+
+_WALK_OFFER = ("[b $text-warning]Missed again:[/] press [b]w[/] to walk through it one "
+               "step at a time.")
+
+
 class FeedbackScreen(Screen[bool]):
     """How an answer was graded, and the worked solution.
 
@@ -98,35 +105,77 @@ class FeedbackScreen(Screen[bool]):
         self.outcome = outcome
         self.leech = leech
 
+    @classmethod
+    def showing(cls, app: App[Any], outcome: Outcome, *, leech: bool = False
+                ) -> FeedbackScreen:
+        """The app's feedback screen, showing ``outcome`` (to push).
+
+        Built once per app and installed, so that Textual keeps it when it is popped:
+        each answer updates its few widgets (:meth:`show`), which costs a fraction of
+        composing and styling a new screen on the Enter that shows it.
+        """
+        if not app.is_screen_installed(_INSTALLED_AS):
+            screen = cls(outcome, leech=leech)
+            app.install_screen(screen, _INSTALLED_AS)
+            return screen
+        screen = app.get_screen(_INSTALLED_AS, cls)
+        if screen in app.screen_stack:  # showing already (never in the app's flows)
+            return cls(outcome, leech=leech)
+        screen.show(outcome, leech=leech)
+        return screen
+
     def compose(self) -> ComposeResult:
-        # Few widgets on purpose: this screen is built afresh for every answer, and
-        # Textual's styling and layout cost grows with the number of widgets.
+        # Few widgets on purpose, built once per app (see showing()): Textual's styling
+        # and layout cost grows with the number of widgets it builds.
         out = self.outcome
-        grade = out.grade
         yield TitleBar("Feedback")
-        yield VerdictBanner(grade.verdict, grade.score, id="feedback-verdict")
+        yield VerdictBanner(out.grade.verdict, out.grade.score, id="feedback-verdict")
         with VerticalScroll(id="feedback-scroll"):
             yield Static(out.question.prompt, id="feedback-question", markup=False)
             yield Static(summary_markup(out), id="feedback-summary")
-            if self.missed and self.leech:
-                yield Static("[b $text-warning]Missed again:[/] press [b]w[/] to walk "
-                             "through it one step at a time.", id="feedback-walk-offer")
+            walk = Static(_WALK_OFFER, id="feedback-walk-offer")
+            walk.display = self.missed and self.leech
+            yield walk
             yield Derivation(out.question.part.derivation, title="Worked solution",
                              id="feedback-derivation")
+        yield KeysLine(self._keys())
+
+    def on_mount(self) -> None:
+        self.query_one("#feedback-scroll").focus()
+
+    def show(self, outcome: Outcome, *, leech: bool = False) -> None:
+        """Show another answer's feedback on this screen (before it is pushed again).
+
+        Updating the few widgets in place costs a fraction of building a screen.
+        """
+        self.outcome = outcome
+        self.leech = leech
+        if not self.is_mounted:
+            return  # compose shows it
+        grade = outcome.grade
+        self.query_one(VerdictBanner).show(grade.verdict, grade.score)
+        question = self.query_one("#feedback-question", Static)
+        question.update(outcome.question.prompt)
+        question.display = False
+        self.query_one("#feedback-summary", Static).update(summary_markup(outcome))
+        self.query_one("#feedback-walk-offer").display = self.missed and self.leech
+        self.query_one(Derivation).show(outcome.question.part.derivation)
+        self.query_one(KeysLine).set_keys(self._keys())
+        self.query_one("#feedback-scroll", VerticalScroll).scroll_home(animate=False)
+        self.refresh_bindings()
+
+    def _keys(self) -> list[tuple[str, str, str]]:
         keys = [("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop")]
         if self.missed:
             keys.append(("w", "Walk through", "screen.walk"))
-        keys += [("f", "Flag", "screen.flag"), ("v", "Question", "screen.show_question"),
-                 ("?", "Help", "app.open_mode('help')")]
-        yield KeysLine(keys)
+        return keys + [("f", "Flag", "screen.flag"),
+                       ("v", "Question", "screen.show_question"),
+                       ("?", "Help", "app.open_mode('help')")]
 
     @property
     def missed(self) -> bool:
         """The answer was not right: a walk-through is offered."""
         return self.outcome.grade.verdict != "correct"
-
-    def on_mount(self) -> None:
-        self.query_one("#feedback-scroll").focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer the layout lab only after a layout question."""

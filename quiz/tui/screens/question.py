@@ -277,7 +277,8 @@ class QuestionScreen(Screen[None]):
 
         leech = outcome.grade.verdict != "correct" and offers_walk(
             self.session.store, outcome.question.template.id)
-        self.app.push_screen(FeedbackScreen(outcome, leech=leech), self._after_feedback)
+        self.app.push_screen(FeedbackScreen.showing(self.app, outcome, leech=leech),
+                             self._after_feedback)
 
     def _after_feedback(self, go_on: bool | None) -> None:
         if go_on:

@@ -57,9 +57,18 @@ class Derivation(Widget):
     def __init__(self, content: Worked | Sequence[Block], *, title: str | None = None,
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        blocks = list(content) if isinstance(content, Sequence) else derivation_blocks(content)
-        self.blocks: list[Block] = ([Block("title", title)] if title else []) + blocks
+        self.title = title
+        self.blocks: list[Block] = self._blocks(content)
         """What is shown, in order (the title first, as a block of kind ``title``)."""
+
+    def _blocks(self, content: Worked | Sequence[Block]) -> list[Block]:
+        blocks = list(content) if isinstance(content, Sequence) else derivation_blocks(content)
+        return ([Block("title", self.title)] if self.title else []) + blocks
+
+    def show(self, content: Worked | Sequence[Block]) -> None:
+        """Show another derivation under the same title."""
+        self.blocks = self._blocks(content)
+        self.refresh(layout=True)
 
     @property
     def text(self) -> str:

@@ -22,6 +22,13 @@ class VerdictBanner(Static):
     """
 
     def __init__(self, verdict: str, score: float, *, id: str | None = None) -> None:
-        word = _WORDS.get(verdict, verdict)
-        super().__init__(f"{word} · score {percent(score)}", id=id, markup=False,
-                         classes=f"-{verdict}")
+        super().__init__(_text(verdict, score), id=id, markup=False, classes=f"-{verdict}")
+
+    def show(self, verdict: str, score: float) -> None:
+        """Show another verdict (a feedback screen reused for the next answer)."""
+        self.update(_text(verdict, score), layout=False)
+        self.set_classes(f"-{verdict}")
+
+
+def _text(verdict: str, score: float) -> str:
+    return f"{_WORDS.get(verdict, verdict)} · score {percent(score)}"
