@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from textual.widget import Widget
+from textual.dom import DOMNode
 
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
@@ -26,7 +26,7 @@ def text_of(screen: FeedbackScreen, selector: str) -> str:
     return " ".join(screen_text(screen.query_one(selector)).split())
 
 
-def widgets(screen: FeedbackScreen) -> list[Widget]:
+def widgets(screen: FeedbackScreen) -> list[DOMNode]:
     return list(screen.walk_children(with_self=False))
 
 
