@@ -3,11 +3,11 @@
 The app runs headless with the bundled bank (as in ``bench_tui.py``, whose frame hook
 it uses): each sample is the time from the Enter (Ctrl+D for a paragraph) to the last
 frame it caused, so grading, storing, building the feedback and painting it all count.
-Practice sessions of one kind at a time (single-part templates of that kind) answer
-``--block`` questions each, kinds taking turns, alternating the key and a wrong answer
-(another variant's key), so the feedback of both verdicts is timed. The first Enter of
-every session is also reported on its own ("first of a session"), and ``--cold`` runs
-time the very first Enter of a fresh process, once per kind per run.
+Practice sessions of one kind at a time (single-part templates of that kind) answer a
+first question and ``--block`` more each, kinds taking turns, alternating the key and a
+wrong answer (another variant's key), so the feedback of both verdicts is timed. The
+first Enter of every session is also reported on its own ("first of a session"), and
+``--cold`` runs time the very first Enter of a fresh process, once per kind per run.
 
 Baseline, paired: after every sample the same app pushes a screen of one Static (the
 cost of any screen change in this app), so ratios compare medians taken side by side.
@@ -114,24 +114,27 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
                 app.pop_screen()
             frames = hook_frames(app)
             ids = kind_ids(app.bank)
-            for n in range(0, answers, block):
+            while any(len(times[k]) < answers for k in kinds):
                 for kind in kinds:
+                    # one session: its first Enter, then up to `block` more
+                    steady = min(block, answers - len(times[kind]))
+                    if steady <= 0:
+                        continue
                     app.start_practice_on(ids[kind])
-                    for i in range(min(block, answers - n)):
+                    for i in range(steady + 1):
                         await until_quiet(pilot, lambda: asking(app))
                         q = app.screen.question
                         text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
                         t = await answer(app, pilot, frames, text)
                         (first if i == 0 else times)[kind].append(t)
-                        await pilot.press("escape" if i == min(block, answers - n) - 1
-                                          else "enter")
+                        await pilot.press("escape" if i == steady else "enter")
                         one = OneStatic()
                         push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
                                                 lambda s=one: app.screen is s))
                         app.pop_screen()
                         await until_quiet(pilot, lambda: True)
-                    print(f"\r{n + block}/{answers} answers per kind ({kind})    ", end="",
-                          file=sys.stderr, flush=True)
+                    print(f"\r{len(times[kind])}/{answers} answers per kind ({kind})    ",
+                          end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     p = statistics.median(push)
     print(f"baseline: push a screen of one Static          {summary(push)}")
@@ -167,7 +170,7 @@ async def cold(kind: str, size: tuple[int, int]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--answers", type=int, default=100, help="answers per kind")
-    parser.add_argument("--block", type=int, default=10, help="answers per session")
+    parser.add_argument("--block", type=int, default=10, help="answers per session after its first")
     parser.add_argument("--cold", type=int, default=3,
                         help="fresh processes per kind timing their first Enter")
     parser.add_argument("--size", default="120x40")
