@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.dom import DOMNode
 
 from quiz.tui.screens.feedback import FeedbackScreen
@@ -83,3 +84,48 @@ async def test_a_later_session_reuses_the_screen_with_its_own_answer(data_dir: P
         assert label not in text_of(again, "#feedback-summary")
         assert again.outcome.question.label in text_of(again, "#feedback-summary")
         assert again.query_one(VerdictBanner).has_class("-incorrect")
+
+
+async def test_the_worked_solution_is_derived_while_the_question_is_read(
+        data_dir: Path) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        assert screen.question is not None
+        # cached on the part before any Enter: the grading worker does not derive it
+        assert "derivation" in vars(screen.question.part)
+
+
+async def test_a_derivation_goes_through_rich_once_per_answer(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression (issue 15): Textual asked for its height and lines on every layout and
+    # paint of the screen, and the derivation was rendered by Rich four times an Enter.
+    from textual.visual import RichVisual
+
+    import quiz.tui.widgets.derivation as derivation
+
+    calls: list[str] = []
+    height, strips = RichVisual.get_height, RichVisual.render_strips
+
+    def counted_height(self: RichVisual, *args: Any) -> int:
+        if isinstance(self, derivation._RenderedOnce):
+            calls.append("height")
+        return height(self, *args)
+
+    def counted_strips(self: RichVisual, *args: Any) -> Any:
+        if isinstance(self, derivation._RenderedOnce):
+            calls.append("lines")
+        return strips(self, *args)
+
+    monkeypatch.setattr(RichVisual, "get_height", counted_height)
+    monkeypatch.setattr(RichVisual, "render_strips", counted_strips)
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        for typed in ("2*P*D", "6*P*D"):
+            calls.clear()
+            await feedback_after(pilot, typed)
+            await pilot.pause(0.1)
+            assert sorted(calls) == ["height", "lines"]
+            await pilot.press("enter")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import App, ComposeResult
@@ -18,7 +19,7 @@ from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.verdict import VerdictBanner
 
 if TYPE_CHECKING:
-    from quiz.core.session import Outcome
+    from quiz.core.session import Outcome, Question
 
 
 def summary_markup(out: Outcome) -> str:
@@ -72,6 +73,31 @@ def checklist_markup(out: Outcome) -> list[str]:
     lines += ["", "[b $text-muted]Model answer for this variant[/]",
               f"[$text-success]{escape(grade.key.display)}[/]"]
     return lines
+
+
+_PREPARED: set[str] = set()
+"""Answer kinds whose grading has run once in this process (see :func:`prepare`)."""
+
+
+def prepare(question: Question) -> None:
+    """Do now, in a worker, what the feedback on ``question`` will need.
+
+    Called once the question is posted to the screen, while the person reads it: the
+    worked solution (sympy printing, cached on the part), and once per answer kind per
+    process, a grading of the key (never recorded), which imports and warms what that
+    kind's grading and this screen use on first use. The Enter that shows the feedback
+    then waits for neither (the first answer of a run took 2-4 times the next ones).
+    """
+    import quiz.core.learn  # noqa: F401  (offers_walk, asked on the Enter)
+    from quiz.core.grading import grade
+
+    part = question.part
+    _ = part.derivation
+    if part.kind in _PREPARED:
+        return
+    _PREPARED.add(part.kind)
+    with contextlib.suppress(Exception):  # a warm-up: the real grading reports it
+        grade(part, part.key.display)
 
 
 _INSTALLED_AS = "feedback"

@@ -127,6 +127,10 @@ class QuestionScreen(Screen[None]):
             self.post_message(TaskFailed("drawing a question", str(exc)))
             return
         self.post_message(QuestionReady(question, left))
+        if question is not None and self.mock is None:
+            from quiz.tui.screens.feedback import prepare
+
+            prepare(question)  # while the question is read: the Enter then waits less
 
     @on(QuestionReady)
     def _question_ready(self, event: QuestionReady) -> None:
