@@ -79,7 +79,8 @@ def add_parser(sub: Any) -> None:
     a = actions.add_parser("test", parents=[common],
                            help="every example and property over many seeds")
     a.add_argument("paths", nargs="*", metavar="PATH",
-                   help="template files or folders (default: the bank and your folders)")
+                   help="template files, folders or ids (default: the bank and your "
+                        "folders)")
     a.add_argument("--seeds", type=_positive, default=TEST_SEEDS,
                    help=f"seeds per template (default {TEST_SEEDS})")
 
@@ -320,6 +321,34 @@ def _expand(paths: Sequence[str]) -> tuple[list[Path], list[Checked]]:
     return out, unreadable
 
 
+def _ids_to_paths(args: argparse.Namespace) -> list[str]:
+    """``quiz templates test`` takes template ids as well as paths: an argument that is
+    no file or folder but a loaded template's id stands for that template's file.
+
+    Raises:
+        UsageError: an argument is neither, with the closest id.
+    """
+    if all(Path(raw).expanduser().exists() or raw.endswith(".toml") for raw in args.paths):
+        return list(args.paths)
+    import difflib
+
+    from quiz.commands.common import bank as load
+
+    bank = load(args, warn=False)
+    out = []
+    for raw in args.paths:
+        if Path(raw).expanduser().exists() or raw.endswith(".toml"):
+            out.append(raw)
+        elif raw in bank.sources:
+            out.append(str(bank.sources[raw]))
+        else:
+            close = difflib.get_close_matches(raw, sorted(bank.templates), n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"{raw!r} is neither a template file or folder nor a "
+                             f"template id{hint}")
+    return out
+
+
 def _validate(args: argparse.Namespace) -> int:
     from quiz.core.authoring import add_duplicates, check_file
 
@@ -347,7 +376,7 @@ def _test(args: argparse.Namespace) -> int:
 
     results: list[Checked] = []
     if args.paths:
-        files, results = _expand(args.paths)
+        files, results = _expand(_ids_to_paths(args))
         results += [check_file(path, args.seeds) for path in files]
     else:
         from questions.loader import TemplateFileError, read_template_text

@@ -219,6 +219,17 @@ def test_test_without_paths_checks_the_bank_and_user_folders(
     assert "examples[1]: '" in out and "should grade incorrect; it grades correct" in out
 
 
+def test_test_takes_a_template_id_and_suggests_a_close_one(
+    capsys: pytest.CaptureFixture[str], data: Path
+) -> None:
+    code, out, _ = run(capsys, "test", "memory/model-state", "--seeds", "2")
+    assert code == 0
+    assert re.search(r"^memory/model-state\s+2\s+(\d+)/\1\s+0$", out, re.M)
+    code, _, err = run(capsys, "test", "memory/model-stat")
+    assert code == 2 and "did you mean memory/model-state?" in err
+    assert len(err.strip().splitlines()) == 1
+
+
 def test_seeds_must_be_positive(capsys: pytest.CaptureFixture[str], data: Path) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["templates", "test", "--seeds", "0"])
