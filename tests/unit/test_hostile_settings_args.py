@@ -127,6 +127,12 @@ ONE_LINE_EXIT_2 = [
     ("learn", "memory/model-state#٨", "--plain"),
     ("learn", "memory/model-state#-1", "--plain"),
     ("learn", "\x00", "--plain"),
+    # template ids for `templates test` and the start of an id for practice and learn
+    ("templates", "test", "memory/no-such\x00"),
+    ("templates", "test", "__import__('os').system('true')"),
+    ("templates", "test", "x" * 5_000),
+    ("practice", "memory/model-state/../../x"),
+    ("learn", "memory/zz\u202e", "--plain"),
 ]
 
 
