@@ -24,13 +24,12 @@ import asyncio
 import statistics
 import subprocess
 import sys
-import tempfile
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_tui import OneStatic, _push, hook_frames, timed, until_quiet
+from bench_tui import OneStatic, _push, fresh_app, timed, until_quiet
 from timing import summary
 
 KINDS = ("number", "formula", "choice", "multi", "table", "layout", "spoken")
@@ -101,40 +100,33 @@ def asking(app: Any) -> bool:
 
 
 async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str]) -> None:
-    from quiz.tui.app import QuizApp
 
     times: dict[str, list[float]] = defaultdict(list)
     first: dict[str, list[float]] = defaultdict(list)
     push: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
-        async with app.run_test(size=size) as pilot:
-            await until_quiet(pilot, lambda: app.bank is not None)
-            while len(app.screen_stack) > 1:  # the first-run welcome
-                app.pop_screen()
-            frames = hook_frames(app)
-            ids = kind_ids(app.bank)
-            while any(len(times[k]) < answers for k in kinds):
-                for kind in kinds:
-                    # one session: its first Enter, then up to `block` more
-                    steady = min(block, answers - len(times[kind]))
-                    if steady <= 0:
-                        continue
-                    app.start_practice_on(ids[kind])
-                    for i in range(steady + 1):
-                        await until_quiet(pilot, lambda: asking(app))
-                        q = app.screen.question
-                        text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
-                        t = await answer(app, pilot, frames, text)
-                        (first if i == 0 else times)[kind].append(t)
-                        await pilot.press("escape" if i == steady else "enter")
-                        one = OneStatic()
-                        push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
-                                                lambda s=one: app.screen is s))
-                        app.pop_screen()
-                        await until_quiet(pilot, lambda: True)
-                    print(f"\r{len(times[kind])}/{answers} answers per kind ({kind})    ",
-                          end="", file=sys.stderr, flush=True)
+    async with fresh_app(size) as (app, pilot, frames):
+        ids = kind_ids(app.bank)
+        while any(len(times[k]) < answers for k in kinds):
+            for kind in kinds:
+                # one session: its first Enter, then up to `block` more
+                steady = min(block, answers - len(times[kind]))
+                if steady <= 0:
+                    continue
+                app.start_practice_on(ids[kind])
+                for i in range(steady + 1):
+                    await until_quiet(pilot, lambda: asking(app))
+                    q = app.screen.question
+                    text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
+                    t = await answer(app, pilot, frames, text)
+                    (first if i == 0 else times)[kind].append(t)
+                    await pilot.press("escape" if i == steady else "enter")
+                    one = OneStatic()
+                    push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
+                                            lambda s=one: app.screen is s))
+                    app.pop_screen()
+                    await until_quiet(pilot, lambda: True)
+                print(f"\r{len(times[kind])}/{answers} answers per kind ({kind})    ",
+                      end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     p = statistics.median(push)
     print(f"baseline: push a screen of one Static          {summary(push)}")
@@ -152,18 +144,11 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
 
 async def cold(kind: str, size: tuple[int, int]) -> None:
     """The first Enter of a fresh process, printed in ms (run by --cold)."""
-    from quiz.tui.app import QuizApp
 
-    with tempfile.TemporaryDirectory() as tmp:
-        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
-        async with app.run_test(size=size) as pilot:
-            await until_quiet(pilot, lambda: app.bank is not None)
-            while len(app.screen_stack) > 1:
-                app.pop_screen()
-            frames = hook_frames(app)
-            app.start_practice_on(kind_ids(app.bank)[kind])
-            await until_quiet(pilot, lambda: asking(app))
-            t = await answer(app, pilot, frames, app.screen.question.part.key.display)
+    async with fresh_app(size) as (app, pilot, frames):
+        app.start_practice_on(kind_ids(app.bank)[kind])
+        await until_quiet(pilot, lambda: asking(app))
+        t = await answer(app, pilot, frames, app.screen.question.part.key.display)
     print(f"{t * 1e3:.3f}")
 
 

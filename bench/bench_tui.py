@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import statistics
 import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from textual.screen import Screen
 from textual.widgets import Input, Static
 
 sys.path.insert(0, str(Path(__file__).parent))
-from timing import percentile, summary
+from timing import P99_MIN_SAMPLES, percentile, summary
 
 
 def hook_frames(app: App[Any]) -> list[float]:
@@ -62,6 +63,22 @@ async def until_quiet(pilot: Any, done: Callable[[], bool], timeout: float = 30.
                   [w.value for w in screen.query(Input)], file=sys.stderr)
             raise TimeoutError(f"no quiet within {timeout}s on {pilot.app.screen!r}")
         await asyncio.sleep(0.001)
+
+
+@contextlib.asynccontextmanager
+async def fresh_app(size: tuple[int, int] = (120, 40)) -> AsyncIterator[tuple[Any, Any,
+                                                                               list[float]]]:
+    """The app on an empty data folder, headless, past the first-run welcome, with its
+    frames timestamped: (app, pilot, frames)."""
+    from quiz.tui.app import QuizApp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
+        async with app.run_test(size=size) as pilot:
+            await until_quiet(pilot, lambda: app.bank is not None)
+            while len(app.screen_stack) > 1:  # the first-run welcome
+                app.pop_screen()
+            yield app, pilot, hook_frames(app)
 
 
 async def timed(pilot: Any, frames: list[float], act: Callable[[], Awaitable[object]],
@@ -114,7 +131,6 @@ async def _push(app: App[Any], screen: Screen[Any]) -> None:
 
 
 async def run(answers: int) -> None:
-    from quiz.tui.app import QuizApp
     from quiz.tui.screens.feedback import FeedbackScreen
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.widgets.answer_box import AnswerBox
@@ -123,50 +139,44 @@ async def run(answers: int) -> None:
     enter_times: dict[str, list[float]] = defaultdict(list)
     echo: list[float] = []
     push: list[float] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await until_quiet(pilot, lambda: app.bank is not None)
-            while len(app.screen_stack) > 1:  # the first-run welcome
-                app.pop_screen()
-            frames = hook_frames(app)
-            app.start_practice(None, None, False)
+    async with fresh_app() as (app, pilot, frames):
+        app.start_practice(None, None, False)
 
-            def asking() -> bool:
-                s = app.screen
-                return isinstance(s, QuestionScreen) and s.question is not None \
-                    and not s.busy
+        def asking() -> bool:
+            s = app.screen
+            return isinstance(s, QuestionScreen) and s.question is not None \
+                and not s.busy
 
-            for n in range(answers):
-                await until_quiet(pilot, asking)
-                screen = app.screen
-                assert isinstance(screen, QuestionScreen) and screen.question is not None
-                part = screen.question.part
-                box = screen.query_one(AnswerBox)
-                if box.multiline:  # spoken answers: typed in a text area, sent with ^D
-                    box.paragraph.text = part.key.display
-                    await pilot.press("ctrl+d")
-                    await until_quiet(pilot, lambda: isinstance(app.screen, FeedbackScreen))
-                    await pilot.press("enter")
-                    continue
-                box.input.cursor_blink = False
-                typed = part.key.display.rstrip()
-                box.input.value = typed[:-1]
-                box.input.cursor_position = len(typed) - 1
-                last = {" ": "space"}.get(typed[-1], typed[-1])
-                await until_quiet(pilot, lambda: True)
-                key_times[part.kind].append(await timed(
-                    pilot, frames, lambda k=last: pilot.press(k),  # type: ignore[misc]
-                    lambda b=box: "read" in str(b.query_one("#answer-preview").render())))
-                enter_times[part.kind].append(await timed(
-                    pilot, frames, lambda: pilot.press("enter"),
-                    lambda: isinstance(app.screen, FeedbackScreen)))
+        for n in range(answers):
+            await until_quiet(pilot, asking)
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and screen.question is not None
+            part = screen.question.part
+            box = screen.query_one(AnswerBox)
+            if box.multiline:  # spoken answers: typed in a text area, sent with ^D
+                box.paragraph.text = part.key.display
+                await pilot.press("ctrl+d")
+                await until_quiet(pilot, lambda: isinstance(app.screen, FeedbackScreen))
                 await pilot.press("enter")
-                await until_quiet(pilot, asking)
-                e, p = await baselines(app, pilot, frames)
-                echo.append(e)
-                push.append(p)
-                print(f"\r{n + 1}/{answers} answers", end="", file=sys.stderr, flush=True)
+                continue
+            box.input.cursor_blink = False
+            typed = part.key.display.rstrip()
+            box.input.value = typed[:-1]
+            box.input.cursor_position = len(typed) - 1
+            last = {" ": "space"}.get(typed[-1], typed[-1])
+            await until_quiet(pilot, lambda: True)
+            key_times[part.kind].append(await timed(
+                pilot, frames, lambda k=last: pilot.press(k),  # type: ignore[misc]
+                lambda b=box: "read" in str(b.query_one("#answer-preview").render())))
+            enter_times[part.kind].append(await timed(
+                pilot, frames, lambda: pilot.press("enter"),
+                lambda: isinstance(app.screen, FeedbackScreen)))
+            await pilot.press("enter")
+            await until_quiet(pilot, asking)
+            e, p = await baselines(app, pilot, frames)
+            echo.append(e)
+            push.append(p)
+            print(f"\r{n + 1}/{answers} answers", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
     every_key = [t for ts in key_times.values() for t in ts]
     every_enter = [t for ts in enter_times.values() for t in ts]
@@ -242,7 +252,6 @@ async def echo_sample(app: App[Any], pilot: Any, frames: list[float]) -> float:
 
 async def keystrokes(samples: int) -> None:
     """Print keystroke -> painted per kind, each sample paired with an echo sample."""
-    from quiz.tui.app import QuizApp
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.widgets.answer_box import AnswerBox
 
@@ -250,37 +259,31 @@ async def keystrokes(samples: int) -> None:
     first: dict[str, list[float]] = defaultdict(list)
     last: dict[str, list[float]] = defaultdict(list)
     late: dict[str, int] = defaultdict(int)
-    with tempfile.TemporaryDirectory() as tmp:
-        app = QuizApp(data_dir=Path(tmp) / "data", seed=1)
-        async with app.run_test(size=(120, 40)) as pilot:
-            await until_quiet(pilot, lambda: app.bank is not None)
-            while len(app.screen_stack) > 1:  # the first-run welcome
-                app.pop_screen()
-            frames = hook_frames(app)
-            for row in KEY_ROWS:
-                kind = row.split("-")[0]
-                app.start_practice_on([first_template(app.bank, kind)])
-                await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                                  and app.screen.question is not None)
-                screen = app.screen
-                assert isinstance(screen, QuestionScreen) and screen.question is not None
-                box = screen.query_one(AnswerBox)
-                box.input.cursor_blink = False
-                box.paragraph.cursor_blink = False
-                display = screen.question.part.key.display
-                if row == "choice-arrow":
-                    box.input.value = display
-                keys = key_script(row, display)
-                for n in range(samples):
-                    a, b = await key_frames(pilot, frames, keys[n % len(keys)])
-                    first[row].append(a)
-                    last[row].append(b)
-                    late[row] += b > a
-                    echo.append(await echo_sample(app, pilot, frames))
-                    print(f"\r{row}: {n + 1}/{samples}", end=" " * 8, file=sys.stderr,
-                          flush=True)
-                screen.dismiss(None)
-                await until_quiet(pilot, lambda: not isinstance(app.screen, QuestionScreen))
+    async with fresh_app() as (app, pilot, frames):
+        for row in KEY_ROWS:
+            kind = row.split("-")[0]
+            app.start_practice_on([first_template(app.bank, kind)])
+            await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                              and app.screen.question is not None)
+            screen = app.screen
+            assert isinstance(screen, QuestionScreen) and screen.question is not None
+            box = screen.query_one(AnswerBox)
+            box.input.cursor_blink = False
+            box.paragraph.cursor_blink = False
+            display = screen.question.part.key.display
+            if row == "choice-arrow":
+                box.input.value = display
+            keys = key_script(row, display)
+            for n in range(samples):
+                a, b = await key_frames(pilot, frames, keys[n % len(keys)])
+                first[row].append(a)
+                last[row].append(b)
+                late[row] += b > a
+                echo.append(await echo_sample(app, pilot, frames))
+                print(f"\r{row}: {n + 1}/{samples}", end=" " * 8, file=sys.stderr,
+                      flush=True)
+            screen.dismiss(None)
+            await until_quiet(pilot, lambda: not isinstance(app.screen, QuestionScreen))
     print(file=sys.stderr)
     e = statistics.median(echo)
     print(f"baseline: echo of a key in a bare Input   {summary(echo)}")
@@ -288,9 +291,10 @@ async def keystrokes(samples: int) -> None:
           "(goal p99 <= 16 ms):")
     for row in KEY_ROWS:
         ts = last[row]
+        tail_ratio = (f"p99 {percentile(ts, 0.99) / percentile(echo, 0.99):.2f}x echo p99  "
+                      if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
         print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
-              f"p99 {percentile(ts, 0.99) / percentile(echo, 0.99):.2f}x echo p99  "
-              f"{late[row]} of {len(ts)} painted over more than one frame")
+              f"{tail_ratio}{late[row]} of {len(ts)} painted over more than one frame")
     print("keystroke -> first frame painted (the echo; formulas and paragraphs read in a "
           "worker after it):")
     for row in ("formula", "spoken"):
