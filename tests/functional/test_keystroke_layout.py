@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.screen import Screen
 
-from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.widgets.answer_box import PREVIEW_LINES, AnswerBox
 
 from .conftest import make_app, question_shown, settle
 
 
-def count_layouts(screen: QuestionScreen) -> list[int]:
+def count_layouts(screen: Screen[Any]) -> list[int]:
     """A one-item list counting the screen's layout passes from now on."""
     count = [0]
     refresh_layout = screen._refresh_layout
@@ -46,6 +46,14 @@ def count_workers(box: AnswerBox) -> list[str]:
     return workers
 
 
+async def answering(pilot: Any) -> tuple[Any, AnswerBox, Any]:
+    """The question on screen: (its part, the answer box, the preview)."""
+    screen = await question_shown(pilot)
+    assert screen.question is not None
+    box = screen.query_one(AnswerBox)
+    return screen.question.part, box, box.query_one("#answer-preview")
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("topic", ["memory/model-state", "parallelism/axes-memory-table",
                                    "parallelism/activations-untouched", "layout"])
@@ -54,12 +62,8 @@ async def test_typing_an_answer_lays_nothing_out(data_dir: Path, topic: str) -> 
 
     app = make_app(data_dir, mode="practice", practice_topic=topic)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await question_shown(pilot)
-        assert screen.question is not None
-        part = screen.question.part
-        box = screen.query_one(AnswerBox)
-        shown = box.query_one("#answer-preview")
-        layouts = count_layouts(screen)
+        part, box, shown = await answering(pilot)
+        layouts = count_layouts(app.screen)
         # The key as shown, letter by letter (readings and refusals in turn), a stray
         # word, the cursor moved about, then everything deleted.
         typed = part.key.display[:16] + " zz"
@@ -85,11 +89,7 @@ async def test_a_formula_read_once_reads_again_with_the_echo(data_dir: Path) -> 
 
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = await question_shown(pilot)
-        assert screen.question is not None
-        part = screen.question.part
-        box = screen.query_one(AnswerBox)
-        shown = box.query_one("#answer-preview")
+        part, box, shown = await answering(pilot)
         await pilot.press("6", "*", "P", "*", "D")
         await settle(pilot)
         read = preview(part, "6*P*D")
@@ -121,11 +121,7 @@ async def test_a_short_paragraph_reads_with_the_echo_a_costly_one_in_the_worker(
     monkeypatch.setattr("quiz.tui.widgets.answer_box.reading_clock", lambda: 0.0)
     app = spoken_app(data_dir)
     async with app.run_test(size=(100, 30)) as pilot:
-        screen = await question_shown(pilot)
-        assert screen.question is not None
-        part = screen.question.part
-        box = screen.query_one(AnswerBox)
-        shown = box.query_one("#answer-preview")
+        part, box, shown = await answering(pilot)
         workers = count_workers(box)
         await pilot.press(*"TP 8 in the node")
         assert str(shown.render()) == preview(part, "TP 8 in the node")
