@@ -120,6 +120,15 @@ async def started(pilot: Pilot[Any], *, welcome: bool = False) -> None:
         await settle(pilot)
 
 
+async def browser_shown(pilot: Pilot[Any]) -> None:
+    """From the home screen, open the template browser (``t``) and let it settle."""
+    from quiz.tui.screens.browser import BrowserScreen
+
+    await pilot.press("t")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, BrowserScreen))
+    await settle(pilot)
+
+
 async def question_shown(pilot: Pilot[Any]) -> QuestionScreen:
     """Wait until a question screen shows a question, and return the screen."""
     from quiz.tui.screens.question import QuestionScreen

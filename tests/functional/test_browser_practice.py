@@ -9,7 +9,7 @@ from textual.widgets import Input
 from quiz.tui.screens.browser import BrowserScreen
 from quiz.tui.screens.template_preview import TemplatePreviewScreen
 
-from .conftest import make_app, question_shown, settle, started, wait_for
+from .conftest import browser_shown, make_app, question_shown, settle, started, wait_for
 
 SIZE = (80, 24)
 
@@ -18,9 +18,7 @@ async def test_p_in_the_list_practises_the_highlighted_template(data_dir: Path) 
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        await pilot.press("t")
-        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
-        await settle(pilot)
+        await browser_shown(pilot)
         await pilot.press("p")
         assert isinstance(app.screen, BrowserScreen)  # p is a letter in the filter
         assert app.screen.query_one("#browser-search", Input).value == "p"
@@ -37,9 +35,7 @@ async def test_p_in_the_preview_practises_fresh_variants_of_it(data_dir: Path) -
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        await pilot.press("t")
-        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
-        await settle(pilot)
+        await browser_shown(pilot)
         await pilot.press(*"flops", "enter")
         await wait_for(pilot, lambda: isinstance(app.screen, TemplatePreviewScreen))
         await settle(pilot)

@@ -30,6 +30,7 @@ from .conftest import (
     NOW,
     FakeClock,
     answer,
+    browser_shown,
     make_app,
     question_shown,
     screen_text,
@@ -490,8 +491,7 @@ async def test_browser_filters_and_previews_a_template_at_a_seed(data_dir: Path)
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
-        await pilot.press("t")
-        await wait_for(pilot, lambda: isinstance(app.screen, BrowserScreen))
+        await browser_shown(pilot)
         await pilot.press(*"model state")
         assert "1 of 6 templates" in text_of(app.screen, "#browser-count")
         await pilot.press("enter")
