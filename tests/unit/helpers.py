@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
 
 import pytest
 
@@ -19,6 +20,21 @@ from quiz.core.store import Attempt
 FUZZ_EXAMPLES = 10_000 if os.environ.get("QUIZ_FUZZ") == "full" else 300
 """Examples per fuzz property: a few hundred locally, the full 10,000 in CI (`.ci/run`
 sets QUIZ_FUZZ=full), so the local suite stays quick and CI still digs deep."""
+
+def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str,
+        pick: Callable[..., Any] = lambda *args, **kw: args[0]) -> list[Any]:
+    """Wrap ``owner.name`` so that every call still runs it and is noted (by default its
+    first argument) in the returned list: how often, and on what, code is called."""
+    real = getattr(owner, name)
+    calls: list[Any] = []
+
+    def noted(*args: Any, **kw: Any) -> Any:
+        calls.append(pick(*args, **kw))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(owner, name, noted)
+    return calls
+
 
 # UTC-5 without DST: local days differ from UTC days between 19:00 and 24:00 local.
 LOCAL = timezone(timedelta(hours=-5))

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,14 +121,7 @@ def test_ask_validates_only_the_template_it_draws(tmp_path: Path,
 
     cache = tmp_path / "bank.db"
     load_bank(cache=cache)
-    validated: list[object] = []
-    real = Template.model_validate
-
-    def counting(data: object, *args: object, **kw: object) -> Template:
-        validated.append(data)
-        return real(data, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Template, "model_validate", counting)
+    validated = spy(monkeypatch, Template, "model_validate")
     bank = load_bank(cache=cache, only=["memory/model-state"])
     assert list(bank.templates) == ["memory/model-state"]
     assert validated == []  # listed, not yet read
@@ -207,14 +201,7 @@ def test_a_cached_bank_validates_a_template_only_when_it_is_read(
 
     cache = tmp_path / "bank.db"
     fresh = load_bank(cache=cache)
-    validated: list[object] = []
-    real = Template.model_validate
-
-    def counting(data: object, *args: object, **kw: object) -> Template:
-        validated.append(data)
-        return real(data, *args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(Template, "model_validate", counting)
+    validated = spy(monkeypatch, Template, "model_validate")
     bank = load_bank(cache=cache)
     assert len(bank.templates) == len(fresh.templates)
     assert list(bank.templates) == list(fresh.templates)

@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 import sympy as sp
+from helpers import spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import questions.kinds
 import questions.layout as qlayout
 import questions.variants as qvariants
-import quiz.core.reading
 import quiz.core.rubric as rubric
 import quiz.core.selftest as selftest
 import solver.engine as engine
@@ -130,15 +130,7 @@ def layout_inputs() -> engine.Inputs:
 def searches(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The workloads actually searched (the remembered ones start empty)."""
     monkeypatch.setattr(qlayout, "_RANKINGS", type(qlayout._RANKINGS)())
-    seen: list[Any] = []
-    real = slayouts.rank
-
-    def counting(w: Any, fixed: Any = None) -> Any:
-        seen.append(w)
-        return real(w, fixed)
-
-    monkeypatch.setattr(slayouts, "rank", counting)
-    return seen
+    return spy(monkeypatch, slayouts, "rank")
 
 
 def test_a_workload_is_searched_once_however_often_it_is_ranked(searches: list[Any]) -> None:
@@ -188,14 +180,7 @@ def test_the_remembered_searches_are_bounded(
 
 def test_presets_are_parsed_once_then_only_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     engine._PRESET_LAYERS.clear()
-    calls: list[str] = []
-    real = engine.parse_value
-
-    def counting(name: str, raw: Value) -> Value:
-        calls.append(name)
-        return real(name, raw)
-
-    monkeypatch.setattr(engine, "parse_value", counting)
+    calls = spy(monkeypatch, engine, "parse_value")
     first = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
     parsed = len(calls)
     calls.clear()
@@ -323,14 +308,7 @@ def test_a_seed_that_repeats_a_draw_fails_as_the_seed_it_repeats() -> None:
 
 def test_each_distinct_draw_is_checked_once(monkeypatch: pytest.MonkeyPatch) -> None:
     t = template("memory/model-state")
-    checked: list[int] = []
-    real = selftest.check_part
-
-    def counting(t: Template, seed: int, pv: Any) -> list[Failure]:
-        checked.append(seed)
-        return real(t, seed, pv)
-
-    monkeypatch.setattr(selftest, "check_part", counting)
+    checked = spy(monkeypatch, selftest, "check_part", lambda t, seed, pv: seed)
     assert check_template(t, seeds=30) == []
     models = {draw_params(t, seed)[0]["model"] for seed in range(30)}
     # seed 0 is checked whole (it also checks [[steps]]), so its model may be checked twice
@@ -342,14 +320,7 @@ def test_options_shuffled_per_seed_are_checked_every_seed(
 ) -> None:
     t = next(t for t in BANK.templates.values()
              if all(p.answer_kind == "choice" for p in t.all_parts()))
-    drawn: list[int] = []
-    real = qvariants.make_variant
-
-    def counting(t: Template, seed: int) -> Any:
-        drawn.append(seed)
-        return real(t, seed)
-
-    monkeypatch.setattr(selftest, "make_variant", counting)
+    drawn = spy(monkeypatch, selftest, "make_variant", lambda t, seed: seed)
     check_template(t, seeds=6)
     assert set(drawn) == set(range(6))
 
@@ -359,14 +330,7 @@ def test_options_shuffled_per_seed_are_checked_every_seed(
 
 def test_a_solve_is_worked_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
     engine._SOLVES.clear()
-    worked: list[str] = []
-    real = engine._solve
-
-    def counting(name: str, *args: Any) -> engine.Result:
-        worked.append(name)
-        return real(name, *args)
-
-    monkeypatch.setattr(engine, "_solve", counting)
+    worked = spy(monkeypatch, engine, "_solve")
     first = engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2})
     assert engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2}) is first
     engine.solve("model_state_bytes", model="llama3-8b", overrides={"tp": 2.0})
@@ -389,14 +353,7 @@ def test_remembered_solves_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_a_span_of_a_paragraph_is_read_once_per_unit(monkeypatch: pytest.MonkeyPatch) -> None:
     rubric._value.cache_clear()
-    read: list[tuple[str, str]] = []
-    real = quiz.core.reading.read_number
-
-    def counting(text: str, unit: str, **kw: Any) -> Any:
-        read.append((text, unit))
-        return real(text, unit, **kw)
-
-    monkeypatch.setattr(rubric, "read_number", counting)
+    read = spy(monkeypatch, rubric, "read_number", lambda text, unit, **kw: (text, unit))
     text = "Shard 1.13 TB of state over 64 GPUs with TP 8 inside the node."
     first = [(m.span(), m.reading("B")) for m in rubric.mentions(text)]
     assert first[0] == ("1.13 TB", (1.13e12, "1.13 TB"))
