@@ -113,7 +113,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
     from quiz import locations
     from quiz.core.schedule import Drill
     from quiz.core.settings import Settings
-    from quiz.core.store import Attempt, Store
+    from quiz.core.store import Attempt, Store, Verdict
     from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 
     start = time.perf_counter()
@@ -122,6 +122,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
     rng = random.Random(seed)
     now = datetime.now(UTC)
     days = max(1, size // PER_DAY)
+    verdicts: tuple[Verdict, ...] = ("correct", "partial", "incorrect")
     data.mkdir(parents=True, exist_ok=True)
     with Store.open(locations.db_path(data)) as store:
         rows = []
@@ -130,7 +131,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
             when = (now - timedelta(days=back)).replace(hour=rng.randrange(6, 14), minute=0)
             for _ in range(count):
                 entry = rng.choice(entries)
-                verdict = rng.choices(("correct", "partial", "incorrect"), (7, 1, 2))[0]
+                verdict = rng.choices(verdicts, (7, 1, 2))[0]
                 when += timedelta(seconds=rng.uniform(30, 90))
                 rows.append(attempt_to_row(Attempt(
                     template_id=entry.id, template_version=1, seed=rng.randrange(2**31),

@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from questions.loader import Bank
-from quiz.core.clock import from_utc_text, local_day
+from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
 from quiz.core.learn import learned_templates, offers_walk, progress, progress_in
 from quiz.core.mistakes import leeches, mistakes
 from quiz.core.settings import Settings
@@ -249,10 +249,15 @@ def test_a_streak_longer_than_the_days_read_first_is_read_on_to_its_start(
         store._conn.set_trace_callback(None)
         assert want == store.stats()["streak_days"]
         same_home(store)
-        # The days are read in windows of 64, 256, 1,024 ... days: one query each.
-        windows = sum("JOIN attempt_quarters" in q for q in seen)
-        assert windows == 1 + sum(want >= STREAK_WINDOW * (4**k - 1) // 3
-                                  for k in range(1, 5)), seen
+        # The last 64 days are counted; before them the streak is followed back in
+        # windows of 256, 1,024 ... days, one query each that tests each day for an
+        # answer (an index look-up) and stops at the first day without: no answer and
+        # no summary row before that day is read.
+        assert sum("JOIN attempt_quarters" in q for q in seen) == 1, seen
+        walks = [q for q in seen if "NOT EXISTS" in q]
+        assert len(walks) == sum(want >= STREAK_WINDOW * (4**k - 1) // 3
+                                 for k in range(1, 5)), seen
+        assert all("LIMIT" in q and "total(" not in q for q in walks)
 
 
 def insert(store: Store, rows: list[tuple[object, ...]]) -> None:
@@ -404,3 +409,73 @@ def test_the_mistakes_filter_in_sql_keeps_what_the_topic_matches(
                 if a.verdict != "correct" and _matches(a, topic)]
         got = [m.attempt.seed for m in mistakes(store, Bank(), topic=topic, limit=None)]
         assert got == want
+
+
+def bounds_day_by_day(tz: tzinfo | None, first: date, last: date) -> str:
+    """Each local day's first and next day's first quarter key, each worked out from the
+    calendar (what the days' bounds were before they were stepped 24 hours at a time)."""
+    days = []
+    day = first
+    while day <= last:
+        following = day + timedelta(days=1)
+        days.append((day.isoformat(), to_utc_text(local_day_start(day, tz))[:16],
+                     to_utc_text(local_day_start(following, tz))[:16]))
+        day = following
+    return json.dumps(days)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from([*ZONES, None, ZoneInfo("America/Santiago"), ZoneInfo("Africa/Casablanca"),
+                        ZoneInfo("Pacific/Apia"), ZoneInfo("America/Havana")]),
+       st.dates(date(1890, 1, 1), date(2090, 1, 1)), st.integers(0, 400))
+def test_days_stepped_a_day_at_a_time_start_at_local_midnight(
+        zone: tzinfo | None, first: date, length: int) -> None:
+    from quiz.core.store.stats import _bounds
+
+    last = first + timedelta(days=length)
+    assert _bounds(zone, first, last) == bounds_day_by_day(zone, first, last)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["bad-tags", "bad-time", "odd-time", "delete",
+                                           "extra"]), st.integers(0, 599)), max_size=8),
+       st.sampled_from(ZONES), st.integers(0, 600))
+def test_a_long_streak_followed_back_past_hand_edits_is_that_of_every_row(
+        steps: list[tuple[str, int]], zone: tzinfo, length: int) -> None:
+    # An answer a day for ``length`` days (past the days counted first), then hand edits
+    # on days before them: an unreadable answer leaves its day empty, an answer whose
+    # time is stored in another format keeps its day answered.
+    now = datetime(2025, 11, 20, 12, tzinfo=UTC)
+    with tempfile.TemporaryDirectory() as folder, \
+            Store.open(Path(folder) / "h.db", now=Clock(now), tz=zone) as store:
+        today = store.today()
+        rows = []
+        for back in range(length):
+            start = datetime.combine(today - timedelta(days=back), datetime.min.time(), zone)
+            rows.append(attempt_to_row(attempt(back, start + timedelta(hours=back % 23))))
+        insert(store, rows)
+        raw = sqlite3.connect(Path(folder) / "h.db")
+        for kind, back in steps:
+            if kind == "extra":
+                start = datetime.combine(today - timedelta(days=back), datetime.min.time(),
+                                         zone)
+                store.record_attempt(attempt(10**6 + back, start + timedelta(minutes=30)))
+                continue
+            ids = [r[0] for r in raw.execute("SELECT id FROM attempts WHERE seed = ?",
+                                             (back,))] or [0]
+            if kind == "bad-tags":
+                raw.execute("UPDATE attempts SET tags = '{oops' WHERE id = ?", ids[:1])
+            elif kind == "bad-time":
+                raw.execute("UPDATE attempts SET answered_at = 'then' WHERE id = ?", ids[:1])
+            elif kind == "delete":
+                raw.execute("DELETE FROM attempts WHERE id = ?", ids[:1])
+            else:  # the same instant, written with another offset
+                for (when,) in raw.execute("SELECT answered_at FROM attempts WHERE id = ?",
+                                           ids[:1]).fetchall():
+                    moved = from_utc_text(when).astimezone(
+                        timezone(timedelta(hours=5, minutes=45))).isoformat()
+                    raw.execute("UPDATE attempts SET answered_at = ? WHERE id = ?",
+                                (moved, ids[0]))
+            raw.commit()
+        raw.close()
+        same_home(store)

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections import Counter
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Iterable, Sequence
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Final, NamedTuple, TypedDict
 
-from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
+from quiz.core.clock import from_utc_text, local_day, local_day_start
 from quiz.core.store.schema import ODD_QUARTER, quarter_of
 
 if TYPE_CHECKING:
@@ -187,76 +186,115 @@ class HomeFigures(NamedTuple):
 
 
 STREAK_WINDOW: Final = 64
-"""Local days the home screen reads first for the streak; a longer streak reads on,
-four times as many days each time, until it ends."""
+"""Local days the home screen reads first for the streak; a longer streak is followed
+back, four times as many days each time, until it ends."""
 
 
 def home_figures(store: Store, *, recent: int = 50) -> HomeFigures:
     """The home screen's figures, reading the last few weeks of days, not every one.
 
-    The streak reads :data:`STREAK_WINDOW` days back from today, and further only while
-    it goes on; the totals come from the per-template summary (a row per template and
-    set of tags), the recent accuracy from the latest answers.
+    The streak reads :data:`STREAK_WINDOW` days back from today; a streak that goes on
+    past them is followed back by an indexed test per day (is any answer on it?) until
+    its first missed day, never by reading the days' answers. The totals come from the
+    per-template summary (a row per template and set of tags), the recent accuracy from
+    the latest answers.
     """
     today = store.today()
     since = today - timedelta(days=STREAK_WINDOW - 1)
     base = readable(store, since)
-    days = dict(base.days)
-    streak = _streak(set(days), today)
-    first = _first_day(store)
+    days = set(base.days)
+    streak = _streak(days, today)
+    end = today if today in days else today - timedelta(days=1)
+    assert base.rest is not None
+    # The first day answered: of the well-formed keys, or of a time in another format.
+    first = min((day for day in (_first_day(store), *base.rest.odd_days) if day is not None),
+                default=None)
     span = STREAK_WINDOW
     while streak and first is not None and first < since \
-            and _streak_start(set(days), today, streak) <= since:
-        # The streak goes on past the days read: read the days before them.
+            and _streak_start(days, today, streak) <= since:
+        # The streak goes on past the days read: look for its start before them.
         span *= 4
         earlier = max(first, since - timedelta(days=span))
-        assert base.rest is not None
-        days |= _window(store, earlier, since - timedelta(days=1), base.rest)
-        since = earlier
-        streak = _streak(set(days), today)
+        gap = _last_gap(store, earlier, since - timedelta(days=1), base.rest)
+        since = earlier if gap is None else gap + timedelta(days=1)
+        streak = (end - since).days + 1
+        if gap is not None:
+            break
     everything = sum(g.attempts for g in base.groups.values())
     last = _latest_verdicts(store, recent, base.left_out)
     return HomeFigures(everything, streak,
                        last.count("correct") / len(last) if last else None)
 
 
+def _last_gap(store: Store, first: date, last: date, rest: _Rest) -> date | None:
+    """The latest local day from ``first`` to ``last`` with no readable answer (None:
+    every one has one), by one indexed look-up per day, latest first, stopping at it.
+
+    The few days where hand edits left attempts in another format or unreadable (see
+    :class:`_Rest`) are counted exactly, in one more query.
+    """
+    local = _LocalDays(store.tz)
+    special = {day for day in rest.odd_days if first <= day <= last}
+    special |= {day for row in rest.bad_rows if row["quarter"] not in rest.bad_quarters
+                and first <= (day := local.day(row["quarter"])) <= last}
+    counted = _window_of(store, sorted(special), rest) if special else {}
+    # A day special and without a well-formed key may still have an answer: ask for
+    # one empty day more than there are special days.
+    bounds = _bounds(store.tz, first, last)
+    empty = [date.fromisoformat(iso) for (iso,) in store._rows(
+        f"WITH {_DAYS_CTE} SELECT days.day FROM days WHERE NOT EXISTS (SELECT 1 FROM "
+        "attempt_quarters AS q WHERE q.quarter >= days.lo AND q.quarter < days.hi "
+        f"AND q.quarter NOT IN ({_marks(rest.odd_keys)})) ORDER BY days.day DESC LIMIT ?",
+        (bounds, *rest.odd_keys, len(special) + 1))]
+    gaps = [day for day in empty if day not in special][:1]
+    gaps += [day for day in special if day not in counted]
+    return max(gaps, default=None)
+
+
 def recent_tallies(store: Store, since: date) -> list[DayTally]:
     """Readable answers per local day, topic and tags, from local day ``since`` on.
 
-    Counted by SQL over the time index, day by local day (only those days' attempts are
-    read); the few attempts whose time is stored in another format are read one by one.
+    Counted and grouped by SQL over the time index, day by local day (only those days'
+    attempts are read, and a row per day, topic and tags comes back, not one per
+    answer); the few attempts whose time is stored in another format are read one by one.
     """
     times, bad = _odd_keys(store)
     odd = [*times, *bad]
     last = _last_day(store)
     bounds = _bounds(store.tz, since, last) if last is not None else "[]"
-    # (local day ISO, topic, tags text, correct?) -> answers, counted as the rows stream.
-    answers = Counter(store._rows(
-        f"WITH {_DAYS_CTE} SELECT days.day, a.topic, a.tags, a.verdict = 'correct' "
-        "FROM days JOIN attempts AS a ON a.answered_at >= days.lo AND a.answered_at < days.hi "
-        f"WHERE {quarter_of('a.answered_at')} NOT IN ({_marks(odd)})", (bounds, *odd)))
+    # (local day ISO, topic, tags text) -> [answers, correct]
+    answers: dict[tuple[str, str, str], list[int]] = {}
+    for iso, topic, text, count, right in store._rows(
+            f"WITH {_DAYS_CTE} SELECT days.day, a.topic, a.tags, count(*), "
+            "total(a.verdict = 'correct') FROM days JOIN attempts AS a "
+            "ON a.answered_at >= days.lo AND a.answered_at < days.hi "
+            f"WHERE {quarter_of('a.answered_at')} NOT IN ({_marks(odd)}) GROUP BY 1, 2, 3",
+            (bounds, *odd)):
+        answers[(iso, str(topic), text)] = [count, int(right)]
     if times:  # times in another format: their days are worked out one by one
         local = _LocalDays(store.tz)
         for when, topic, text, verdict in store._rows(
                 "SELECT answered_at, topic, tags, verdict FROM attempts "
                 f"WHERE answered_at IN ({_marks(times)})", list(times)):
-            answers[(local.day(when).isoformat(), topic, text, verdict == "correct")] += 1
+            tally = answers.setdefault((local.day(when).isoformat(), str(topic), text), [0, 0])
+            tally[0] += 1
+            tally[1] += verdict == "correct"
     tags_of: dict[str, tuple[str, ...] | None] = {}
     for text in {key[2] for key in answers}:
         try:
             tags_of[text] = _tags(text)
         except (ValueError, TypeError):
             tags_of[text] = None
-    by_key: dict[tuple[date, str, tuple[str, ...]], list[int]] = {}
+    by_key: dict[tuple[str, str, tuple[str, ...]], list[int]] = {}
     first = since.isoformat()
-    for (iso, topic, text, right), count in answers.items():
+    for (iso, topic, text), (count, right) in answers.items():
         tags = tags_of[text]
         if tags is not None and iso >= first:
-            tally = by_key.setdefault((date.fromisoformat(iso), str(topic), tags), [0, 0])
+            tally = by_key.setdefault((iso, topic, tags), [0, 0])
             tally[0] += count
-            tally[1] += count * bool(right)
-    return [DayTally(day, topic, tags, n, right)
-            for (day, topic, tags), (n, right) in sorted(by_key.items())]
+            tally[1] += right
+    return [DayTally(date.fromisoformat(iso), topic, tags, n, right)
+            for (iso, topic, tags), (n, right) in sorted(by_key.items())]
 
 
 def has_attempts(store: Store) -> bool:
@@ -384,15 +422,38 @@ Python. (Materialized: else each row's day would parse the JSON again.)"""
 
 def _bounds(tz: tzinfo | None, first: date, last: date) -> str:
     """The local days from ``first`` to ``last`` as :data:`_DAYS_CTE` reads them."""
-    days: list[tuple[str, str, str]] = []
-    day = first
-    start = to_utc_text(local_day_start(day, tz))[:16]
-    while day <= last:
-        following = day + timedelta(days=1)
-        end = to_utc_text(local_day_start(following, tz))[:16]
-        days.append((day.isoformat(), start, end))
-        day, start = following, end
-    return json.dumps(days)
+    return _bounds_of(tz, (first + timedelta(days=n) for n in range((last - first).days + 1)))
+
+
+def _bounds_of(tz: tzinfo | None, days: Iterable[date]) -> str:
+    """The local days ``days`` (in order) as :data:`_DAYS_CTE` reads them.
+
+    A day starts 24 hours after the day before it unless the zone's offset changed
+    between the two midnights: one conversion a day, rather than each local midnight
+    worked out from the calendar.
+    """
+    out: list[tuple[str, str, str]] = []
+    one = timedelta(days=1)
+    start: datetime | None = None
+    start_text = ""
+    offset: timedelta | None = None
+    previous: date | None = None
+    for day in days:
+        if start is None or day != previous:
+            start = local_day_start(day, tz)
+            offset = start.astimezone(tz).utcoffset()
+            start_text = start.isoformat(timespec="minutes")[:16]
+        end = start + one
+        seen = end.astimezone(tz)
+        if seen.utcoffset() == offset and not (seen.hour or seen.minute):
+            end_text = end.date().isoformat() + start_text[10:]  # the same time of day
+        else:  # the offset changed that day
+            end = local_day_start(day + one, tz)
+            seen = end.astimezone(tz)
+            end_text = end.isoformat(timespec="minutes")[:16]
+        out.append((day.isoformat(), start_text, end_text))
+        start, start_text, offset, previous = end, end_text, seen.utcoffset(), day + one
+    return json.dumps(out)
 
 
 def _key_day(tz: tzinfo | None, key: str) -> date:
@@ -422,11 +483,17 @@ def _days_between(store: Store, first: date | None, last: date | None,
         first = _first_day(store)
     if last is None:
         last = _last_day(store)
-    days: dict[date, list[int]] = {}
     # With no day to read the query runs all the same (over no day): the same statements
     # whatever the history holds.
     bounds = _bounds(store.tz, first, last) if first is not None and last is not None \
         else "[]"
+    return _day_counts(store, bounds, odd)
+
+
+def _day_counts(store: Store, bounds: str, odd: Collection[str]) -> dict[date, list[int]]:
+    """[attempts, correct] per local day of ``bounds`` (see :func:`_bounds`), from the
+    quarter keys that are not ``odd``: a row per day."""
+    days: dict[date, list[int]] = {}
     for iso, count, right in store._rows(
             f"WITH {_DAYS_CTE} SELECT days.day, total(q.attempts), total(q.correct) "
             "FROM days JOIN attempt_quarters AS q ON q.quarter >= days.lo "
@@ -491,9 +558,24 @@ def _window(store: Store, first: date | None, last: date | None,
             rest: _Rest) -> dict[date, list[int]]:
     """[attempts, correct] per local day from ``first`` to ``last`` (None: no bound),
     readable attempts only, days without any left out."""
-    days = _days_between(store, first, last, rest.odd_keys)
+    return _readable(store, _days_between(store, first, last, rest.odd_keys), rest,
+                     lambda day: (first is None or day >= first)
+                     and (last is None or day <= last))
+
+
+def _window_of(store: Store, some: Sequence[date], rest: _Rest) -> dict[date, list[int]]:
+    """:func:`_window` of the days ``some`` (in order) alone: one query."""
+    wanted = set(some)
+    return _readable(store, _day_counts(store, _bounds_of(store.tz, some), rest.odd_keys),
+                     rest, wanted.__contains__)
+
+
+def _readable(store: Store, days: dict[date, list[int]], rest: _Rest,
+              within: Callable[[date], bool]) -> dict[date, list[int]]:
+    """``days`` (counted from the well-formed keys) with the odd keys' answers on days
+    ``within`` added and the unreadable attempts taken out; days left empty dropped."""
     for day, (count, right) in rest.odd_days.items():
-        if (first is None or day >= first) and (last is None or day <= last):
+        if within(day):
             _add(days, day, count, right)
     local = _LocalDays(store.tz)
     for row in rest.bad_rows:
