@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import tracemalloc
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
@@ -17,7 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Clock, run_cli
+from helpers import Clock, run_cli, spy
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from quiz.core.store import Attempt, Review, Store, Verdict
 from quiz.core.store.portable import export_history, import_history, parse, write_history
@@ -163,3 +166,90 @@ def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> No
         result = import_history(store, parse(json.dumps(document), "json"))
         assert (result.added, result.already) == (1, 2)
         assert read == 3  # the three attempts at the file's three times
+
+
+json_text = st.text(st.characters(codec="utf-8"), max_size=12)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | json_text,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(json_text, inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(json_text, json_values | st.lists(json_text, max_size=3), max_size=6))
+def test_an_item_is_written_as_the_json_module_indents_it(item: dict[str, Any]) -> None:
+    from quiz.core.store.portable import _indented
+
+    assert _indented(item) == json.dumps(item, indent=1, ensure_ascii=False)
+
+
+def test_export_builds_no_model_for_rows_that_keep_the_rules(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cost that made the export slow: a pydantic row validated and dumped per
+    attempt. A stored row that meets every rule as it is goes to the file directly."""
+    from quiz.core.store import portable
+
+    path = tmp_path / "history.db"
+    fixed_history(path, guided=True)
+    built = spy(monkeypatch, portable, "_file_row")
+    with Store.open(path, tz=UTC) as store:
+        assert export_history(store, "json").encode() == (GOLDEN / "guided.json").read_bytes()
+    assert built == []
+
+
+EDITS = [
+    ("template_id", "t" * 201), ("template_id", "t" * 200), ("template_version", -1),
+    ("template_version", "2"), ("seed", "7"), ("answer_text", "a" * 2001),
+    ("answer_text", "é" * 2000), ("answer_text", 12), ("score", "0.5"), ("score", 1),
+    ("mistake", 3), ("hints_used", "1"), ("hint_cost", 2), ("seconds", "3"),
+    ("answered_at", "2025-03-10T15:00:00+00:00"),
+    ("answered_at", "2025-02-30T15:00:00.000000+00:00"),
+    ("answered_at", "2025-03-10T15:00:00.000000+05:30"), ("answered_at", "then"),
+    ("answered_at", "2025-03-10 15:00:00.000000+00:00"), ("topic", 5),
+    ("tags", '{"a": 1}'), ("tags", "[1]"), ("tags", '["x", "ü"]'), ("tags", "oops"),
+    ("tags", 7), ("guided", 1), ("template_id", b"blob"), ("topic", "")]
+"""Hand edits of a stored attempt (column, value) into shapes the file's rules judge."""
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize("edit", EDITS, ids=[f"{c}={str(v)[:12]}" for c, v in EDITS])
+def test_the_direct_path_writes_what_the_model_writes_for_each_edit(
+        tmp_path_factory: pytest.TempPathFactory, edit: tuple[str, object], fmt: str) -> None:
+    same_export_either_way(tmp_path_factory, [(2, edit)], fmt)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 15), st.sampled_from(EDITS)), max_size=4),
+       st.sampled_from(["json", "csv"]))
+def test_the_direct_path_writes_what_the_model_writes_for_any_stored_rows(
+        tmp_path_factory: pytest.TempPathFactory, changes: list[tuple[int, tuple[str, object]]],
+        fmt: str) -> None:
+    same_export_either_way(tmp_path_factory, changes, fmt)
+
+
+def same_export_either_way(tmp_path_factory: pytest.TempPathFactory,
+                           changes: list[tuple[int, tuple[str, object]]], fmt: str) -> None:
+    """Rows edited by hand (CHECK constraints off) into shapes the model rules on: the
+    export writes the same bytes, or fails the same way, as with every row validated by
+    the model."""
+    from quiz.core.store import portable
+
+    path = tmp_path_factory.mktemp("h") / "history.db"
+    fixed_history(path, guided=False)
+    raw = sqlite3.connect(path)
+    raw.execute("PRAGMA ignore_check_constraints = ON")
+    for row, (column, value) in changes:
+        raw.execute(f"UPDATE attempts SET {column} = ? WHERE id = ?", (value, row + 1))
+    raw.commit()
+    raw.close()
+
+    def export(direct: bool) -> str:
+        with Store.open(path, tz=UTC) as store, pytest.MonkeyPatch.context() as patch:
+            if not direct:
+                patch.setattr(portable, "_plain_item", lambda *args: None)
+            try:
+                return export_history(store, fmt)
+            except Exception as exc:  # the same failure, whichever way
+                return f"{type(exc).__name__}: {exc}"
+
+    assert export(direct=True) == export(direct=False)

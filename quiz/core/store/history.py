@@ -228,6 +228,7 @@ class Store:
                 if not rows:
                     return
                 yield from rows
+                del rows  # not held while the next page is fetched
         finally:
             cursor.close()
 

@@ -30,6 +30,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import re
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -45,7 +47,7 @@ from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.errors import QuizError
 from quiz.core.schedule import NEW, _card_id
 from quiz.core.store.history import Store
-from quiz.core.store.records import row_to_attempt
+from quiz.core.store.records import MODES, VERDICTS, row_to_attempt
 
 __all__ = [
     "FORMATS",
@@ -214,21 +216,110 @@ def _mocks(store: Store) -> tuple[list[MockRow], dict[int | None, str]]:
     return rows, {m.id: to_utc_text(m.started_at) for m in mocks}
 
 
+_ATTEMPTS_SQL: Final = (
+    "SELECT id, template_id, template_version, seed, mode, answer_text, verdict, score, "
+    "mistake, hints_used, hint_cost, seconds, answered_at, topic, tags, session_id, guided, "
+    "(SELECT rating FROM review_log AS r WHERE r.attempt_id = attempts.id "
+    "ORDER BY r.reviewed_at, r.id LIMIT 1) AS first_rating FROM attempts {where} "
+    "ORDER BY answered_at, id")
+"""Every attempt (or those ``where`` keeps), oldest first, each with the rating of the
+first review it gave (by the review log's index)."""
+
+
 def _attempt_rows(store: Store, mock_start: dict[int | None, str],
                   where: str = "", params: Sequence[object] = ()) -> Iterator[AttemptRow]:
-    """Every attempt as a file row, oldest first, streamed (a page of rows at a time),
-    each with the rating of the first review it gave (by the review log's index)."""
-    for row in store._stream(
-            "SELECT attempts.*, (SELECT rating FROM review_log AS r "
-            "WHERE r.attempt_id = attempts.id ORDER BY r.reviewed_at, r.id LIMIT 1) "
-            f"AS first_rating FROM attempts {where} ORDER BY answered_at, id", params):
-        a = store._read_row(row_to_attempt, row, "attempt")
-        yield AttemptRow(
-            template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
-            answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
-            hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
-            answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
-            rating=row["first_rating"], mock=mock_start.get(a.session_id), guided=a.guided)
+    """Every attempt as a file row, oldest first, streamed (a page of rows at a time)."""
+    for row in store._stream(_ATTEMPTS_SQL.format(where=where), params):
+        yield _file_row(store, row, mock_start)
+
+
+def _file_row(store: Store, row: sqlite3.Row, mock_start: dict[int | None, str]) -> AttemptRow:
+    """A stored attempt as a file row, every field validated."""
+    a = store._read_row(row_to_attempt, row, "attempt")
+    return AttemptRow(
+        template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
+        answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
+        hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
+        answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
+        rating=row["first_rating"], mock=mock_start.get(a.session_id), guided=a.guided)
+
+
+def _written(row: AttemptRow) -> dict[str, Any]:
+    """A file row as the file holds it (``guided`` only when true)."""
+    return row.model_dump(exclude=None if row.guided else {"guided"})
+
+
+_STORED_TIME: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}"
+                                 r"\.[0-9]{6}\+00:00")
+"""A time as :func:`to_utc_text` writes it (which it then writes back unchanged)."""
+
+
+def _attempt_items(store: Store, mock_start: dict[int | None, str]) -> Iterator[dict[str, Any]]:
+    """Every attempt as the file holds it (:func:`_written` of its :class:`AttemptRow`),
+    oldest first, streamed.
+
+    A row is checked against :class:`AttemptRow`'s rules with plain comparisons, and
+    only a row that fails one (or holds a value of another type) goes through the model,
+    which then names the problem: the same items as validating each row, for a few
+    comparisons a row instead of a model built and dumped.
+    """
+    tags_of: dict[str, tuple[str, ...] | None] = {}
+    for row in store._stream(_ATTEMPTS_SQL.format(where=""), ()):
+        item = _plain_item(row, mock_start, tags_of)
+        yield item if item is not None else _written(_file_row(store, row, mock_start))
+
+
+def _plain_item(row: sqlite3.Row, mock_start: dict[int | None, str],
+                tags_of: dict[str, tuple[str, ...] | None]) -> dict[str, Any] | None:
+    """The file's item for a stored attempt that meets every rule of :class:`AttemptRow`
+    as it is (None for any other: see :func:`_attempt_items`)."""
+    (_, template, version, seed, mode, answer, verdict, score, mistake, hints_used,
+     hint_cost, seconds, answered_at, topic, tags_text, session_id, guided, rating) = row
+    if not (type(template) is str and 0 < len(template) <= 200
+            and type(version) is int and version >= 0
+            and type(seed) is int and -(2**63) <= seed < 2**63
+            and mode in MODES and verdict in VERDICTS
+            and type(answer) is str and len(answer) <= 2000
+            and type(score) is float and 0.0 <= score <= 1.0
+            and (mistake is None or type(mistake) is str)
+            and type(hints_used) is int and hints_used >= 0
+            and type(hint_cost) is float and 0.0 <= hint_cost < math.inf
+            and type(seconds) is float and 0.0 <= seconds < math.inf
+            and type(answered_at) is str and _STORED_TIME.fullmatch(answered_at)
+            and type(topic) is str and topic
+            and type(tags_text) is str
+            and (rating is None or (type(rating) is int and 1 <= rating <= 4))
+            and guided in (0, 1) and type(guided) is int):
+        return None
+    if tags_text not in tags_of:
+        tags_of[tags_text] = _plain_tags(tags_text)
+    tags = tags_of[tags_text]
+    if tags is None:
+        return None
+    try:
+        datetime.fromisoformat(answered_at)  # a real day and time of day
+    except ValueError:
+        return None
+    item: dict[str, Any] = {
+        "template": template, "version": version, "seed": seed, "mode": mode,
+        "answer": answer, "verdict": verdict, "score": score, "mistake": mistake,
+        "hints_used": hints_used, "hint_cost": hint_cost, "seconds": seconds,
+        "answered_at": answered_at, "topic": topic, "tags": tags, "rating": rating,
+        "mock": mock_start.get(session_id)}
+    if guided:
+        item["guided"] = True
+    return item
+
+
+def _plain_tags(text: str) -> tuple[str, ...] | None:
+    """Stored tags that are a JSON list of text, as a tuple (None for anything else)."""
+    try:
+        tags = json.loads(text)
+    except ValueError:
+        return None
+    if type(tags) is not list or not all(type(tag) is str for tag in tags):
+        return None
+    return tuple(tags)
 
 
 def _json_list(items: Iterable[dict[str, Any]], out: TextIO) -> int:
@@ -238,10 +329,39 @@ def _json_list(items: Iterable[dict[str, Any]], out: TextIO) -> int:
     count = 0
     for item in items:
         out.write(",\n  " if count else "[\n  ")
-        out.write(json.dumps(item, indent=1, ensure_ascii=False).replace("\n", "\n  "))
+        out.write(_indented(item).replace("\n", "\n  "))
         count += 1
     out.write("\n ]" if count else "[]")
     return count
+
+
+def _indented(item: dict[str, Any]) -> str:
+    """``json.dumps(item, indent=1, ensure_ascii=False)``, by the C encoder's string
+    escapes for an object of text, numbers, booleans, nulls and lists of text (the
+    module's indenting encoder is Python code, a few times slower); any other object
+    goes to ``json.dumps``."""
+    lines = []
+    for key, value in item.items():
+        kind = type(value)
+        if kind is str:
+            text = _string(value)
+        elif value is None or kind is bool or kind is int:
+            text = _SCALARS[value] if value is None or kind is bool else int.__repr__(value)
+        elif kind is float and math.isfinite(value):
+            text = float.__repr__(value)
+        elif (kind is tuple or kind is list) and all(type(v) is str for v in value):
+            text = "[\n  " + ",\n  ".join(map(_string, value)) + "\n ]" if value else "[]"
+        else:
+            return json.dumps(item, indent=1, ensure_ascii=False)
+        if type(key) is not str:
+            return json.dumps(item, indent=1, ensure_ascii=False)
+        lines.append(f"{_string(key)}: {text}")
+    return "{\n " + ",\n ".join(lines) + "\n}" if lines else "{}"
+
+
+_string: Final = json.encoder.encode_basestring
+"""A JSON string, non-ASCII kept (what ``ensure_ascii=False`` writes; the C one)."""
+_SCALARS: Final[dict[object, str]] = {None: "null", True: "true", False: "false"}
 
 
 def dump(history: HistoryFile, fmt: str) -> str:
@@ -255,8 +375,7 @@ def dump(history: HistoryFile, fmt: str) -> str:
         document = {
             "format": FORMAT_NAME,
             "history_format": HISTORY_FORMAT,
-            "attempts": [row.model_dump(exclude=None if row.guided else {"guided"})
-                         for row in history.attempts],
+            "attempts": [_written(row) for row in history.attempts],
             "mock_sessions": [m.model_dump() for m in history.mocks],
         }
         return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
@@ -268,7 +387,7 @@ def dump(history: HistoryFile, fmt: str) -> str:
         guided = any(row.guided for row in history.attempts)
         writer.writerow([*_CSV_COLUMNS, *_CSV_OPTIONAL] if guided else _CSV_COLUMNS)
         for row in history.attempts:
-            writer.writerow(_csv_row(row, guided))
+            writer.writerow(_csv_row(_written(row), guided))
         return out.getvalue()
     raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
 
@@ -284,13 +403,12 @@ def write_history(store: Store, fmt: str, out: TextIO) -> int:
     if fmt not in FORMATS:
         raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
     mocks, mock_start = _mocks(store)
-    rows = _attempt_rows(store, mock_start)
+    rows = _attempt_items(store, mock_start)
     if fmt == "json":
         head = json.dumps({"format": FORMAT_NAME, "history_format": HISTORY_FORMAT},
                           indent=1, ensure_ascii=False)
         out.write(head.removesuffix("\n}") + ',\n "attempts": ')
-        count = _json_list((row.model_dump(exclude=None if row.guided else {"guided"})
-                            for row in rows), out)
+        count = _json_list(rows, out)
         out.write(',\n "mock_sessions": ')
         _json_list((m.model_dump() for m in mocks), out)
         out.write("\n}\n")
@@ -307,14 +425,15 @@ def write_history(store: Store, fmt: str, out: TextIO) -> int:
     return count
 
 
-def _csv_row(row: AttemptRow, guided: bool) -> list[object]:
+def _csv_row(row: dict[str, Any], guided: bool) -> list[object]:
+    """A CSV row of a file item (see :func:`_written`)."""
     return [
-        HISTORY_FORMAT, row.template, row.version, row.seed, row.mode, row.answer,
-        row.verdict, repr(row.score), row.mistake or "", row.hints_used,
-        repr(row.hint_cost), repr(row.seconds), row.answered_at, row.topic,
-        json.dumps(list(row.tags), ensure_ascii=False),
-        "" if row.rating is None else row.rating,
-        *(["1" if row.guided else "0"] if guided else []),
+        HISTORY_FORMAT, row["template"], row["version"], row["seed"], row["mode"],
+        row["answer"], row["verdict"], repr(row["score"]), row["mistake"] or "",
+        row["hints_used"], repr(row["hint_cost"]), repr(row["seconds"]), row["answered_at"],
+        row["topic"], json.dumps(list(row["tags"]), ensure_ascii=False),
+        "" if row["rating"] is None else row["rating"],
+        *(["1" if row.get("guided") else "0"] if guided else []),
     ]
 
 
