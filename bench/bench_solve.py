@@ -5,8 +5,9 @@
 (b) evaluating a derived quantity in-process after warm-up vs the same formula written as
     plain Python arithmetic; target <= 1 ms absolute.
 (c) one-shot `quiz ask` and `quiz check` of a number, a choice and a formula question,
-    the variant cache cold and warm, vs `import sympy` (target <= 1.2x) and vs
-    `python -c pass`.
+    warm (the variant asked before), cold (a seed never asked, of a template asked
+    before) and first (the template never asked: every cache but the bank's dropped),
+    vs `import sympy` (target <= 1.2x) and vs `python -c pass`.
 
 Run: python bench/bench_solve.py [--rounds N] [--only a|b|c]
 """
@@ -37,50 +38,64 @@ def _wall(cmd: list[str]) -> float:
     return time.perf_counter() - t
 
 
-ASKED = {  # answer kind -> (variant, an answer to check)
-    "number": ("memory/model-state#3", "128 GB"),
-    "choice": ("parallelism/activations-only-axis#1", "b"),
-    "formula": ("compute/flops-formula#0", "6*P*D"),
+ASKED = {  # answer kind -> (template, an answer to check)
+    "number": ("memory/model-state", "128 GB"),
+    "choice": ("parallelism/activations-only-axis", "b"),
+    "formula": ("compute/flops-formula", "6*P*D"),
 }
+ASKED_SEED = 3
+"""The seed of the warm and first rows (cold rows ask seeds from 1000 on, each once)."""
 
 
 def ask_and_check(rounds: int) -> None:
     """(c) one-shot `quiz ask` and `quiz check` for a number, a choice and a formula
-    question, with the variant cache cold (never asked: the solver draws it) and warm
-    (read back from the data folder's cache), vs `import sympy` and vs a bare
-    `python -c pass`, every command once per round in turn; target <= 1.2x sympy.
+    question: warm (this ID#SEED was asked before: read back from the variant cache),
+    cold (a seed never asked, of a template asked before: drawn from the kept template
+    view and derivation plans) and first (the template never asked in this data folder:
+    validated, and derived with sympy), vs `import sympy` and vs a bare `python -c
+    pass`, every command once per round in turn; target <= 1.2x sympy.
 
     The compiled-bank cache is warm in every row (bench_startup times a cold bank).
     """
     py = sys.executable
     script = os.path.join(os.path.dirname(py), "quiz")  # the installed console script
+    fresh = iter(range(1000, 10**6))
     with tempfile.TemporaryDirectory() as tmp:
-        rows: dict[str, tuple[list[str], str | None]] = {  # name -> (command, cache to drop)
-            "python -c pass": ([py, "-c", "pass"], None),
-            "import sympy": ([py, "-c", "import sympy"], None)}
-        for kind, (ref, answer) in ASKED.items():
+        # name -> (command, seed or None for a new one each time, caches to drop)
+        rows: dict[str, tuple[list[str], int | None, tuple[str, ...]]] = {
+            "python -c pass": ([py, "-c", "pass"], None, ()),
+            "import sympy": ([py, "-c", "import sympy"], None, ())}
+        for kind, (tid, answer) in ASKED.items():
             data = os.path.join(tmp, kind)  # a data folder per question: its own cache
-            variants = os.path.join(data, "cache", "variants.db")
+            caches = tuple(os.path.join(data, "cache", name)
+                           for name in ("variants.db", "drawing.db"))
             quiz = [py, "-m", "quiz.cli", "--data-dir", data]
-            for state in ("cold", "warm"):
-                drop = variants if state == "cold" else None
-                rows[f"ask {kind} {state}"] = ([*quiz, "ask", ref, "--json"], drop)
+            for state in ("warm", "cold", "first"):
+                seed = None if state == "cold" else ASKED_SEED
+                drop = caches if state == "first" else ()
+                rows[f"ask {kind} {state}"] = ([*quiz, "ask", tid, "--json"], seed, drop)
                 rows[f"check {kind} {state}"] = (
-                    [*quiz, "check", ref, "--answer", answer, "--json"], drop)
+                    [*quiz, "check", tid, "--answer", answer, "--json"], seed, drop)
         if os.path.exists(script):
-            ref, _ = ASKED["number"]
+            tid, _ = ASKED["number"]
             rows["ask number warm (console script)"] = (
-                [script, "--data-dir", os.path.join(tmp, "number"), "ask", ref, "--json"],
-                None)
-        for cmd, _ in rows.values():  # warm-up: bytecode, the compiled bank, the variants
-            _wall(cmd)
+                [script, "--data-dir", os.path.join(tmp, "number"), "ask", tid, "--json"],
+                ASKED_SEED, ())
+
+        def command(cmd: list[str], seed: int | None, name: str) -> list[str]:
+            if name in ("python -c pass", "import sympy"):
+                return cmd
+            return [*cmd, "--seed", str(next(fresh) if seed is None else seed)]
+
+        for name, (cmd, seed, _) in rows.items():  # warm-up: bytecode, bank, caches
+            _wall(command(cmd, seed, name))
         times: dict[str, list[float]] = {name: [] for name in rows}
         for _ in range(rounds):
-            for name, (cmd, drop) in rows.items():
-                if drop is not None:  # cold: this question was never asked
+            for name, (cmd, seed, drop) in rows.items():
+                for file in drop:  # first: this template was never asked
                     with contextlib.suppress(FileNotFoundError):
-                        os.remove(drop)
-                times[name].append(_wall(cmd))
+                        os.remove(file)
+                times[name].append(_wall(command(cmd, seed, name)))
     bare = statistics.median(times["python -c pass"])
     sympy = statistics.median(times["import sympy"])
     for name, values in times.items():

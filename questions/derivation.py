@@ -25,6 +25,7 @@ from solver.units import format_value
 if TYPE_CHECKING:
     from questions.variants import PartVariant
     from solver.engine import Result
+    from solver.light import Worked
 
 
 @dataclass(frozen=True)
@@ -224,7 +225,7 @@ def convention_words(key: str, value: Any) -> str:
 # ---------------------------------------------------------------- solver results
 
 
-def result_section(r: Result, *, brief: bool = False, shape_shown: bool = True) -> Section:
+def result_section(r: Result | Worked, *, brief: bool = False, shape_shown: bool = True) -> Section:
     """One solver result as a section.
 
     Args:
@@ -234,7 +235,7 @@ def result_section(r: Result, *, brief: bool = False, shape_shown: bool = True) 
             conventions; they are facts of a preset unless the shape is the question.
     """
     from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     steps: list[Step] = []
     for s in r.steps:
@@ -276,7 +277,7 @@ def show_expr(tree: ast.expr, env: Mapping[str, str] | None = None) -> str:
     ...           {"pp": "4", "t": "10"})
     '⌈100 × (4 − 1) / 10⌉'
     """
-    from solver.pretty import number
+    from solver.light import number
 
     times = " × " if env is not None else "·"
 
@@ -321,9 +322,8 @@ def explain(pv: PartVariant) -> Derivation:
     """
     from questions.expr import compile_expr
     from questions.variants import NAMES, describe, pv_env_value, reflow
-    from solver.engine import solve
     from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES, solve
 
     a = pv.spec.answer
     names: list[str] = []
@@ -375,7 +375,7 @@ def _shown(name: str, value: float, describe: Any) -> str:
 
 def number_text(value: float) -> str:
     """A plain number for a substitution."""
-    from solver.pretty import number
+    from solver.light import number
 
     return number(value)
 
@@ -387,7 +387,7 @@ def _ordered_names(e: Any) -> list[str]:
 
 
 def _answer_meaning(pv: PartVariant) -> str:
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     q = pv.spec.answer.quantity
     return QUANTITIES[q].meaning if q else "answer"

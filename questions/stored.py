@@ -21,6 +21,15 @@ dropped first.
 One thing is not stored: a follow-through part's re-derivation from the learner's own
 earlier answers (a function of them); it draws the variant again when it is first
 called (``quiz check --earlier``).
+
+A new seed is drawn without sympy or pydantic too, once its template was drawn before
+(at any seed): a second file beside it, ``drawing.db`` (:data:`DRAWING`), keeps what
+drawing reads of the validated template (as a :class:`TemplateView`, by template id and
+the same stamp) and of the solver (derivations as :class:`solver.light.Plan` data, and
+the quantities' names, units and meanings, all under the code stamp), so a cold variant
+only draws its numbers and fills them in. A template never drawn is validated, and a
+derivation never built is built by the engine, as before; both are then kept. A view
+that cannot be drawn (a bug the tests look for) only costs the full draw.
 """
 
 from __future__ import annotations
@@ -37,16 +46,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from questions.derivation import Derivation
+from solver import light
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
     from questions.schema import Part, Template
     from questions.variants import PartVariant, Variant
 
+DRAWING = "drawing.db"
+"""The file beside the variants' that keeps templates and derivations for new draws."""
+
 MAX_ROWS = 2000
 """Variants kept (a few kB each); beyond this the oldest are dropped."""
 
-FORMAT = 2
+FORMAT = 3
 """The layout of a stored record; part of every stamp."""
 
 _SCHEMA = """
@@ -79,19 +92,61 @@ def variant(catalog: Catalog, template_id: str, seed: int, cache: Path | None) -
     entry = catalog.entry(template_id)
     ref = f"{template_id}#{seed}"
     mark = stamp(Path(entry.file)) if cache is not None else None
-    if cache is not None and mark is not None:
-        found = _read(cache, ref, mark)
-        if found is not None:
-            try:
-                return from_json(catalog, seed, json.loads(found))
-            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
-                pass  # a record this code cannot read: draw it again (and replace it)
+    if cache is None or mark is None:
+        from questions.variants import make_variant
+
+        return make_variant(catalog.templates([template_id])[template_id], seed)
+    found = _read(cache, ref, mark)
+    if found is not None:
+        try:
+            return from_json(catalog, seed, json.loads(found))
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            pass  # a record this code cannot read: draw it again (and replace it)
+    drawing = Drawing(cache.with_name(DRAWING))
+    drawn, data = _draw(catalog, template_id, seed, mark, drawing)
+    drawing.save()
+    _write(cache, ref, mark, json.dumps(data))
+    return drawn
+
+
+def _draw(catalog: Catalog, template_id: str, seed: int, mark: str,
+          drawing: Drawing) -> tuple[Variant, dict[str, Any]]:
+    """Draw a variant (and its record) from the kept template view and derivations,
+    else from the validated template; whatever the draw built is kept in ``drawing``."""
     from questions.variants import make_variant
 
-    drawn = make_variant(catalog.templates([template_id])[template_id], seed)
-    if cache is not None and mark is not None:
-        _write(cache, ref, mark, json.dumps(to_json(drawn)))
-    return drawn
+    view = drawing.template(template_id, mark)
+    with light.using(drawing):
+        if view is not None:
+            try:
+                drawn = make_variant(cast("Template", view), seed)
+                return drawn, to_json(drawn)  # derivations are worked out here
+            except Exception:  # a view drawn unlike its model: the model says what is wrong
+                pass
+        template = catalog.templates([template_id])[template_id]
+        drawn = make_variant(template, seed)
+        data = to_json(drawn)
+        # The template's first draw: its other seeds' derivations too (not for a layout
+        # key, a search that reads the engine itself at every draw).
+        if view is None and all(p.answer_kind != "layout" for p in template.all_parts()):
+            _predraw(template, seed)
+    drawing.keep_template(template_id, mark, template)
+    return drawn, data
+
+
+PREDRAWN = 8
+"""Seeds (0, 1, ...) also drawn when a template is first drawn, so that the derivations
+their parameters need (another model, pipelining, ZeRO stage ...) are kept as plans."""
+
+
+def _predraw(template: Template, seed: int) -> None:
+    from questions.variants import make_variant
+    from solver.errors import QuizError
+
+    for other in range(PREDRAWN):
+        if other != seed:
+            with contextlib.suppress(QuizError):  # a seed the template cannot draw
+                to_json(make_variant(template, other))
 
 
 def stamp(file: Path) -> str | None:
@@ -140,6 +195,46 @@ class View:
     def __repr__(self) -> str:
         return f"View({self.__dict__!r})"
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> View:
+        """A copy with some fields replaced (as a frozen pydantic model's, unvalidated)."""
+        return View({**self.__dict__, **(update or {})})
+
+
+class TemplateView(View):
+    """A validated template's fields, and its parts as :meth:`Template.all_parts` gave
+    them: what drawing a variant reads of a template."""
+
+    def __init__(self, fields: Mapping[str, Any], parts: list[View]) -> None:
+        super().__init__(fields)
+        self.__dict__["_parts"] = parts
+
+    def all_parts(self) -> list[View]:
+        """The parts (a single-part template has one)."""
+        return list(self.__dict__["_parts"])
+
+    @property
+    def kind(self) -> str:
+        """The answer kind people see first."""
+        return str(self.all_parts()[0].__dict__["answer_kind"])
+
+
+def template_json(t: Template) -> dict[str, Any]:
+    """What :func:`template_from_json` needs: every field, and the parts."""
+    return {"fields": {name: encode(getattr(t, name)) for name in type(t).model_fields},
+            "parts": [encode(p) for p in t.all_parts()]}
+
+
+def template_from_json(data: Mapping[str, Any]) -> TemplateView:
+    """The :class:`TemplateView` :func:`template_json` described.
+
+    Raises:
+        KeyError, TypeError, ValueError, AttributeError: data of another shape.
+    """
+    parts = [decode(p) for p in data["parts"]]
+    if not parts or not all(isinstance(p, View) for p in parts):
+        raise ValueError("a template's parts are not records")
+    return TemplateView({k: decode(v) for k, v in data["fields"].items()}, parts)
+
 
 # ---------------------------------------------------------------- records
 
@@ -169,6 +264,8 @@ def encode(value: Any) -> Any:
     fields = getattr(type(value), "model_fields", None)
     if fields is not None:  # a pydantic model: its fields, by attribute name
         return {"$model": {name: encode(getattr(value, name)) for name in fields}}
+    if type(value) is View:  # a model drawn from a stored one: the same fields
+        return {"$model": {name: encode(v) for name, v in value.__dict__.items()}}
     if isinstance(value, dict):
         return {"$dict": {str(k): encode(v) for k, v in value.items()}}
     if isinstance(value, tuple):
@@ -326,3 +423,110 @@ def _write(cache: Path, ref: str, mark: str, data: str) -> None:
             return
         finally:
             conn.close()
+
+
+class Drawing:
+    """The file of template views and derivation plans (:data:`DRAWING`): read on
+    demand, written once after a draw. Everything is kept under the code stamp (a file
+    written by other code is emptied); reading never creates the file, and a missing,
+    damaged, locked or unwritable one only means drawing with pydantic and sympy."""
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self._conn: sqlite3.Connection | None = None
+        self._opened = False
+        self._pending: dict[str, str] = {}
+        self._templates: list[tuple[str, str, str]] = []
+
+    def _db(self) -> sqlite3.Connection | None:
+        if not self._opened:
+            self._opened = True
+            try:
+                uri = f"{self.file.absolute().as_uri()}?mode=ro"
+                conn = sqlite3.connect(uri, uri=True, timeout=1)
+                row = conn.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
+            except sqlite3.Error:
+                return None
+            if row is None or row[0] != _code_digest():
+                conn.close()
+                return None
+            self._conn = conn
+        return self._conn
+
+    def get(self, key: str) -> str | None:
+        """A derivation plan or the quantity catalogue, as JSON text (None: not kept)."""
+        if key in self._pending:
+            return self._pending[key]
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if row is None else str(row[0])
+
+    def put(self, key: str, text: str) -> None:
+        """Keep a plan (written by :meth:`save`)."""
+        self._pending[key] = text
+
+    def template(self, template_id: str, mark: str) -> TemplateView | None:
+        """The kept view of a template whose file and code have stamp ``mark``."""
+        db = self._db()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT data FROM templates WHERE id = ? AND stamp = ?",
+                             (template_id, mark)).fetchone()
+            return None if row is None else template_from_json(json.loads(row[0]))
+        except (sqlite3.Error, KeyError, TypeError, ValueError, AttributeError):
+            return None
+
+    def keep_template(self, template_id: str, mark: str, t: Template) -> None:
+        """Keep a validated template's view (written by :meth:`save`)."""
+        with contextlib.suppress(TypeError):  # a field no record can hold: not kept
+            self._templates.append((template_id, mark, json.dumps(template_json(t))))
+
+    def save(self) -> None:
+        """Write what was kept, in one transaction, and close the file."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if not self._pending and not self._templates:
+            return
+        with contextlib.suppress(OSError, sqlite3.Error):
+            self.file.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.file, timeout=1)
+            try:
+                with conn:
+                    conn.executescript(_DRAWING_SCHEMA)
+                    row = conn.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
+                    if row is None or row[0] != _code_digest():
+                        conn.execute("DELETE FROM plans")
+                        conn.execute("DELETE FROM templates")
+                        conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)",
+                                     (_code_digest(),))
+                    conn.executemany("INSERT OR REPLACE INTO plans VALUES (?, ?)",
+                                     self._pending.items())
+                    conn.executemany("INSERT OR REPLACE INTO templates VALUES (?, ?, ?)",
+                                     self._templates)
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                if not isinstance(exc, sqlite3.OperationalError):  # not a database
+                    with contextlib.suppress(OSError):
+                        self.file.unlink()
+                return
+            conn.close()
+
+
+_DRAWING_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS templates (id TEXT PRIMARY KEY, stamp TEXT NOT NULL,
+                                      data TEXT NOT NULL);
+"""
+
+
+@cache
+def _code_digest() -> str:
+    return hashlib.sha256(f"{FORMAT}|{code_stamp()}".encode()).hexdigest()

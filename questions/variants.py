@@ -52,7 +52,7 @@ def __getattr__(name: str) -> frozenset[str]:
 @cache
 def _names() -> frozenset[str]:
     """Every name a template expression may read (keys and quantities)."""
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     return frozenset(KEYS) | frozenset(QUANTITIES)
 
@@ -233,7 +233,7 @@ class Variant:
     def inputs(self) -> Inputs:
         """The solver's inputs for the drawn parameters (resolved on first use, so that a
         variant read back from the cache needs no solver)."""
-        from solver.engine import resolve_inputs
+        from solver.inputs import resolve_inputs
 
         return resolve_inputs(*_split(self.params, self.template.fixed))
 
@@ -376,8 +376,7 @@ def _free(params: Mapping[str, Scalar]) -> dict[str, float]:
 
 def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
     """Every numeric input, and the quantities among `names` (a part's env)."""
-    from solver.engine import evaluate
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES, evaluate
 
     env = {k: float(v) for k, v in inputs.values.items() if not isinstance(v, bool | str)}
     wanted = [n for n in names if n in QUANTITIES and n not in env]
@@ -389,8 +388,7 @@ def _env(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
 def _only(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
     """What :func:`_env` gives for `names` alone: all an expression or a text with
     those names reads (a variant evaluates dozens; the inputs hold a hundred keys)."""
-    from solver.engine import evaluate
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES, evaluate
 
     values = inputs.values
     env = {k: float(v) for k in names if (v := values.get(k)) is not None
@@ -408,7 +406,7 @@ def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
     Raises:
         TemplateError: the constraints cannot be met in MAX_DRAWS draws.
     """
-    from solver.engine import resolve_inputs  # sympy: only where a variant is drawn
+    from solver.inputs import resolve_inputs
 
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
@@ -484,7 +482,8 @@ def _holds(constraint: Expr, env: Mapping[str, Any]) -> bool:
 def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar],
            extra: Mapping[str, Scalar], comp: Compiled, expr: str | None = None,
            quantity: str | None = None) -> tuple[float, Inputs]:
-    from solver.engine import evaluate, resolve_inputs
+    from solver.inputs import resolve_inputs
+    from solver.light import evaluate
 
     model, gpu, over = _split(params, fixed, part.answer.set, extra)
     inputs = resolve_inputs(model, gpu, over)
@@ -520,7 +519,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
           comp: Compiled, earlier: list[PartVariant]) -> PartVariant:
     from questions.kinds import kind_of
     from questions.kinds.base import KeyContext
-    from solver.engine import resolve_inputs
+    from solver.inputs import resolve_inputs
 
     a = part.answer
     model, gpu, over = _split(params, t.fixed, a.set)
@@ -606,7 +605,7 @@ def part_texts(part: Part) -> list[str]:
 
 def _unit(name: str) -> str:
     """The base unit of a quantity ("1" for a name that is none)."""
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     return QUANTITIES[name].unit if name in QUANTITIES else "1"
 
@@ -785,7 +784,7 @@ def hbm_text(value: float) -> str:
 def pv_env_value(pv: PartVariant, name: str) -> float:
     """The value of a key or quantity within a part's inputs."""
     if name not in pv.env:
-        from solver.engine import resolve_inputs
+        from solver.inputs import resolve_inputs
 
         model, gpu, over = pv.model, pv.gpu, pv.overrides
         pv.env.update(_env(resolve_inputs(model, gpu, over), {name}))

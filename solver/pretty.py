@@ -29,22 +29,12 @@ from typing import Any
 import sympy as sp
 
 from solver.keys import KEYS
+from solver.light import fill_pretty
+from solver.light import number as number  # re-exported: substitutions use it
 from solver.quantities import QUANTITIES
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 _ORDER: dict[str, int] = {name: i for i, name in enumerate([*KEYS, *QUANTITIES])}
-
-
-def number(v: float) -> str:
-    """A number as a substitution shows it: 8192, 0.4, 7.06e10 (3 significant digits
-    for long ones, no '+' in exponents)."""
-    if v == int(v) and abs(v) < 1e7:
-        return str(int(v))
-    text = f"{v:.4g}"
-    if "e" in text:
-        mantissa, _, exponent = text.partition("e")
-        text = f"{mantissa}e{int(exponent)}"
-    return text
 
 
 def pretty(expr: Any, env: Mapping[str, float] | None = None) -> str:
@@ -61,11 +51,7 @@ def pretty(expr: Any, env: Mapping[str, float] | None = None) -> str:
         raise TypeError(f"pretty() takes a sympy expression or a number, not {type(expr).__name__}")
     if env is None:
         return _Printer(None).show(node)
-    out = list(_plan(node))
-    for i in range(1, len(out), 2):  # a name, marked: `N` a number, `P` one in a base
-        text = number(env[out[i][1:]])
-        out[i] = f"({text})" if out[i][0] == "P" and not text.isdigit() else text
-    return "".join(out)
+    return fill_pretty(_plan(node), env)
 
 
 _MARK = "\x00"

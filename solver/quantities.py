@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import sympy as sp
 
+from solver.inputs import Ctx as Ctx  # re-exported: builders take it
+
 _SYMBOLS: dict[str, sp.Symbol] = {}
 
 
@@ -29,36 +31,6 @@ def sym(name: str) -> sp.Symbol:
     if s is None:
         s = _SYMBOLS[name] = sp.Symbol(name, positive=True)
     return s
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """The conventions and structural choices a formula depends on.
-
-    Attributes mirror the choice keys of :mod:`solver.keys`, plus `moe` (experts > 0)
-    `interleaved` (interleave > 1), `pipelined` (pp > 1) and `tp_cross_node`
-    (tp > gpus_per_node).
-    """
-
-    mlp: str = "swiglu"
-    norm: str = "rmsnorm"
-    biases: bool = False
-    position: str = "rope"
-    tied_embeddings: bool = False
-    attention: str = "gqa"
-    moe: bool = False
-    interleaved: bool = False
-    pipelined: bool = False
-    tp_cross_node: bool = False
-    zero: int = 0
-    sequence_parallel: bool = True
-    flash_attention: bool = True
-    recompute: str = "none"
-    activation_formula: str = "korthikanti"
-    ring_exact: bool = True
-    fsdp_reshard: bool = True
-    attention_term: str = "none"
-    lora_targets: str = "all"
 
 
 Builder = Callable[[Ctx], tuple[sp.Expr, str]]

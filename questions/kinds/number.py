@@ -44,7 +44,7 @@ def count_mode(a: Any) -> str:
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
     from questions.variants import AcceptedVariant, Key, KnownMistake
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
     from solver.units import COUNT_UNITS, format_value
 
     t, a = ctx.template, ctx.part.answer

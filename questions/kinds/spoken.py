@@ -131,11 +131,12 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 
 def _unit(f: Figure) -> str:
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     if f.unit:
         return f.unit
-    return QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES else "1"
+    q = f.quantity
+    return str(QUANTITIES[q].unit) if q is not None and q in QUANTITIES else "1"
 
 
 def fill_figures(text: str, figures: dict[str, str]) -> str:
@@ -207,7 +208,8 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
     from questions.derivation import show_expr
     from questions.expr import compile_expr
     from questions.variants import NAMES, describe
-    from solver.engine import evaluate, resolve_inputs, solve
+    from solver.inputs import resolve_inputs
+    from solver.light import evaluate, solve
     from solver.units import format_value
 
     overrides = {**pv.overrides, **figure.overrides}

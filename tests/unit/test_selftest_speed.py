@@ -29,6 +29,7 @@ import questions.variants as qvariants
 import quiz.core.rubric as rubric
 import quiz.core.selftest as selftest
 import solver.engine as engine
+import solver.inputs as inputs
 import solver.layouts as slayouts
 from questions.loader import load_bank, load_template
 from questions.schema import Template
@@ -180,7 +181,7 @@ def test_the_remembered_searches_are_bounded(
 
 def test_presets_are_parsed_once_then_only_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
     engine._PRESET_LAYERS.clear()
-    calls = spy(monkeypatch, engine, "parse_value")
+    calls = spy(monkeypatch, inputs, "parse_value")  # where resolve_inputs lives
     first = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
     parsed = len(calls)
     calls.clear()
@@ -203,7 +204,7 @@ def test_a_preset_whose_content_changed_is_parsed_again(
 
 
 def test_remembered_presets_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(engine, "PRESET_LAYERS_KEPT", 3)
+    monkeypatch.setattr(inputs, "PRESET_LAYERS_KEPT", 3)
     engine._PRESET_LAYERS.clear()
     for model in list(MODELS)[:5]:
         engine.resolve_inputs(model)

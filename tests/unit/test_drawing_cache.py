@@ -1,0 +1,210 @@
+"""A new seed of a template drawn before is drawn from kept data (questions.stored's
+drawing file: the template as a view, the solver's derivations as plans) exactly as
+from the validated template and sympy, and a one-shot `quiz ask`/`quiz check` of it
+imports neither (issue 15: `quiz ask` / `quiz check` cold one-shot speed)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+from test_stored_variants import BANK, CATALOG, TEMPLATE, answers, fresh_process, same
+
+from questions import stored
+from questions.catalog import build
+from questions.schema import Template
+from questions.variants import make_variant
+from quiz.commands.ask import ask_json, check_json, render_ask
+from solver import light
+
+RECORDED = 0
+"""The seed drawn from the validated template, which keeps the view and the plans."""
+SEEDS = (1, 7)
+"""New seeds, drawn from what was kept."""
+
+
+class Memory:
+    """A plan source in memory (stored.Drawing keeps the same texts in SQLite)."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.texts.get(key)
+
+    def put(self, key: str, text: str) -> None:
+        self.texts[key] = text
+
+
+@pytest.mark.parametrize("tid", sorted(BANK.templates))
+def test_a_new_seed_drawn_from_the_kept_view_and_plans_asks_and_grades_like_a_drawn_one(
+        tid: str) -> None:
+    template = BANK.get(tid)
+    source = Memory()
+    with light.using(source):
+        stored.to_json(make_variant(template, RECORDED))
+    view = stored.template_from_json(json.loads(json.dumps(stored.template_json(template))))
+    assert same(view.all_parts(), template.all_parts())
+    for seed in SEEDS:
+        drawn = make_variant(template, seed)
+        with light.using(source):
+            light_drawn = make_variant(view, seed)  # type: ignore[arg-type]
+            record = stored.to_json(light_drawn)  # the derivations, worked out from plans
+            assert None not in light._state.plans.values()  # every step became a plan
+        assert json.loads(json.dumps(record)) == json.loads(json.dumps(stored.to_json(drawn)))
+        assert json.dumps(ask_json(light_drawn), indent=2) == json.dumps(ask_json(drawn),
+                                                                          indent=2)
+        assert render_ask(light_drawn) == render_ask(drawn)
+        for pv in drawn.parts:
+            texts = [pv.key.display, "It needs about 3 GB."] if pv.kind == "spoken" \
+                else answers(drawn, pv.index)
+            earlier = [p.key.display for p in drawn.parts[:pv.index - 1]]
+            for text in texts:
+                want, _ = check_json(drawn, pv.index, text, earlier)
+                got, _ = check_json(light_drawn, pv.index, text, earlier)
+                assert json.dumps(got, indent=2) == json.dumps(want, indent=2), text
+
+
+def test_a_view_copies_like_a_frozen_model_and_is_stored_like_one() -> None:
+    template = BANK.get("memory/model-state")
+    view = stored.template_from_json(stored.template_json(template))
+    part = view.all_parts()[0]
+    copy = part.model_copy(update={"prompt": "Other"})
+    assert (copy.prompt, part.prompt) == ("Other", template.all_parts()[0].prompt)
+    assert stored.encode(part) == stored.encode(template.all_parts()[0])
+    assert view.kind == template.kind
+    with pytest.raises(AttributeError):
+        copy.prompt = "changed"  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("code", [
+    "import os",
+    "def _lambdifygenerated(a):\n    return a.__class__",
+    "def _lambdifygenerated(a):\n    return __import__('os')",
+    "def _lambdifygenerated(a):\n    return open('x')",
+    "def _lambdifygenerated(a):\n    return (lambda: a)()",
+    "def _lambdifygenerated(a):\n    return [a for a in ()]",
+    "def _lambdifygenerated(a):\n    return 'text'",
+    "def _lambdifygenerated(a):\n    return min(a, key=a)",
+    "def _lambdifygenerated(a, b):\n    return a*b",
+    "def _lambdifygenerated(a=1):\n    return a",
+    "def _lambdifygenerated(a):\n    x = 1\n    return a",
+    "@staticmethod\ndef _lambdifygenerated(a):\n    return a",
+    "def other(a):\n    return a",
+    "def _lambdifygenerated(a):\n    return a\nprint(1)",
+    "def _lambdifygenerated(a):\n    return a[0]",
+    "def _lambdifygenerated(a):\n    return b",
+    "def _lambdifygenerated(a):\n    return a if a else 1",
+    "def _lambdifygenerated(a):\n    return True",
+    "def _lambdifygenerated(a):\n    return " + "+".join(["a"] * 10_000),
+    "def _lambdifygenerated(a):\n    return (",
+])
+def test_plan_code_that_is_not_one_arithmetic_function_is_refused(code: str) -> None:
+    data = {"name": "q", "leaves": ["a"], "conventions": [], "steps": [
+        {"name": "q", "unit": "1", "text": "", "args": ["a"], "code": code, "formula": "",
+         "pretty": "", "substitution": [""], "whiteboard": [""]}]}
+    with pytest.raises(ValueError):
+        light.load_plan(data)
+
+
+def test_plan_code_as_lambdify_prints_it_computes_the_same_floats() -> None:
+    code = ("def _lambdifygenerated(a, b):\n"
+            "    return max(1, -a + b)*sqrt(b)/(2*a) + floor(b/3)")
+    data = {"name": "q", "leaves": ["a", "b"], "conventions": [], "steps": [
+        {"name": "q", "unit": "1", "text": "", "args": ["a", "b"], "code": code,
+         "formula": "", "pretty": "", "substitution": [""], "whiteboard": [""]}]}
+    plan = light.load_plan(data)
+    import math
+
+    for a, b in [(1.5, 7.0), (3.0, 1e12), (0.1, 0.2)]:
+        want = max(1, -a + b) * math.sqrt(b) / (2 * a) + math.floor(b / 3)
+        assert plan.run({"a": a, "b": b})["q"] == want
+
+
+def drawing_rows(cache: Path, table: str) -> int:
+    with sqlite3.connect(cache.with_name(stored.DRAWING)) as conn:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+def test_a_new_seed_of_a_template_drawn_before_comes_from_the_drawing_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "variants.db"
+    stored.variant(CATALOG, "memory/model-state", 3, cache)
+    assert drawing_rows(cache, "templates") == 1 and drawing_rows(cache, "plans") >= 2
+    validated: list[str] = []
+    real = type(CATALOG).templates
+
+    def counting(self: object, ids: list[str] | None = None) -> dict[str, Template]:
+        validated.extend(ids or [])
+        return real(self, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CATALOG), "templates", counting)
+    got = stored.variant(CATALOG, "memory/model-state", 4, cache)
+    assert validated == []  # neither validated nor drawn from the model
+    assert isinstance(got.template, stored.TemplateView)
+    want = make_variant(BANK.get("memory/model-state"), 4)
+    assert json.dumps(ask_json(got)) == json.dumps(ask_json(want))
+
+
+def test_a_damaged_or_foreign_drawing_file_only_costs_a_full_draw(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "variants.db"
+    drawing = cache.with_name(stored.DRAWING)
+    want = {s: json.dumps(ask_json(make_variant(BANK.get("memory/model-state"), s)))
+            for s in range(1, 8)}
+    drawing.write_bytes(b"not a database" * 100)
+    assert json.dumps(ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache))) \
+        == want[1]
+    stored.variant(CATALOG, "memory/model-state", 2, cache)  # the file was made again
+    assert drawing_rows(cache, "templates") == 1
+    for seed, (table, damaged) in enumerate([("plans", "{"), ("plans", '{"steps": 1}'),
+                                             ("templates", "[]"),
+                                             ("templates", '{"fields": {}, "parts": []}')],
+                                            3):
+        with sqlite3.connect(drawing) as conn:
+            conn.execute(f"UPDATE {table} SET data = ?", (damaged,))
+        got = stored.variant(CATALOG, "memory/model-state", seed, cache)
+        assert json.dumps(ask_json(got)) == want[seed]
+    monkeypatch.setattr(stored, "_code_digest", lambda: "other code")  # an upgrade
+    got = stored.variant(CATALOG, "memory/model-state", 7, cache)
+    assert not isinstance(got.template, stored.TemplateView)
+    assert json.dumps(ask_json(got)) == want[7]
+
+
+def test_an_edited_template_is_validated_again_and_its_new_view_kept(tmp_path: Path) -> None:
+    cache = tmp_path / "cache" / "variants.db"
+    file = tmp_path / "state.toml"
+    file.write_text(TEMPLATE, encoding="utf-8")
+    stored.variant(build([file]), "mine/state", 1, cache)
+    assert isinstance(stored.variant(build([file]), "mine/state", 2, cache).template,
+                      stored.TemplateView)
+    file.write_text(TEMPLATE.replace('"Model state"', '"Edited"'), encoding="utf-8")
+    after = stored.variant(build([file]), "mine/state", 3, cache)
+    assert not isinstance(after.template, stored.TemplateView)
+    assert ask_json(after)["title"] == "Edited"
+    again = stored.variant(build([file]), "mine/state", 4, cache)
+    assert isinstance(again.template, stored.TemplateView)
+    assert ask_json(again)["title"] == "Edited"
+
+
+def test_asking_and_checking_new_seeds_of_templates_asked_before_imports_no_sympy_or_pydantic(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(tmp_path / "data")
+    for first in (["ask", "memory/model-state#3"], ["ask", "parallelism/activations-only-axis#1"],
+                  ["ask", "compute/flops-formula#0"]):
+        assert run_cli(capsys, "--data-dir", data, *first)[0] == 0  # drawn and kept
+    calls = [["ask", "memory/model-state#4", "--json"],
+             ["check", "memory/model-state#5", "--answer", "128 GB", "--json"],
+             ["ask", "parallelism/activations-only-axis#2"],
+             ["check", "parallelism/activations-only-axis#3", "--answer", "b", "--json"],
+             ["ask", "compute/flops-formula#1", "--json"]]
+    want = ""
+    with_sympy = str(tmp_path / "other")
+    for call in calls:  # the same calls, drawn from the validated templates
+        code, out, _ = run_cli(capsys, "--data-dir", with_sympy, *call)
+        assert code == 0
+        want += out
+    assert fresh_process(data, calls) == (want, set())
