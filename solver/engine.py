@@ -30,7 +30,15 @@ from solver.inputs import parse_value as parse_value
 from solver.inputs import resolve_inputs as resolve_inputs
 from solver.keys import CHOICE_KEYS, KEYS, Value
 from solver.light import Step as Step  # re-exported: results are made of them
-from solver.light import fill_substitution, given_quantities, num, require, show
+from solver.light import (
+    evaluate_with,
+    fill_substitution,
+    given_quantities,
+    num,
+    require,
+    run_steps,
+    show,
+)
 from solver.pretty import pretty
 from solver.quantities import QUANTITIES, Ctx, sym
 from solver.units import format_value
@@ -78,10 +86,7 @@ class Derivation:
 
     def run(self, values: Mapping[str, float]) -> dict[str, float]:
         """Evaluate every step numerically; returns name -> value for each step."""
-        env: dict[str, float] = dict(values)
-        for node in self.nodes:
-            env[node.name] = float(node.fn(*(env[a] for a in node.args)))
-        return env
+        return run_steps(self.nodes, values)
 
     def expanded(self) -> sp.Expr:
         """The whole formula in terms of input keys only (built once per derivation:
@@ -155,19 +160,7 @@ def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, fl
     Raises:
         SolverError: unknown quantity, or an input the formula needs is missing.
     """
-    ctx = ctx_of(inputs.values)
-    numbers = {k: float(v) for k, v in inputs.values.items()
-               if not isinstance(v, bool | str)}
-    out: dict[str, float] = {}
-    for name in names:
-        given = given_quantities(inputs.values, inputs.origin, name)
-        if name in given:
-            out[name] = numbers[name]
-            continue
-        d = derivation(name, ctx, given)
-        require(d.name, d.leaves, numbers)
-        out[name] = d.run(numbers)[name]
-    return out
+    return evaluate_with(names, inputs, derivation)
 
 
 # ---------------------------------------------------------------- results

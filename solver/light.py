@@ -33,7 +33,7 @@ import contextlib
 import json
 import math
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -252,10 +252,33 @@ class Plan:
 
     def run(self, values: Mapping[str, float]) -> dict[str, float]:
         """Evaluate every step; name -> value for each step and input."""
-        env: dict[str, float] = dict(values)
-        for step in self.steps:
-            env[step.name] = float(step.fn(*(env[a] for a in step.args)))
-        return env
+        return run_steps(self.steps, values)
+
+
+class _Runnable(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def args(self) -> tuple[str, ...]: ...
+    @property
+    def fn(self) -> Callable[..., float]: ...
+
+
+class Derived(Protocol):
+    """A derivation that can be run: an engine derivation or a plan."""
+
+    @property
+    def leaves(self) -> tuple[str, ...]: ...
+    def run(self, values: Mapping[str, float]) -> dict[str, float]: ...
+
+
+def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float]) -> dict[str, float]:
+    """Evaluate steps in order (each reads the inputs and earlier steps); name -> value
+    for each step and input (an engine derivation's nodes and a plan's steps alike)."""
+    env: dict[str, float] = dict(values)
+    for step in steps:
+        env[step.name] = float(step.fn(*(env[a] for a in step.args)))
+    return env
 
 
 def key_text(name: str, ctx: Ctx, given: frozenset[str]) -> str:
@@ -430,6 +453,26 @@ def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, fl
         from solver.engine import evaluate as full
 
         return full(names, inputs)
+
+    def derive(name: str, ctx: Ctx, given: frozenset[str]) -> Derived:
+        plan = _plan(name, ctx, given)
+        if plan is not None:
+            return plan
+        from solver.engine import derivation  # sympy: a derivation no plan can hold
+
+        return derivation(name, ctx, given)
+
+    return evaluate_with(names, inputs, derive)
+
+
+def evaluate_with(names: list[str] | tuple[str, ...], inputs: Inputs,
+                  derive: Callable[[str, Ctx, frozenset[str]], Derived]) -> dict[str, float]:
+    """Evaluate quantities for resolved inputs with the derivations ``derive`` gives
+    (name, conventions, given quantities -> a derivation).
+
+    Raises:
+        SolverError: an input a formula needs is missing.
+    """
     ctx = ctx_of(inputs.values)
     numbers = {k: float(v) for k, v in inputs.values.items()
                if not isinstance(v, bool | str)}
@@ -439,14 +482,9 @@ def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, fl
         if name in given:
             out[name] = numbers[name]
             continue
-        plan = _plan(name, ctx, given)
-        if plan is None:
-            from solver.engine import evaluate as full
-
-            out[name] = full([name], inputs)[name]
-            continue
-        require(name, plan.leaves, numbers)
-        out[name] = plan.run(numbers)[name]
+        d = derive(name, ctx, given)
+        require(name, d.leaves, numbers)
+        out[name] = d.run(numbers)[name]
     return out
 
 
