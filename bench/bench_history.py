@@ -25,7 +25,10 @@ and mistakes processes load the bank, as the app does, so their RSS is mostly sy
 the templates: compare with the empty history's). Asserts nothing.
 
 Run: python bench/bench_history.py [--sizes 100000 1000000] [--rounds N] [--keep DIR]
-(``--keep`` builds the histories in DIR once and reuses them on later runs.)
+[--only home stats ...] [--compare SOURCE]
+(``--keep`` builds the histories in DIR once and reuses them on later runs; ``--compare``
+runs a source tree of the code before a change, e.g. ``git archive main | tar -x -C
+SOURCE``, alternating with this one sample by sample, and prints after/before ratios.)
 Targets (issue 15): usable / stats <= 0.3 s / 0.5 s at 100k; <= 0.5 s / 1 s and
 <= 250 MB RSS at 1M.
 
@@ -148,8 +151,11 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
     return time.perf_counter() - start
 
 
-def measure(data: Path, what: str) -> dict[str, float]:
-    """Run one measurement in a fresh process: its figures and its peak RSS (MB)."""
+def measure(data: Path, what: str, source: Path | None = None) -> dict[str, float]:
+    """Run one measurement in a fresh process: its figures and its peak RSS (MB).
+
+    ``source``: a source tree to run instead of the installed one (put first on the
+    path), e.g. the code before a change, extracted by ``git archive``."""
     if what == "cli-stats":
         argv = [sys.executable, "-c", CLI, "--data-dir", str(data), "stats", "--json"]
     else:
@@ -159,7 +165,11 @@ def measure(data: Path, what: str) -> dict[str, float]:
     # gives its own peak RSS).
     with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
         start = time.perf_counter()
-        child = subprocess.Popen(argv, stdout=out_file, stderr=err_file, text=True)
+        env = dict(os.environ)
+        if source is not None:
+            env["PYTHONPATH"] = os.pathsep.join(
+                [str(source), *filter(None, [env.get("PYTHONPATH")])])
+        child = subprocess.Popen(argv, stdout=out_file, stderr=err_file, text=True, env=env)
         _, status, usage = os.wait4(child.pid, 0)
         wall = time.perf_counter() - start
         child.returncode = os.waitstatus_to_exitcode(status)
@@ -179,8 +189,16 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--keep", type=Path, default=None,
                         help="build the histories here once and reuse them")
+    parser.add_argument("--only", nargs="+", choices=PROCESSES, default=list(PROCESSES),
+                        help="run only these processes")
+    parser.add_argument("--compare", type=Path, default=None, metavar="SOURCE",
+                        help="also run the source tree SOURCE (e.g. the code before a change, "
+                        "from git archive) in the same rounds, alternating, and print the "
+                        "ratio of medians to it")
     args = parser.parse_args()
     sizes = [0, *args.sizes]
+    trees: dict[str, Path | None] = {"": None} if args.compare is None \
+        else {"before": args.compare, "after": None}
     with tempfile.TemporaryDirectory() as tmp:
         root = args.keep or Path(tmp)
         folders = {}
@@ -191,27 +209,36 @@ def main() -> None:
                 continue
             took = build_history(folders[size], size)
             print(f"built a history of {size:,} attempts in {took:.1f} s")
-        samples: dict[tuple[int, str], list[float]] = {}
-        rss: dict[tuple[int, str], float] = {}
+        samples: dict[tuple[str, int, str], list[float]] = {}
+        rss: dict[tuple[str, int, str], float] = {}
         for size in sizes:  # warm-up: bytecode, the bank cache, today's backup
-            measure(folders[size], "home")
+            for source in trees.values():
+                measure(folders[size], "home", source)
         for _ in range(args.rounds):
             for size in sizes:  # sizes alternate within a round: paired with the empty
-                for what in PROCESSES:
-                    out = measure(folders[size], what)
-                    rss[(size, what)] = max(rss.get((size, what), 0.0), out.pop("rss_mb"))
-                    for key, value in out.items():
-                        samples.setdefault((size, key), []).append(value)
-    keys = ("open", "home", "usable", "stats", "mistakes", "export", "cli-stats")
-    base = {key: statistics.median(samples[(0, key)]) for key in keys if key != "home"}
-    for size in sizes:
-        print(f"history of {size:,} attempts; peak RSS (MB): " + ", ".join(
-            f"{what} {rss[(size, what)]:.0f}" for what in PROCESSES))
-        for key in keys:
-            values = samples[(size, key)]
-            ratio = (f"  {statistics.median(values) / base[key]:5.2f}x empty"
-                     if key in base and size else "")
-            print(f"  {key:<9} {summary(values)}{ratio}")
+                for what in args.only:
+                    for label, source in trees.items():  # and the trees, sample by sample
+                        out = measure(folders[size], what, source)
+                        slot = (label, size, what)
+                        rss[slot] = max(rss.get(slot, 0.0), out.pop("rss_mb"))
+                        for name, value in out.items():
+                            samples.setdefault((label, size, name), []).append(value)
+    keys = [k for k in ("open", "home", "usable", "stats", "mistakes", "export", "cli-stats")
+            if any(name == k for _, _, name in samples)]
+    for label in trees:
+        base = {key: statistics.median(samples[(label, 0, key)]) for key in keys
+                if key != "home"}
+        for size in sizes:
+            print(f"{label + ': ' if label else ''}history of {size:,} attempts; peak RSS (MB): "
+                  + ", ".join(f"{what} {rss[(label, size, what)]:.0f}" for what in args.only))
+            for key in keys:
+                values = samples[(label, size, key)]
+                ratio = (f"  {statistics.median(values) / base[key]:5.2f}x empty"
+                         if key in base and size else "")
+                if label == "after":
+                    before = statistics.median(samples[("before", size, key)])
+                    ratio += f"  {statistics.median(values) / before:5.2f}x before"
+                print(f"  {key:<9} {summary(values)}{ratio}")
     print("targets: usable <= 300 ms / stats <= 500 ms at 100k; <= 500 ms / 1 s and "
           "<= 250 MB at 1M")
 

@@ -3,7 +3,9 @@ it streamed (golden files written by that version), in a fixed memory at any siz
 
 The golden files in ``exports/`` were written by the export of commit 7f3b27d (which
 read every attempt into memory, then wrote the text) from :func:`fixed_history`; a change
-to the files' bytes is a change to the format, and needs a new ``history_format``.
+to the files' bytes is a change to the format, and needs a new ``history_format``. The
+one change since: a file with guided attempts says ``history_format`` 2 (see
+``portable.HISTORY_FORMAT``), so that an older quiz refuses it.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quiz.core.store import Attempt, Review, Store, Verdict
-from quiz.core.store.portable import export_history, import_history, parse, write_history
+from quiz.core.store.portable import (
+    HistoryFileError,
+    export_history,
+    import_history,
+    parse,
+    write_history,
+)
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 
 GOLDEN = Path(__file__).parent / "exports"
@@ -108,8 +116,9 @@ def test_export_reads_the_attempts_in_pages_whatever_their_number(tmp_path: Path
         store._conn.set_trace_callback(seen.append)
         export_history(store, "json")
         store._conn.set_trace_callback(None)
-    over_attempts = [q for q in seen if "FROM attempts" in q]
-    assert len(over_attempts) == 1 and len(seen) <= 4, seen
+    # (besides an indexed test for a guided attempt, which decides the file's format)
+    over_attempts = [q for q in seen if "FROM attempts" in q and "EXISTS" not in q]
+    assert len(over_attempts) == 1 and len(seen) <= 5, seen
 
 
 def test_export_memory_does_not_grow_with_the_history(tmp_path: Path) -> None:
@@ -253,3 +262,41 @@ def same_export_either_way(tmp_path_factory: pytest.TempPathFactory,
                 return f"{type(exc).__name__}: {exc}"
 
     assert export(direct=True) == export(direct=False)
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_reader_of_format_1_refuses_guided_attempts_and_reads_the_rest(
+        tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A quiz from before guided attempts would read them as cold answers (reviews for
+    the spaced repetition): a file holding one says format 2, which such a reader
+    refuses as newer, in one line. A file without one stays format 1, read by all."""
+    from quiz.core.store import portable
+
+    texts = {}
+    for guided in (False, True):
+        fixed_history(tmp_path / f"{guided}.db", guided=guided)
+        with Store.open(tmp_path / f"{guided}.db", tz=UTC) as store:
+            texts[guided] = export_history(store, fmt)
+    assert [sum(r.guided for r in parse(texts[g], fmt).attempts) for g in (False, True)] \
+        == [0, 1]
+    monkeypatch.setattr(portable, "HISTORY_FORMAT", 1)  # a reader of format 1
+    assert len(parse(texts[False], fmt).attempts) == 16
+    with pytest.raises(HistoryFileError, match=r"^h: written by a newer quiz \(history "
+                       r"format 2; this version reads up to 1\): upgrade quiz to import it$"):
+        parse(texts[True], fmt, source="h")
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_a_format_1_file_with_guided_attempts_still_imports_as_guided(
+        tmp_path: Path, fmt: str) -> None:
+    """Files written before the format said 2 for them (format 1 with guided attempts)
+    keep their guided attempts guided."""
+    text = (GOLDEN / f"guided.{fmt}").read_bytes().decode()
+    older = text.replace('"history_format": 2', '"history_format": 1') if fmt == "json" \
+        else text.replace("\r\n2,", "\r\n1,")
+    assert older != text
+    [guided] = [row for row in parse(older, fmt).attempts if row.guided]
+    with Store.open(tmp_path / "h.db", tz=UTC) as store:
+        import_history(store, parse(older, fmt))
+        assert export_history(store, fmt) == text
+    assert guided.template == "topic-2/t0"

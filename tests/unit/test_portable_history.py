@@ -172,7 +172,7 @@ def test_a_bad_row_refuses_the_whole_file_and_names_the_row(store: Store) -> Non
 
 @pytest.mark.parametrize(("text", "message"), [
     ('{"format": "quiz-history", "history_format": 99, "attempts": []}',
-     "newer quiz (history format 99; this version reads up to 1): upgrade quiz"),
+     "newer quiz (history format 99; this version reads up to 2): upgrade quiz"),
     ("history_format,template\n7,x\n", "newer quiz (history format 7"),
     ("{nope", "not valid JSON"),
     ('{"a": 1}', "not a quiz history file"),
@@ -198,7 +198,7 @@ def test_csv_row_errors_name_the_line(store: Store) -> None:
     lines.append(lines[1].replace("correct", "great"))
     with pytest.raises(HistoryFileError, match=r"^h\.csv: line 3: verdict: "):
         parse("\n".join(lines), "csv", source="h.csv")
-    assert HISTORY_FORMAT == 1
+    assert HISTORY_FORMAT == 2  # (format 2 only for files with guided attempts)
 
 
 def test_backup_before_import_is_a_readable_copy_of_the_history(store: Store,

@@ -53,6 +53,7 @@ __all__ = [
     "FORMATS",
     "FORMAT_NAME",
     "HISTORY_FORMAT",
+    "PLAIN_FORMAT",
     "AttemptRow",
     "HistoryFile",
     "HistoryFileError",
@@ -70,8 +71,17 @@ __all__ = [
 FORMAT_NAME: Final = "quiz-history"
 """The ``format`` field of a JSON history file."""
 
-HISTORY_FORMAT: Final = 1
-"""Version of the file layout written here; files from a newer one are refused."""
+HISTORY_FORMAT: Final = 2
+"""The newest file layout, read up to here; files from a newer one are refused.
+
+Format 2 added ``guided`` (an attempt answered right after a walk-through of the same
+variant, never to be read as a cold answer), so only a file holding a guided attempt is
+written as format 2: a reader of format 1 refuses it as newer, rather than read its
+guided answers as cold ones. Any other file is written as format 1, which every version
+reads."""
+
+PLAIN_FORMAT: Final = 1
+"""The layout of a file without guided attempts."""
 
 FORMATS: Final = ("json", "csv")
 
@@ -374,7 +384,7 @@ def dump(history: HistoryFile, fmt: str) -> str:
     if fmt == "json":
         document = {
             "format": FORMAT_NAME,
-            "history_format": HISTORY_FORMAT,
+            "history_format": _format_of(any(row.guided for row in history.attempts)),
             "attempts": [_written(row) for row in history.attempts],
             "mock_sessions": [m.model_dump() for m in history.mocks],
         }
@@ -403,9 +413,11 @@ def write_history(store: Store, fmt: str, out: TextIO) -> int:
     if fmt not in FORMATS:
         raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
     mocks, mock_start = _mocks(store)
+    # Through the index of guided attempts: the file's format comes before its rows.
+    guided = bool(store._rows("SELECT EXISTS (SELECT 1 FROM attempts WHERE guided = 1)")[0][0])
     rows = _attempt_items(store, mock_start)
     if fmt == "json":
-        head = json.dumps({"format": FORMAT_NAME, "history_format": HISTORY_FORMAT},
+        head = json.dumps({"format": FORMAT_NAME, "history_format": _format_of(guided)},
                           indent=1, ensure_ascii=False)
         out.write(head.removesuffix("\n}") + ',\n "attempts": ')
         count = _json_list(rows, out)
@@ -416,19 +428,24 @@ def write_history(store: Store, fmt: str, out: TextIO) -> int:
     # CRLF (RFC 4180) also makes the writer quote any field holding a lone CR, which a
     # reader would otherwise take for the end of the row.
     writer = csv.writer(out, lineterminator="\r\n")
-    guided = store._rows("SELECT EXISTS (SELECT 1 FROM attempts WHERE guided = 1)")[0][0]
     writer.writerow([*_CSV_COLUMNS, *_CSV_OPTIONAL] if guided else _CSV_COLUMNS)
     count = 0
     for row in rows:
-        writer.writerow(_csv_row(row, bool(guided)))
+        writer.writerow(_csv_row(row, guided))
         count += 1
     return count
 
 
+def _format_of(guided: bool) -> int:
+    """The ``history_format`` of a file with (or without) guided attempts."""
+    return HISTORY_FORMAT if guided else PLAIN_FORMAT
+
+
 def _csv_row(row: dict[str, Any], guided: bool) -> list[object]:
-    """A CSV row of a file item (see :func:`_written`)."""
+    """A CSV row of a file item (see :func:`_written`); ``guided``: the file has guided
+    attempts (and their column)."""
     return [
-        HISTORY_FORMAT, row["template"], row["version"], row["seed"], row["mode"],
+        _format_of(guided), row["template"], row["version"], row["seed"], row["mode"],
         row["answer"], row["verdict"], repr(row["score"]), row["mistake"] or "",
         row["hints_used"], repr(row["hint_cost"]), repr(row["seconds"]), row["answered_at"],
         row["topic"], json.dumps(list(row["tags"]), ensure_ascii=False),
