@@ -83,6 +83,8 @@ def add_parser(sub: Any) -> None:
                         "folders)")
     a.add_argument("--seeds", type=_positive, default=TEST_SEEDS,
                    help=f"seeds per template (default {TEST_SEEDS})")
+    a.add_argument("-j", "--workers", type=whole(1, 1024), default=None, metavar="N",
+                   help="processes to test on (default: one per CPU)")
 
     a = actions.add_parser("preview", parents=[common],
                            help="a variant as the app shows it, with key and mistakes")
@@ -372,28 +374,24 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _test(args: argparse.Namespace) -> int:
-    from quiz.core.authoring import Checked, check_file, check_loaded
+    from quiz.core.authoring import Checked
+    from quiz.core.checkpool import Job, check_all, default_workers
 
-    results: list[Checked] = []
+    results: list[Checked] = []  # files that did not load come first, as found
+    bank = None
     if args.paths:
         files, results = _expand(_ids_to_paths(args))
-        results += [check_file(path, args.seeds) for path in files]
+        jobs = [Job(str(path)) for path in files]
     else:
-        from questions.loader import TemplateFileError, read_template_text
         from quiz.commands.common import bank as load
 
         bank = load(args, warn=False)
         for problem in bank.problems:
             results.append(Checked(Path(problem.file).name, problem.file, 0,
                                    problems=[problem]))
-        for tid in sorted(bank.templates):
-            source = bank.sources[tid]
-            try:
-                text = read_template_text(Path(source))
-            except TemplateFileError as exc:  # changed or removed since it loaded
-                results.append(Checked(tid, source, 0, problems=list(exc.problems)))
-                continue
-            results.append(check_loaded(bank.templates[tid], source, text, args.seeds))
+        jobs = [Job(bank.sources[tid], tid) for tid in sorted(bank.templates)]
+    results += check_all(jobs, args.seeds, args.workers or default_workers(), bank,
+                         _reload(args) if bank is not None else None)
     rows = [[r.name, str(r.seeds), f"{r.passed}/{r.checks}", str(len(r.problems))]
             for r in results]
     print(_table([["TEMPLATE", "SEEDS", "PASSED", "FAILURES"], *rows], right=(1, 2, 3)))
@@ -407,6 +405,16 @@ def _test(args: argparse.Namespace) -> int:
     print(f"\n{_plural(len(results), 'template')}, {passed} of {checks} checks passed, "
           f"{_plural(len(failures), 'failure')}")
     return 1 if failures else 0
+
+
+def _reload(args: argparse.Namespace) -> Callable[[], Bank]:
+    """Loads the bank as :func:`quiz.commands.common.bank` did, in a spawned worker."""
+    from functools import partial
+
+    from questions.loader import load_bank
+    from quiz.commands.common import bank_cache, template_dirs
+
+    return partial(load_bank, template_dirs(args), cache=bank_cache(args))
 
 
 # ---------------------------------------------------------------- preview

@@ -1,0 +1,166 @@
+"""The self-test of many templates across processes (``quiz templates test``).
+
+One template's self-test shares nothing with another's, and the whole bank at 100 seeds
+is seconds of CPU (from a millisecond to a second or two per template), so
+:func:`check_all` hands the templates to one process per CPU and gives the results back
+in the order asked: the report is the same, byte for byte, whatever the number of
+processes. One process (``workers=1``), or a single template, runs here, with no pool.
+
+Workers are forked where the platform allows it and this process runs no other thread:
+they start at once, with the bank and the solver's caches already loaded. Elsewhere
+they are spawned and load the bank again (``reload``).
+
+Ctrl+C stops every worker and raises ``KeyboardInterrupt`` here: workers ignore the
+interrupt themselves (the terminal sends it to all of them), so none prints a traceback.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from quiz.core.errors import QuizError
+
+if TYPE_CHECKING:
+    from questions.loader import Bank
+    from quiz.core.authoring import Checked
+
+__all__ = ["Job", "check_all", "default_workers"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One template to self-test.
+
+    Attributes:
+        source: its file.
+        template_id: the id of a bank template, checked as the bank loaded it; None:
+            the file is read and checked on its own (``quiz templates test FILE``).
+    """
+
+    source: str
+    template_id: str | None = None
+
+
+def default_workers() -> int:
+    """One process per CPU this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux: every CPU of the machine
+        return os.cpu_count() or 1
+
+
+def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None = None,
+              reload: Callable[[], Bank] | None = None) -> list[Checked]:
+    """Self-test each job over `seeds` seeds on up to `workers` processes.
+
+    Args:
+        jobs: the templates, in the order their results are returned.
+        seeds: seeds per template.
+        workers: processes to use (at most one per job; 1: this process only).
+        bank: the bank that jobs with a ``template_id`` come from.
+        reload: loads that bank again in a spawned worker (picklable, e.g. a
+            ``functools.partial`` of :func:`questions.loader.load_bank`).
+
+    Raises:
+        QuizError: a worker process died (killed, or out of memory).
+        KeyboardInterrupt: Ctrl+C; every worker has been stopped.
+    """
+    workers = max(1, min(workers, len(jobs)))
+    if workers == 1:
+        return [_check(job, seeds, bank) for job in jobs]
+    global _BANK
+    method = "fork" if _can_fork() else "spawn"
+    if method == "fork":
+        _BANK = bank  # inherited by the forked workers
+    try:
+        pool = ProcessPoolExecutor(workers, multiprocessing.get_context(method),
+                                   initializer=_start, initargs=(reload,))
+        try:
+            with _interrupts_held():  # a worker must ignore Ctrl+C before it can get one
+                futures: list[Future[Checked]] = [
+                    pool.submit(_check_here, job, seeds) for job in jobs]
+            return [f.result() for f in futures]
+        except BrokenProcessPool as exc:
+            raise QuizError(f"a self-test process stopped unexpectedly ({exc}); try "
+                            "--workers 1") from None
+        except BaseException:  # Ctrl+C (or a bug): stop the workers, not just the queue
+            _stop(pool)
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        _BANK = None
+
+
+_BANK: Bank | None = None
+"""The bank of a worker process (forked: the parent's; spawned: loaded again)."""
+
+
+def _can_fork() -> bool:
+    # Forking a process that runs other threads can copy a lock another thread holds.
+    return "fork" in multiprocessing.get_all_start_methods() and \
+        threading.active_count() == 1
+
+
+@contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """Hold Ctrl+C back while workers start (they inherit the mask, forked or spawned,
+    and unblock it once they ignore it); this process gets it when the block ends."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _start(reload: Callable[[], Bank] | None) -> None:
+    """A worker's start: ignore Ctrl+C (the parent stops the workers), load the bank."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    global _BANK
+    if _BANK is None and reload is not None:
+        _BANK = reload()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Stop every worker now, even one halfway through a template."""
+    # ProcessPoolExecutor has no public way to stop its workers before Python 3.14.
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+
+
+def _check_here(job: Job, seeds: int) -> Checked:
+    return _check(job, seeds, _BANK)
+
+
+def _check(job: Job, seeds: int, bank: Bank | None) -> Checked:
+    """One job's self-test, every problem located in its file."""
+    from questions.loader import TemplateFileError, read_template_text
+    from quiz.core.authoring import Checked, check_file, check_loaded
+
+    if job.template_id is None:
+        return check_file(Path(job.source), seeds)
+    assert bank is not None, "a bank template's job needs its bank"
+    try:
+        text = read_template_text(Path(job.source))
+    except TemplateFileError as exc:  # changed or removed since the bank loaded
+        return Checked(job.template_id, job.source, 0, problems=list(exc.problems))
+    return check_loaded(bank.templates[job.template_id], job.source, text, seeds)
