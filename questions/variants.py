@@ -14,7 +14,7 @@ import string
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
+from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
@@ -590,9 +590,11 @@ def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
 # ---------------------------------------------------------------- prompts
 
 
-def _placeholders(text: str) -> set[str]:
-    return {name.partition(".")[0] for _, name, _, _ in string.Formatter().parse(text)
-            if name}
+@lru_cache(maxsize=4096)
+def _placeholders(text: str) -> frozenset[str]:
+    """The names a text's `{placeholders}` read (once per text: every draw asks)."""
+    return frozenset(name.partition(".")[0] for _, name, _, _ in
+                     string.Formatter().parse(text) if name)
 
 
 def part_texts(part: Part) -> list[str]:
@@ -729,13 +731,11 @@ def placeholder_problems(text: str, names: frozenset[str] | set[str],
 def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
             field: tuple[str | int, ...] = ("prompt",)) -> str:
     """Render a text field: each `{name}`, `{name:spec}` or `{model.short}` replaced."""
-    text = reflow(text)
     out = []
-    for literal, field_name, spec, _ in string.Formatter().parse(text):
+    for literal, field_name, name, attr, spec in _text_plan(text):
         out.append(literal)
         if field_name is None:
             continue
-        name, _dot, attr = field_name.partition(".")
         if name in params:
             value: Any = params[name]
         elif name in env:
@@ -764,6 +764,17 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
         else:
             out.append(describe(name, value))
     return "".join(out).strip()
+
+
+@lru_cache(maxsize=4096)
+def _text_plan(text: str) -> tuple[tuple[str, str | None, str, str, str], ...]:
+    """A text field reflowed and split once (every draw renders the same texts): its
+    literal runs and placeholders, as (literal, field name, name, attribute, spec)."""
+    plan = []
+    for literal, field_name, spec, _ in string.Formatter().parse(reflow(text)):
+        name, _dot, attr = (field_name or "").partition(".")
+        plan.append((literal, field_name, name, attr, spec or ""))
+    return tuple(plan)
 
 
 def hbm_text(value: float) -> str:

@@ -35,6 +35,7 @@ from solver.light import (
     fill_substitution,
     given_quantities,
     num,
+    numeric,
     require,
     run_steps,
     show,
@@ -297,7 +298,7 @@ def _solve(name: str, model: str | None, gpu: str | None,
            overrides: Mapping[str, Value] | None) -> Result:
     inp = resolve_inputs(model, gpu, overrides)
     binary = bool(inp.values.get("binary", False))
-    numbers = {k: float(v) for k, v in inp.values.items() if not isinstance(v, bool | str)}
+    numbers = numeric(inp.values)
     given = given_quantities(inp.values, inp.origin, name)
     unit = QUANTITIES[name].unit
     if name in given:

@@ -177,15 +177,38 @@ def resolve_inputs(
     Raises:
         SolverError: unknown preset or key, a bad value, or an impossible layout.
     """
-    values, origin = _preset_layer(model, gpu)
+    chosen = _presets(model, gpu)
+    presets = _presets_key(chosen)
+    key: tuple[object, ...] | None = (presets, tuple(
+        (k, type(v), repr(v) if isinstance(v, float) else v)  # repr: -0.0 is not 0.0
+        for k, v in (overrides or {}).items()))
+    try:
+        done = _RESOLVED.get(cast(tuple[object, ...], key))
+    except TypeError:  # a value that cannot be hashed: parse_value will say what is wrong
+        key, done = None, None
+    if done is not None:
+        return Inputs(dict(done.values), dict(done.origin), list(done.warnings))
+    values, origin = _preset_layer(chosen, presets)
     inp = Inputs(dict(values), dict(origin))
     for k, v in (overrides or {}).items():
         inp.values[k] = parse_value(k, v)
         inp.origin[k] = "set"
     _derive_defaults(inp)
     _validate(inp)
+    if key is not None:
+        if len(_RESOLVED) >= RESOLVED_KEPT:
+            _RESOLVED.clear()
+        _RESOLVED[key] = Inputs(dict(inp.values), dict(inp.origin), list(inp.warnings))
     return inp
 
+
+RESOLVED_KEPT = 4096
+"""Resolutions remembered whole: a variant resolves the same parameters for its draw,
+each part and each known mistake (nine calls in ten repeat one in the self-test)."""
+
+_RESOLVED: dict[tuple[object, ...], Inputs] = {}
+"""(presets' content, overrides with their types) -> the inputs, kept apart from every
+caller's copy."""
 
 PRESET_LAYERS_KEPT = 256
 """(model, GPU) pairs whose parsed defaults and presets are remembered."""
@@ -193,18 +216,17 @@ PRESET_LAYERS_KEPT = 256
 _PRESET_LAYERS: dict[tuple[object, ...], tuple[dict[str, Value], dict[str, str]]] = {}
 
 
-def _preset_layer(model: str | None, gpu: str | None) -> tuple[
-        dict[str, Value], dict[str, str]]:
+def _preset_layer(chosen: list[tuple[str, Mapping[str, Value]]], key: tuple[object, ...]
+                  ) -> tuple[dict[str, Value], dict[str, str]]:
     """The keys' defaults with a model's and a GPU's presets parsed over them: (values,
     origin), shared, to be copied. Parsed once per content (the self-test resolves
     inputs for the same presets hundreds of thousands of times): the key holds every
-    preset value with its type, so a preset that changed is parsed again.
+    preset value with its type (:func:`_presets_key`), so a preset that changed is
+    parsed again.
 
     Raises:
-        SolverError: an unknown preset, or a preset value that cannot be read.
+        SolverError: a preset value that cannot be read.
     """
-    chosen = _presets(model, gpu)
-    key = _presets_key(chosen)
     got = _PRESET_LAYERS.get(key)
     if got is not None:
         return got
@@ -342,21 +364,19 @@ def _validate(inp: Inputs) -> None:
         inp.warnings.append("tp*cp spans more than one node")
 
 
+_DERIVED_CONVENTIONS = ("moe", "interleaved", "pipelined", "tp_cross_node", "zero")
+_PLAIN_CONVENTIONS = tuple(f.name for f in fields(Ctx) if f.name not in _DERIVED_CONVENTIONS)
+"""The fields of Ctx read as they are from the values of their keys."""
+
+
 def ctx_of(values: Mapping[str, Value]) -> Ctx:
     """The conventions in force for these resolved values."""
-    kw: dict[str, Any] = {}
-    for f in fields(Ctx):
-        if f.name == "moe":
-            kw["moe"] = float(cast(float, values.get("experts", 0) or 0)) > 0
-        elif f.name == "interleaved":
-            kw["interleaved"] = float(cast(float, values.get("interleave", 1) or 1)) > 1
-        elif f.name == "pipelined":
-            kw[f.name] = float(cast(float, values.get("pp", 1))) > 1
-        elif f.name == "tp_cross_node":
-            kw[f.name] = float(cast(float, values.get("tp", 1))) > float(
-                cast(float, values.get("gpus_per_node", 8)))
-        elif f.name == "zero":
-            kw["zero"] = int(str(values.get("zero", "0")))
-        elif f.name in values:
-            kw[f.name] = values[f.name]
+    kw: dict[str, Any] = {name: values[name] for name in _PLAIN_CONVENTIONS
+                          if name in values}
+    kw["moe"] = float(cast(float, values.get("experts", 0) or 0)) > 0
+    kw["interleaved"] = float(cast(float, values.get("interleave", 1) or 1)) > 1
+    kw["pipelined"] = float(cast(float, values.get("pp", 1))) > 1
+    kw["tp_cross_node"] = float(cast(float, values.get("tp", 1))) > float(
+        cast(float, values.get("gpus_per_node", 8)))
+    kw["zero"] = int(str(values.get("zero", "0")))
     return Ctx(**kw)

@@ -33,9 +33,9 @@ import contextlib
 import json
 import math
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
 from solver.errors import SolverError
 from solver.inputs import Ctx, Inputs, ctx_of, resolve_inputs
@@ -175,6 +175,9 @@ class _Catalogue(Mapping[str, Any]):
     def __contains__(self, name: object) -> bool:
         return name in self._table()
 
+    def keys(self) -> KeysView[str]:
+        return self._table().keys()  # the table's own view: set operations run in C
+
 
 QUANTITIES: Mapping[str, Any] = _Catalogue()
 """Every quantity by name; each value has ``.name``, ``.unit`` and ``.meaning``."""
@@ -200,8 +203,15 @@ def given_quantities(values: Mapping[str, Value], origin: Mapping[str, str] | No
     """Quantities whose value is an input. A name that is both a key and a quantity
     (`mfu`, `params`, `bytes_per_param`) is derived when it is the quantity asked for
     and its key holds only a default."""
-    return frozenset(k for k in values if k in QUANTITIES
-                     and not (k == target and (origin or {}).get(k) == "default"))
+    given = values.keys() & QUANTITIES.keys()
+    if target in given and (origin or {}).get(target) == "default":
+        given.discard(target)
+    return frozenset(given)
+
+
+def numeric(values: Mapping[str, Value]) -> dict[str, float]:
+    """The numeric values (flags and choices left out), as floats."""
+    return {k: float(v) for k, v in values.items() if not isinstance(v, (bool, str))}
 
 
 def require(name: str, leaves: tuple[str, ...], numbers: Mapping[str, float]) -> None:
@@ -473,18 +483,20 @@ def evaluate_with(names: list[str] | tuple[str, ...], inputs: Inputs,
     Raises:
         SolverError: an input a formula needs is missing.
     """
-    ctx = ctx_of(inputs.values)
-    numbers = {k: float(v) for k, v in inputs.values.items()
-               if not isinstance(v, bool | str)}
+    values = inputs.values
+    ctx = ctx_of(values)
     out: dict[str, float] = {}
     for name in names:
-        given = given_quantities(inputs.values, inputs.origin, name)
+        given = given_quantities(values, inputs.origin, name)
         if name in given:
-            out[name] = numbers[name]
+            out[name] = float(cast(float, values[name]))
             continue
         d = derive(name, ctx, given)
-        require(name, d.leaves, numbers)
-        out[name] = d.run(numbers)[name]
+        # Only the leaves the derivation reads (a variant evaluates dozens of quantities;
+        # the inputs hold a hundred keys).
+        leaves = numeric({k: values[k] for k in d.leaves if k in values})
+        require(name, d.leaves, leaves)
+        out[name] = d.run(leaves)[name]
     return out
 
 

@@ -214,7 +214,9 @@ def _round_sig(value: float, digits: int) -> float:
     """`value` rounded to `digits` significant digits (correctly rounded, via repr)."""
     if value == 0 or not math.isfinite(value):
         return value
-    return float(f"{value:.{digits - 1}e}")
+    rounded = float(f"{value:.{digits - 1}e}")
+    # Rounding up the largest floats overflows (1.7976e308 -> 2e308 = inf): keep them.
+    return rounded if math.isfinite(rounded) else value
 
 
 def _decade(value: float) -> int:
@@ -243,9 +245,12 @@ def _scientific(value: float, digits: int) -> str:
     value = _round_sig(value, digits)
     if value == 0:
         return "0"
-    exponent = _decade(value)
-    mantissa = _fixed(value / 10.0**exponent, digits, group=False)
-    return mantissa if exponent == 0 else f"{mantissa}e{exponent}"
+    # The mantissa as printed, not divided out: 10.0**-324 is 0.0, and dividing a
+    # subnormal loses digits (1e-320 showed as "10e-321").
+    mantissa, _, exponent = f"{value:.{digits - 1}e}".partition("e")
+    if "." in mantissa:
+        mantissa = mantissa.rstrip("0").rstrip(".")
+    return mantissa if int(exponent) == 0 else f"{mantissa}e{int(exponent)}"
 
 
 def _plain(value: float, digits: int) -> str:
@@ -342,9 +347,14 @@ def format_value(value: float, unit: str, *, binary: bool = False, digits: int =
     if not math.isfinite(value):
         text = "not a number" if math.isnan(value) else ("-∞" if value < 0 else "∞")
         return text if unit == "1" else f"{text} {unit}"
-    value = float(value)
-    if value == 0:
-        value = 0.0  # fold -0.0 so it never shows as "-0"
+    # -0.0 and 0.0, 2 and 2.0 show alike, so they may share a remembered text.
+    return _shown(float(value) or 0.0, unit, binary, digits)
+
+
+@functools.lru_cache(maxsize=8192)
+def _shown(value: float, unit: str, binary: bool, digits: int) -> str:
+    """:func:`format_value` of a finite float (-0.0 folded), remembered: a variant shows
+    and reads back the same few values many times (the key, its reading, its step)."""
     if unit == "B":
         return _prefixed_binary(value, digits, "B") if binary else _prefixed(value, digits, "B")
     if unit == "B/s":

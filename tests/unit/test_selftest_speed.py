@@ -179,18 +179,63 @@ def test_the_remembered_searches_are_bounded(
 # ---------------------------------------------------------------- presets
 
 
+@pytest.fixture
+def nothing_resolved() -> None:
+    """No presets parsed and no resolution remembered yet."""
+    inputs._PRESET_LAYERS.clear()
+    inputs._RESOLVED.clear()
+
+
+@pytest.mark.usefixtures("nothing_resolved")
 def test_presets_are_parsed_once_then_only_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
-    engine._PRESET_LAYERS.clear()
-    calls = spy(monkeypatch, inputs, "parse_value")  # where resolve_inputs lives
+    calls = spy(monkeypatch, inputs, "parse_value")
     first = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
     parsed = len(calls)
     calls.clear()
-    again = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8})
+    other = engine.resolve_inputs("llama3-70b", "h100", {"tp": 4})
     assert calls == ["tp"]
     assert parsed > 10
-    assert (again.values, again.origin) == (first.values, first.origin)
+    assert other.values["tp"] == 4 and other.values["layers"] == first.values["layers"]
+
+
+@pytest.mark.usefixtures("nothing_resolved")
+def test_a_resolution_is_remembered_whole_and_each_caller_gets_a_copy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    first = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8, "seq": 4096})
+    calls = spy(monkeypatch, inputs, "parse_value")
+    derived = spy(monkeypatch, inputs, "_derive_defaults")
+    again = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8, "seq": 4096})
+    assert calls == [] and derived == []
+    assert (again.values, again.origin, again.warnings) == \
+        (first.values, first.origin, first.warnings)
+    assert list(again.values) == list(first.values)  # the same order, too
     again.values["layers"] = 1  # a caller's copy, never the remembered one
-    assert engine.resolve_inputs("llama3-70b", "h100").values["layers"] == 80
+    again.origin["layers"] = "set"
+    again.warnings.append("changed")
+    third = engine.resolve_inputs("llama3-70b", "h100", {"tp": 8, "seq": 4096})
+    assert (third.values, third.origin, third.warnings) == \
+        (first.values, first.origin, first.warnings)
+
+
+@pytest.mark.usefixtures("nothing_resolved")
+@pytest.mark.parametrize(("key", "a", "b"), [
+    ("tp", 2, 2.0), ("biases", 1, True), ("grad_bytes", 0.0, -0.0), ("tp", 2, "2")])
+def test_overrides_equal_in_value_but_not_in_kind_are_resolved_apart(
+    monkeypatch: pytest.MonkeyPatch, key: str, a: Any, b: Any
+) -> None:
+    engine.resolve_inputs("llama3-8b", None, {key: a})
+    calls = spy(monkeypatch, inputs, "parse_value")
+    engine.resolve_inputs("llama3-8b", None, {key: b})
+    assert calls == [key]
+
+
+@pytest.mark.usefixtures("nothing_resolved")
+def test_remembered_resolutions_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inputs, "RESOLVED_KEPT", 3)
+    for tp in (1, 2, 4, 8, 1):
+        engine.resolve_inputs("llama3-8b", "h100", {"tp": tp})
+    assert len(inputs._RESOLVED) <= 3
 
 
 def test_a_preset_whose_content_changed_is_parsed_again(
@@ -362,3 +407,45 @@ def test_a_span_of_a_paragraph_is_read_once_per_unit(monkeypatch: pytest.MonkeyP
     assert [(m.span(), m.reading("B")) for m in rubric.mentions(text)] == first
     assert len(read) == n
     assert len(read) == len(set(read))
+
+
+# ---------------------------------------------------------------- texts shown
+
+
+def test_a_value_is_worked_into_text_once_per_unit_and_digits() -> None:
+    from solver import units
+
+    units._shown.cache_clear()
+    shown = [units.format_value(v, "B") for v in (1.13e12, 1.13e12, 1130e9, -0.0, 0.0, 0)]
+    assert shown[:3] == ["1.13 TB"] * 3 and shown[3:] == ["0 B"] * 3
+    assert units.format_value(1.13e12, "B", binary=True) == "1.03 TiB"
+    assert units.format_value(1.13e12, "B", digits=4) == "1.13 TB"
+    info = units._shown.cache_info()
+    assert (info.misses, info.hits) == (4, 4)  # 1.13e12 thrice, zero thrice: two texts
+    assert info.maxsize is not None and info.maxsize <= 10_000
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(
+    ["B", "s", "FLOP", "param", "B/s", "FLOP/s", "1", "tokens", "1/s", "tokens/s"]),
+    st.booleans(), st.integers(1, 6))
+def test_a_remembered_text_is_what_working_it_out_gives(
+    value: float, unit: str, binary: bool, digits: int
+) -> None:
+    from solver import units
+
+    fresh = units._shown.__wrapped__(float(value) or 0.0, unit, binary, digits)
+    assert units.format_value(value, unit, binary=binary, digits=digits) == fresh
+    assert units.format_value(value, unit, binary=binary, digits=digits) == fresh
+
+
+def test_a_text_field_is_reflowed_and_split_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    qvariants._text_plan.cache_clear()
+    reflowed = spy(monkeypatch, qvariants, "reflow")
+    text = "A {model} with\n{layers} layers;\n\n- {hidden:raw} wide"
+    env = {"layers": 80.0, "hidden": 8192.0}
+    first = qvariants._format(text, env, {"model": "llama3-70b"})
+    again = qvariants._format(text, {**env, "layers": 40.0}, {"model": "llama3-70b"})
+    assert first == "A Llama 3 70B with 80 layers;\n\n- 8192.0 wide"
+    assert again == first.replace("80", "40")
+    assert len(reflowed) == 1

@@ -144,3 +144,20 @@ def test_every_display_reads_back_within_half_a_percent(
 def test_binary_displays_read_back_too(magnitude: float, unit: str) -> None:
     shown = format_value(magnitude, unit, binary=True)
     assert read_number(shown, unit).value == pytest.approx(magnitude, rel=0.005 + 1e-12), shown
+
+
+@pytest.mark.parametrize("unit", ["B", "s", "FLOP", "param", "B/s", "1", "tokens/s"])
+def test_the_largest_floats_show_without_overflowing_when_rounded(unit: str) -> None:
+    # Regression: rounding 1.7976e308 to 3 digits overflowed to inf, and showing it
+    # raised IndexError; `quiz check ... --answer "1.7976e308 FLOP"` was an internal error.
+    for value in (1.7976e308, -1.5e308):
+        for digits in (1, 3):
+            assert "e" in format_value(value, unit, digits=digits)
+
+
+def test_answers_at_the_ends_of_the_floats_are_read_not_a_crash() -> None:
+    # Regression: "5e-324 B" raised ZeroDivisionError (10.0**-324 is 0.0), and 1e-320
+    # read as "10e-321".
+    assert read_number("1.7976e308 FLOP", "FLOP").read_as.endswith("1.8e308 FLOP")
+    assert read_number("5e-324 B", "B").read_as.endswith("4.94e-324 B")
+    assert read_number("1e-320", "1").read_as.endswith("1e-320")
