@@ -1,13 +1,15 @@
 """The time to self-test the whole bank, and read-and-grade latency per answer kind.
 
 Run: python bench/bench_grading.py [--seeds 100] [--rounds 10] [--workers 1,2]
-                                   [--only selftest|latency]
+                                   [--double] [--slowest] [--only selftest|latency]
 
-First (while caches are cold) it times `check_template` over the whole bank for --seeds
-seeds on fresh processes, once per --workers count: wall seconds (worker start-up
-included), CPU seconds, CPU per template-seed (min/median/p99 over templates) and the
-slowest templates, against drawing one variant of each template in the same run. Target:
-100 seeds <= 10 s, and a cost per template-seed that stays flat as the bank grows.
+First it runs `quiz templates test --seeds N -j W` over the whole bank as an author does
+(a fresh process, the bank cache compiled), once per --workers count W, alternating with
+`python -c "import sympy"` as the baseline: median wall seconds (start-up included) and
+its ratio to the baseline, CPU seconds of the command and its workers, and CPU per
+template-seed. --double adds the bank plus a copy of it under new ids (twice the
+templates); --slowest times each template in this process. Targets: 100 seeds <= 10 s
+wall on 2 cores, and a cost per template-seed that stays flat as the bank grows.
 
 Then, for every answer kind in the bundled bank, it grades per variant the key's display
 and wrong answers (each known mistake as the self-test types it, else another seed's
@@ -19,14 +21,17 @@ Targets: p99 <= 16 ms for numbers, <= 250 ms for formulas. Prints, never asserts
 from __future__ import annotations
 
 import argparse
-import multiprocessing
 import os
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
+from bench_startup import big_bank
 from timing import summary
 
 from questions.loader import load_bank
@@ -81,69 +86,93 @@ def latency(rounds: int) -> None:
     print("targets: number p99 <= 16 ms, formula p99 <= 250 ms")
 
 
-_BANK: dict[str, Template] = {}
-"""A worker's bank, loaded once by :func:`_load` (never once per template: compiling the
-whole bank for each of n templates made the bench O(n^2))."""
-
-
-def _load(cache: Path) -> None:
-    _BANK.update(load_bank(cache=cache).templates)
-
-
-def _check_one(args: tuple[str, int]) -> tuple[str, int, float]:
-    """Self-test one template in a worker process: (id, failures, CPU seconds)."""
-    template_id, seeds = args
-    cpu = time.process_time()
-    failures = len(check_template(_BANK[template_id], seeds=seeds))
-    return template_id, failures, time.process_time() - cpu
-
-
-def _draw_each(templates: list[Template]) -> float:
+def _run(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Run a command: (wall seconds, CPU seconds of it and its workers, last line)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    for t in templates:
-        make_variant(t, 0)
-    return time.perf_counter() - start
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(command)} failed: {done.stderr.strip()}")
+    return wall, cpu, done.stdout.strip().splitlines()[-1]
 
 
-def selftest(seeds: int, workers: int) -> None:
-    """The whole bank's self-test over `seeds` seeds on `workers` fresh processes (spawned:
-    cold caches, as `quiz templates test` starts), wall time including their start-up,
-    against drawing one variant of each template in this process before and after."""
+def selftest(seeds: int, workers: list[int], rounds: int, double: bool) -> None:
+    """`quiz templates test --seeds N -j W` over the whole bank, as an author runs it (a
+    fresh process; the bank cache already compiled), once per W, alternating with the
+    baseline `python -c "import sympy"` (the floor of any process that draws a variant);
+    with --double, also over the bank plus a copy of it under new ids (twice the
+    templates: the cost per template-seed should stay flat)."""
+    quiz = [sys.executable, "-c", "import sys; from quiz.cli import main; "
+            "sys.exit(main(sys.argv[1:]))", "templates", "test", "--seeds", str(seeds)]
+    baseline = [sys.executable, "-c", "import sympy"]
     with tempfile.TemporaryDirectory() as folder:
-        cache = Path(folder) / "bank.db"  # compiled once, as `quiz templates test` finds it
-        bank = load_bank(cache=cache)
-        ids = sorted(bank.templates)
-        templates = [bank.templates[i] for i in ids]
-        _draw_each(templates)  # warm: the baseline is a warm draw, the run's pace
-        before = _draw_each(templates)
-        start = time.perf_counter()
-        with multiprocessing.get_context("spawn").Pool(workers, initializer=_load,
-                                                       initargs=(cache,)) as pool:
-            results = pool.map(_check_one, [(i, seeds) for i in ids], chunksize=1)
-        took = time.perf_counter() - start
-    one = statistics.median([before, _draw_each(templates)])
-    failures = sum(f for _, f, _ in results)
-    cpu = sum(c for _, _, c in results)
-    per = [c / seeds for _, _, c in results]
-    print(f"self-test of {len(ids)} templates x {seeds} seeds on {workers} processes: "
-          f"{took:.1f} s wall (start-up included), {cpu:.1f} s CPU in check_template, "
-          f"{failures} failures ({took / one:.0f}x drawing one variant of each)")
-    print(f"  per template-seed CPU: mean {cpu / len(ids) / seeds * 1e3:.2f} ms; "
-          f"{summary(per)}")
-    slow = sorted(results, key=lambda r: -r[2])[:5]
-    print("  slowest: " + ", ".join(f"{i} {c / seeds * 1e3:.1f} ms" for i, _, c in slow))
+        env = {**os.environ, "QUIZ_DATA_DIR": str(Path(folder) / "data")}
+        env.pop("QUIZ_TEMPLATES", None)
+        copies = Path(folder) / "copies"
+        if double:
+            big_bank(copies, len(load_bank(bundled=True).templates))
+        more = ["--templates", str(copies)] if double else []
+        subprocess.run([*quiz[:4], "templates", "list", *more], capture_output=True,
+                       env=env, check=True)  # compile the bank cache, as an author has it
+        cases: dict[str, list[str]] = {"import sympy": baseline}
+        for w in workers:
+            cases[f"bank, -j {w}"] = [*quiz, "-j", str(w)]
+        if double:
+            for w in workers:
+                cases[f"bank x2, -j {w}"] = [*quiz, "-j", str(w), "--templates", str(copies)]
+        runs: dict[str, list[tuple[float, float, str]]] = defaultdict(list)
+        for _ in range(rounds):
+            for name, command in cases.items():  # alternating: noise hits every case
+                runs[name].append(_run(command, env))
+    base = statistics.median(w for w, _, _ in runs["import sympy"])
+    print(f"self-test, {seeds} seeds, {rounds} round(s); median wall, CPU with workers, "
+          f"per template-seed CPU; baseline import sympy {base:.2f} s")
+    for name, got in runs.items():
+        if name == "import sympy":
+            continue
+        wall = statistics.median(w for w, _, _ in got)
+        cpu = statistics.median(c for _, c, _ in got)
+        templates = int(got[-1][2].split()[0])
+        print(f"  {name:<14} {wall:6.1f} s wall ({wall / base:4.1f}x import sympy), "
+              f"{cpu:6.1f} s CPU, {cpu / templates / seeds * 1e3:5.2f} ms per "
+              f"template-seed; {got[-1][2]}")
+    print("targets: whole bank at 100 seeds <= 10 s wall on 2 cores; per template-seed "
+          "flat as the bank doubles")
+
+
+def slowest(seeds: int) -> None:
+    """CPU per template-seed of each template (this process, one after another)."""
+    bank = load_bank(bundled=True)
+    per: dict[str, float] = {}
+    for tid in sorted(bank.templates):
+        cpu = time.process_time()
+        check_template(bank.templates[tid], seeds=seeds)
+        per[tid] = (time.process_time() - cpu) / seeds
+    print(f"per template-seed CPU, one process: {summary(list(per.values()))}")
+    top = sorted(per.items(), key=lambda item: -item[1])[:5]
+    print("  slowest: " + ", ".join(f"{tid} {c * 1e3:.1f} ms" for tid, c in top))
 
 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=100)
-    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=10,
+                    help="latency: variants per template; self-test: runs per case")
     ap.add_argument("--workers", default=f"1,{os.cpu_count() or 1}",
                     help="process counts to run the self-test on, comma-separated")
+    ap.add_argument("--double", action="store_true",
+                    help="also self-test the bank plus a copy of it (scaling)")
+    ap.add_argument("--slowest", action="store_true",
+                    help="also time each template in this process")
     ap.add_argument("--only", choices=("latency", "selftest"))
     ns = ap.parse_args()
-    if ns.only != "latency":  # first, while this process's caches are cold
-        for n in dict.fromkeys(int(w) for w in ns.workers.split(",")):
-            selftest(ns.seeds, n)
+    if ns.only != "latency":
+        selftest(ns.seeds, list(dict.fromkeys(int(w) for w in ns.workers.split(","))),
+                 ns.rounds if ns.only == "selftest" else 1, ns.double)
+        if ns.slowest:
+            slowest(ns.seeds)
     if ns.only != "selftest":
         latency(ns.rounds)
