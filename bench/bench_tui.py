@@ -250,7 +250,7 @@ async def echo_sample(app: App[Any], pilot: Any, frames: list[float]) -> float:
     return last
 
 
-async def keystrokes(samples: int) -> None:
+async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
     """Print keystroke -> painted per kind, each sample paired with an echo sample."""
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.widgets.answer_box import AnswerBox
@@ -260,7 +260,7 @@ async def keystrokes(samples: int) -> None:
     last: dict[str, list[float]] = defaultdict(list)
     late: dict[str, int] = defaultdict(int)
     async with fresh_app() as (app, pilot, frames):
-        for row in KEY_ROWS:
+        for row in rows:
             kind = row.split("-")[0]
             app.start_practice_on([first_template(app.bank, kind)])
             await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
@@ -289,7 +289,7 @@ async def keystrokes(samples: int) -> None:
     print(f"baseline: echo of a key in a bare Input   {summary(echo)}")
     print("keystroke -> last frame painted (echo and 'read as'), paired with the baseline "
           "(goal p99 <= 16 ms):")
-    for row in KEY_ROWS:
+    for row in rows:
         ts = last[row]
         tail_ratio = (f"p99 {percentile(ts, 0.99) / percentile(echo, 0.99):.2f}x echo p99  "
                       if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
@@ -298,7 +298,8 @@ async def keystrokes(samples: int) -> None:
     print("keystroke -> first frame painted (the echo; formulas and paragraphs read in a "
           "worker after it):")
     for row in ("formula", "spoken"):
-        print(f"    {row:<13} {summary(first[row])}")
+        if row in rows:
+            print(f"    {row:<13} {summary(first[row])}")
 
 
 def main() -> None:
@@ -306,8 +307,12 @@ def main() -> None:
     parser.add_argument("--answers", type=int, default=60)
     parser.add_argument("--keys", type=int, default=0, metavar="N",
                         help="instead: N keystrokes per answer kind (>= 100 for a p99)")
+    parser.add_argument("--rows", nargs="+", choices=KEY_ROWS, default=KEY_ROWS,
+                        metavar="ROW", help="with --keys: only these rows "
+                        f"({', '.join(KEY_ROWS)})")
     args = parser.parse_args()
-    asyncio.run(keystrokes(args.keys) if args.keys else run(args.answers))
+    asyncio.run(keystrokes(args.keys, tuple(args.rows)) if args.keys
+                else run(args.answers))
 
 
 if __name__ == "__main__":

@@ -134,3 +134,78 @@ async def test_a_short_paragraph_reads_with_the_echo_a_costly_one_in_the_worker(
         await pilot.press("space")  # the worker's reading was quick: back on the keystroke
         assert str(shown.render()) == preview(part, "TP 8 in the node, ")
         assert workers == ["TP 8 in the node,"]
+
+
+def frames_painted(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
+    """The ids of the widgets each screen update repaints, from the app's start (the
+    hook must be set before the screens start their update timers)."""
+    frames: list[set[str]] = []
+    on_timer_update = Screen._on_timer_update
+
+    def recorded(screen: Screen[Any]) -> None:
+        if screen._dirty_widgets:
+            frames.append({str(w.id) for w in screen._dirty_widgets})
+        on_timer_update(screen)
+
+    monkeypatch.setattr(Screen, "_on_timer_update", recorded)
+    return frames
+
+
+async def test_a_paragraphs_reading_paints_with_its_echo(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every frame that paints a keystroke in the paragraph paints its reading too.
+
+    Regression of issue 15: the paragraph's reading was updated from the text area's
+    ``Changed`` message, which reaches the box after the frame echoing the key, so
+    every spoken keystroke painted twice and its reading landed a frame (16-33 ms)
+    late.
+    """
+    from quiz.core.session import preview
+
+    from .test_spoken_snapshots import spoken_app
+
+    monkeypatch.setattr("quiz.tui.widgets.answer_box.reading_clock", lambda: 0.0)
+    frames = frames_painted(monkeypatch)
+    app = spoken_app(data_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        part, box, shown = await answering(pilot)
+        box.paragraph.cursor_blink = False
+        await settle(pilot)
+        typed = "TP 8 in the node, 1.13 TB"
+        keys = [{" ": "space", ",": "comma", ".": "full_stop"}.get(c, c) for c in typed]
+        keys += ["backspace"] * 4
+        for key in keys:
+            frames.clear()
+            await pilot.press(key)
+            await settle(pilot)
+            echoed = [f for f in frames if "answer-text" in f]
+            assert echoed, key
+            assert all("answer-preview" in f for f in echoed), (key, frames)
+            assert str(shown.render()) == preview(part, box.value)
+        assert box.value == typed[:-4]
+
+
+async def test_ctrl_d_right_after_typing_submits_what_was_typed(data_dir: Path) -> None:
+    """Keys typed in one burst with Ctrl+D at its end submit every key typed.
+
+    Regression: Ctrl+D is a priority binding, run by the app as soon as it takes the
+    key from its queue, while the letters before it still wait in the text area's own
+    queue: a paragraph typed fast and sent at once was read as empty (or cut short).
+    """
+    from textual import events
+
+    from quiz.tui.screens.feedback import FeedbackScreen
+
+    from .conftest import wait_for
+    from .test_spoken_snapshots import spoken_app
+
+    app = spoken_app(data_dir)
+    async with app.run_test(size=(100, 30)) as pilot:
+        _part, box, _shown = await answering(pilot)
+        typed = "TP 8 inside the node"
+        for c in typed:  # queued at once, as a terminal delivers a burst of keys
+            app.post_message(events.Key({" ": "space"}.get(c, c), c))
+        app.post_message(events.Key("ctrl+d", None))
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        assert app.screen.outcome.question.answer_text == typed
+        assert box.value == typed

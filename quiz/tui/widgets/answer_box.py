@@ -15,6 +15,7 @@ from textual.timer import Timer
 from textual.visual import visualize
 from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
+from textual.widgets.text_area import Edit, EditResult
 
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 
@@ -49,15 +50,40 @@ STILL_READING = "reading…"
 
 class ParagraphArea(TextArea):
     """A text area for a paragraph answer: Enter starts a new line, Ctrl+D submits
-    (posting :class:`AnswerSubmitted`)."""
+    (posting :class:`AnswerSubmitted`); tells its :class:`AnswerBox` of every edit at
+    once (see :meth:`edit`)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+d", "submit", "Submit", key_display="^d", priority=True),
     ]
 
     def action_submit(self) -> None:
-        """Submit the paragraph."""
+        """Submit the paragraph, once every key typed before Ctrl+D is in it.
+
+        Ctrl+D is a priority binding (the text area's own Ctrl+D deletes a character),
+        so the app runs it as soon as it takes the key from its queue; the letters typed
+        just before it were forwarded to this area's queue and may not be in the text
+        yet. Reading the text from this area's queue, after them, sends them all.
+        """
+        self.call_later(self._send)
+
+    def _send(self) -> None:
         self.post_message(AnswerSubmitted(self.text))
+
+    def edit(self, edit: Edit) -> EditResult:
+        """Apply an edit (every key typed, deleted or pasted is one) and read the new
+        text into the box's preview at once.
+
+        TextArea posts ``Changed`` for an edit; that message bubbles to the box after
+        the key's own handling, after the frame echoing the key has been painted, so a
+        preview updated there lands a frame (16 ms or more) late. Reading it here
+        paints the echo and the reading together.
+        """
+        result = super().edit(edit)
+        box = self.parent
+        if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
+            box.value_changed(self.text)
+        return result
 
 
 class _AnswerInput(Input):
@@ -127,6 +153,8 @@ class AnswerBox(Vertical):
         self._last_cost = 0.0
         """Seconds the slow previewer's last reading took (set by the worker too)."""
         self._deadline: Timer | None = None
+        self._last_typed = ""
+        """The text the preview last read (or was cleared for)."""
 
     def compose(self) -> ComposeResult:
         from quiz.core.reading import MAX_ANSWER_CHARS
@@ -194,6 +222,7 @@ class AnswerBox(Vertical):
             self.input.placeholder = placeholder
             self.input.value = ""
         self.query_one("#answer-preview", Static).styles.min_height = None  # CSS: 2 lines
+        self._last_typed = ""
         self._show_preview("")
         self.clear_error()
         self.field.focus()
@@ -219,16 +248,21 @@ class AnswerBox(Vertical):
         event.stop()  # the preview was updated by value_changed, in the key's own frame
 
     def value_changed(self, value: str) -> None:
-        """Read what is now typed into the preview (called by the input on every change,
-        before the frame that echoes it)."""
+        """Read what is now typed into the preview (called by the input and the text
+        area on every change, before the frame that echoes it)."""
         self._typed(value)
 
     @on(TextArea.Changed, "#answer-text")
     def _paragraph_changed(self, event: TextArea.Changed) -> None:
+        # Typing was read by ParagraphArea.edit already; undo, redo and a new text
+        # (loaded by reset) change the text without an edit: read those here.
         event.stop()
-        self._typed(event.text_area.text)
+        text = event.text_area.text
+        if text != self._last_typed:
+            self._typed(text)
 
     def _typed(self, value: str) -> None:
+        self._last_typed = value
         self.clear_error()
         previewer = self._previewer
         if not value.strip() or previewer is None:
