@@ -207,5 +207,6 @@ async def test_ctrl_d_right_after_typing_submits_what_was_typed(data_dir: Path) 
             app.post_message(events.Key({" ": "space"}.get(c, c), c))
         app.post_message(events.Key("ctrl+d", None))
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        assert isinstance(app.screen, FeedbackScreen)
         assert app.screen.outcome.question.answer_text == typed
         assert box.value == typed
