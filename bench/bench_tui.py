@@ -196,18 +196,22 @@ async def run(answers: int) -> None:
 # ---------------------------------------------------------------- keystrokes, per kind
 
 KEY_ROWS = ("number", "choice", "choice-arrow", "multi", "table", "layout", "formula",
-            "spoken")
-"""The keystroke rows: a kind, or a kind and what is pressed (choice-arrow: the cursor
-moved in a typed letter, which reads nothing new)."""
+            "formula-first", "spoken", "spoken-long")
+"""The keystroke rows: a kind, or a kind and what is pressed: choice-arrow, the cursor
+moved in a typed letter, which reads nothing new; formula, every keystroke's text read
+for the first time in the question (the box's cache of readings emptied before each);
+formula-first, the first keystroke of a new formula question (each sample a new
+question, once it has painted and gone quiet); spoken-long, the last sentence of a whole
+30-second answer typed and deleted (a reading's cost grows with the paragraph)."""
 
 
-def first_template(bank: Any, kind: str) -> str:
-    """The first bundled template (by id) whose first part is of this kind."""
-    for tid in sorted(bank.templates):
-        t = bank.templates[tid]
-        if (t.parts[0].answer_kind if t.parts else t.answer_kind) == kind:
-            return str(tid)
-    raise LookupError(f"no template asks for a {kind} answer first")
+def templates_of(bank: Any, kind: str) -> list[str]:
+    """The bundled templates (by id) whose first part is of this kind."""
+    out = [str(tid) for tid, t in sorted(bank.templates.items())
+           if (t.parts[0].answer_kind if t.parts else t.answer_kind) == kind]
+    if not out:
+        raise LookupError(f"no template asks for a {kind} answer first")
+    return out
 
 
 def key_script(row: str, display: str) -> list[str]:
@@ -215,7 +219,7 @@ def key_script(row: str, display: str) -> list[str]:
     refusals in turn), then deleted letter by letter; arrows move the cursor about."""
     if row == "choice-arrow":
         return ["left", "right", "home", "end"]
-    typed = display[:60] if row == "spoken" else display
+    typed = {"spoken": display[:60], "spoken-long": display[-60:]}.get(row, display)
     if row == "multi":  # a toggle per letter: "a, d" typed as a, space, d
         typed = " ".join(c for c in typed if c.isalpha())
     keys = [{" ": "space"}.get(c, c) for c in typed]
@@ -259,31 +263,54 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
     first: dict[str, list[float]] = defaultdict(list)
     last: dict[str, list[float]] = defaultdict(list)
     late: dict[str, int] = defaultdict(int)
+    async def ask(template_ids: list[str]) -> tuple[QuestionScreen, AnswerBox, str]:
+        app.start_practice_on(template_ids)
+        await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                          and app.screen.question is not None)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.question is not None
+        box = screen.query_one(AnswerBox)
+        box.input.cursor_blink = False
+        box.paragraph.cursor_blink = False
+        # as a person reads the question: the box's warm-up readings are done
+        await until_quiet(pilot, lambda: not getattr(box, "_warming", False))
+        return screen, box, screen.question.part.key.display
+
+    async def leave(screen: QuestionScreen) -> None:
+        screen.dismiss(None)
+        await until_quiet(pilot, lambda: not isinstance(app.screen, QuestionScreen))
+
+    def sampled(row: str, n: int, times: tuple[float, float]) -> None:
+        first[row].append(times[0])
+        last[row].append(times[1])
+        late[row] += times[1] > times[0]
+        print(f"\r{row}: {n + 1}/{samples}", end=" " * 8, file=sys.stderr, flush=True)
+
     async with fresh_app() as (app, pilot, frames):
         for row in rows:
             kind = row.split("-")[0]
-            app.start_practice_on([first_template(app.bank, kind)])
-            await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                              and app.screen.question is not None)
-            screen = app.screen
-            assert isinstance(screen, QuestionScreen) and screen.question is not None
-            box = screen.query_one(AnswerBox)
-            box.input.cursor_blink = False
-            box.paragraph.cursor_blink = False
-            display = screen.question.part.key.display
+            if row == "formula-first":  # a new question per sample
+                ids = templates_of(app.bank, kind)
+                for n in range(samples):
+                    screen, box, display = await ask([ids[n % len(ids)]])
+                    sampled(row, n, await key_frames(pilot, frames, display[0]))
+                    await leave(screen)
+                    echo.append(await echo_sample(app, pilot, frames))
+                continue
+            screen, box, display = await ask(templates_of(app.bank, kind)[:1])
             if row == "choice-arrow":
                 box.input.value = display
+            if row == "spoken-long":
+                box.paragraph.load_text(display[:-60])
+                box.paragraph.move_cursor(box.paragraph.document.end)
+                await until_quiet(pilot, lambda: True)
             keys = key_script(row, display)
             for n in range(samples):
-                a, b = await key_frames(pilot, frames, keys[n % len(keys)])
-                first[row].append(a)
-                last[row].append(b)
-                late[row] += b > a
+                if row == "formula":
+                    box._readings.clear()
+                sampled(row, n, await key_frames(pilot, frames, keys[n % len(keys)]))
                 echo.append(await echo_sample(app, pilot, frames))
-                print(f"\r{row}: {n + 1}/{samples}", end=" " * 8, file=sys.stderr,
-                      flush=True)
-            screen.dismiss(None)
-            await until_quiet(pilot, lambda: not isinstance(app.screen, QuestionScreen))
+            await leave(screen)
     print(file=sys.stderr)
     e = statistics.median(echo)
     print(f"baseline: echo of a key in a bare Input   {summary(echo)}")
@@ -295,10 +322,10 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                       if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
         print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
               f"{tail_ratio}{late[row]} of {len(ts)} painted over more than one frame")
-    print("keystroke -> first frame painted (the echo; formulas and paragraphs read in a "
-          "worker after it):")
-    for row in ("formula", "spoken"):
-        if row in rows:
+    print("keystroke -> first frame painted (the echo; a reading from a worker comes "
+          "after it):")
+    for row in rows:
+        if row.startswith(("formula", "spoken")):
             print(f"    {row:<13} {summary(first[row])}")
 
 

@@ -88,14 +88,7 @@ class Mention:
 
     def span(self) -> str | None:
         """The longest candidate that reads in some base unit (None: none does)."""
-        if "" not in self._read:
-            self._read[""] = None
-            for span in self.candidates:
-                if any(_reads(span, u) for u in BASE_UNITS):
-                    self._read[""] = (0.0, span)
-                    break
-        found = self._read[""]
-        return None if found is None else found[1]
+        return _longest_read(self.candidates)
 
 
 NAMED_COUNTS: Final = frozenset({"tokens", "requests", "tokens/s", "requests/s"})
@@ -120,6 +113,15 @@ SPANS_KEPT: Final = 8192
 """Spans whose reading is remembered. A span is a number and at most three words, and
 the same ones recur: the key is read again with one figure changed for every known
 mistake, each figure is tried in every base unit, and variants share their wording."""
+
+
+@lru_cache(maxsize=SPANS_KEPT)
+def _longest_read(candidates: tuple[str, ...]) -> str | None:
+    """The longest of a mention's candidates that reads in some base unit (None: none
+    does). Remembered: the live preview reads the whole paragraph on every keystroke,
+    and all but one of its mentions are the same as on the keystroke before."""
+    return next((span for span in candidates
+                 if any(_reads(span, u) for u in BASE_UNITS)), None)
 
 
 @lru_cache(maxsize=SPANS_KEPT)

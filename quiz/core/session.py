@@ -28,6 +28,7 @@ from quiz.core.clock import local_day, local_day_start, utc_now
 from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
 from quiz.core.errors import StoreError
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
+from quiz.core.kinds import kind_of
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
@@ -167,6 +168,12 @@ def preview(part: PartVariant, text: str) -> str:
         return f"read as {read_answer(part, text).read_as}"
     except Unreadable as exc:
         return f"can't read: {unreadable_message(exc)}"
+
+
+def preview_warmups(part: PartVariant) -> tuple[str, ...]:
+    """Texts to :func:`preview` ahead of the typing (never the key, never typed), so that
+    the first keystrokes read as quickly as the rest; none for most kinds."""
+    return kind_of(part.kind).warm_texts(part)
 
 
 class Session(ABC):

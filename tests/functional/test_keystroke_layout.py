@@ -82,31 +82,64 @@ async def test_typing_an_answer_lays_nothing_out(data_dir: Path, topic: str) -> 
         assert shown.size.height >= PREVIEW_LINES
 
 
-async def test_a_formula_read_once_reads_again_with_the_echo(data_dir: Path) -> None:
-    """A formula is read in a worker (sympy may take a while), once per text: typing a
-    deleted letter again paints its reading with the echo, no worker started."""
-    from quiz.core.session import preview
+async def test_a_formula_reads_with_the_echo_once_warmed_up(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A formula's reading builds sympy expressions: the box reads texts that are never
+    typed (the refusals' example) in a worker while the question is read, and until
+    that is done, typed text is read in the worker. Then each keystroke is read with
+    its echo while readings stay quick; after a costly one, in the worker; a text read
+    once reads again with the echo, no worker started."""
+    import threading
 
+    import quiz.core.session
+    from quiz.core.session import preview, preview_warmups
+
+    from .conftest import wait_for
+
+    # Every reading takes no time by this clock (a loaded machine must not decide).
+    monkeypatch.setattr("quiz.tui.widgets.answer_box.reading_clock", lambda: 0.0)
+    warmed: list[tuple[str, ...]] = []
+    go_on = threading.Event()
+
+    def held_warmups(part: Any) -> tuple[str, ...]:
+        go_on.wait(10)
+        warmed.append(preview_warmups(part))
+        return warmed[-1]
+
+    monkeypatch.setattr(quiz.core.session, "preview_warmups", held_warmups)
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
     async with app.run_test(size=(80, 24)) as pilot:
-        part, box, shown = await answering(pilot)
-        await pilot.press("6", "*", "P", "*", "D")
-        await settle(pilot)
-        read = preview(part, "6*P*D")
-        assert str(shown.render()) == read
-        await pilot.press("backspace")
-        await settle(pilot)
-        assert str(shown.render()) == preview(part, "6*P*")
+        from quiz.tui.screens.question import QuestionScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                       and app.screen.question is not None)
+        box = app.screen.query_one(AnswerBox)
+        shown = box.query_one("#answer-preview")
+        question = app.screen.question
+        assert question is not None
+        part = question.part
         workers = count_workers(box)
-        await pilot.press("D")
-        assert box.value == "6*P*D" and str(shown.render()) == read
-        await pilot.press("backspace")
+        await wait_for(pilot, lambda: box._warming)
+        await pilot.press("6")  # still warming up: the worker reads it
+        assert workers == ["6"]
+        go_on.set()
+        await wait_for(pilot, lambda: not box._warming)
         await settle(pilot)
-        assert str(shown.render()) == preview(part, "6*P*")
-        assert workers == []
-        await pilot.press("+")  # text not read before: a worker reads it
+        assert str(shown.render()) == preview(part, "6")
+        assert warmed and all(text != part.key.formula for text in warmed[0])
+        for typed in ("6*", "6*P", "6*P*", "6*P*D"):
+            await pilot.press(typed[-1])
+            assert str(shown.render()) == preview(part, typed)  # no worker waited for
+        assert workers == ["6"]
+        box._last_cost = 1.0  # as if that reading had taken a second
+        await pilot.press("+")
         await settle(pilot)
-        assert workers == ["6*P*+"]
+        assert workers == ["6", "6*P*D+"]
+        assert str(shown.render()) == preview(part, "6*P*D+")
+        box._last_cost = 1.0
+        await pilot.press("backspace")  # read before: with the echo, though costly
+        assert str(shown.render()) == preview(part, "6*P*D")
+        assert workers == ["6", "6*P*D+"]
 
 
 async def test_a_short_paragraph_reads_with_the_echo_a_costly_one_in_the_worker(

@@ -21,7 +21,8 @@ __all__ = ["KINDS", "kind_of"]
 
 KINDS: Mapping[str, AnswerKind] = {
     "number": AnswerKind(number.read, number.grade, number.check_key),
-    "formula": AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields),
+    "formula": AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields,
+                          warm_texts=formula.warm_texts),
     "choice": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
     "multi": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
     "table": AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,

@@ -112,6 +112,9 @@ class AnswerKind:
             spoken answer, whose key is a paragraph).
         paragraph: the answer is a paragraph of several lines (the plain drill reads
             lines up to an empty one).
+        warm_texts: texts that are never the key and never typed, whose readings do
+            once, ahead of the typing, the work a part's first readings would do (the
+            live preview reads them in a worker while the question is read).
     """
 
     read: Callable[[PartVariant, str], Read]
@@ -121,3 +124,4 @@ class AnswerKind:
     json_fields: Callable[[PartVariant], dict[str, Any]] = lambda pv: {}
     key_label: str = "Key"
     paragraph: bool = False
+    warm_texts: Callable[[PartVariant], tuple[str, ...]] = lambda pv: ()

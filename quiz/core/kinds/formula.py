@@ -8,21 +8,26 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from questions.variants import Key, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import Unreadable
 
-__all__ = ["grade", "key_example", "letters_of", "read"]
+__all__ = ["grade", "key_example", "letters_of", "read", "warm_texts"]
 
 
 def letters_of(key: Key) -> dict[str, Any]:
     """The formula's symbols, named by the prompt's letters; built here, never looked up
     in sympy's namespace (where N, S, E, I, Q, O mean something else)."""
+    return _symbols(tuple(key.symbols))
+
+
+def _symbols(letters: Sequence[str]) -> dict[str, Any]:
     import sympy as sp
 
-    return {letter: sp.Symbol(letter, positive=True) for letter in key.symbols}
+    return {letter: sp.Symbol(letter, positive=True) for letter in letters}
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -39,7 +44,7 @@ def read(pv: PartVariant, text: str) -> Read:
     if sep and "=" not in rhs and re.fullmatch(r"\s*[A-Za-z][\w()]{0,20}\s*", lhs) and \
             lhs.strip() not in key.symbols and rhs.strip():
         text = rhs
-    mistakes = [m.formula for m in pv.mistakes if m.formula]
+    mistakes = _mistake_formulas(pv)
     try:
         f = read_formula(text, letters_of(key))
     except Unreadable as exc:  # its example, in the key's letters, but never the key
@@ -81,26 +86,48 @@ def key_example(key: Key, mistakes: Sequence[str] = ()) -> str:
     """A formula in the key's letters that reads, for error messages: never one equal to
     the key or to a known mistake (so a refusal never gives the answer away).
 
+    Worked out once per key and mistakes (comparing formulas takes milliseconds, and
+    every refusal of the live preview, one per keystroke, names the example).
+
     >>> from questions.variants import Key
     >>> key_example(Key("formula", "6*P*D", formula="6*P*D", symbols={"P": "params",
     ...                                                                "D": "tokens"}))
     '3*P/D'
     """
+    return _key_example(key.formula, tuple(key.symbols), tuple(mistakes))
+
+
+@lru_cache(maxsize=256)
+def _key_example(formula: str | None, letters: tuple[str, ...],
+                 mistakes: tuple[str, ...]) -> str:
     from solver.formula import formulas_equivalent, read_formula
 
-    letters = list(key.symbols)
     if not letters:
         return "2*(3 + 4)"
     a, b = letters[0], letters[1] if len(letters) > 1 else "2"
     shapes = [f"3*{a}/{b}", f"({a} + 1)*{b}", f"{a}^2/{b}"]
-    allowed = letters_of(key)
+    allowed = _symbols(letters)
     symbols = list(allowed.values())
-    taken = [read_formula(f, allowed).expr for f in (key.formula, *mistakes) if f]
+    taken = [read_formula(f, allowed).expr for f in (formula, *mistakes) if f]
     for shape in shapes:
         expr = read_formula(shape, allowed).expr
         if not any(formulas_equivalent(expr, other, symbols) for other in taken):
             return shape
     return shapes[-1]
+
+
+def warm_texts(pv: PartVariant) -> tuple[str, ...]:
+    """The example refusals name, read, and then refused (a formula cut short): the
+    first reading of a part builds its letters in sympy and prints an expression over
+    them, and its first refusal works out the example (several milliseconds each);
+    afterwards a reading takes well under a millisecond.
+    """
+    example = key_example(pv.key, _mistake_formulas(pv))
+    return example, example + " *"
+
+
+def _mistake_formulas(pv: PartVariant) -> list[str]:
+    return [m.formula for m in pv.mistakes if m.formula]
 
 
 def _constant_ratio(a: Any, b: Any, symbols: Sequence[Any]) -> float | None:

@@ -8,11 +8,16 @@ the answer box read this table, never the kind's name.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from quiz.tui.kinds import choice, formula, layout, number, spoken, table
 from quiz.tui.kinds.base import AskedAs
 
-__all__ = ["KINDS", "asked_as"]
+if TYPE_CHECKING:
+    from questions.variants import PartVariant
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+__all__ = ["KINDS", "ask_in", "asked_as"]
 
 KINDS: Mapping[str, AskedAs] = {
     "number": number.ASKED_AS,
@@ -33,3 +38,19 @@ def asked_as(kind: str) -> AskedAs:
         KeyError: no such kind.
     """
     return KINDS[kind]
+
+
+def ask_in(box: AnswerBox, part: PartVariant, *, paragraphs: bool = True) -> None:
+    """Clear the answer box for ``part``: its kind's placeholder and field, and a live
+    reading of what is typed (a slow kind's warmed up while the question is read).
+
+    Args:
+        paragraphs: a paragraph answer gets the text area (Ctrl+D submits); False
+            keeps the one-line input, for a screen whose keys submit with Enter.
+    """
+    from quiz.core.session import preview, preview_warmups
+
+    entry = asked_as(part.kind)
+    box.reset(entry.placeholder(part), lambda text: preview(part, text),
+              slow=entry.reads_slowly, warm=lambda: preview_warmups(part),
+              multiline=paragraphs and entry.multiline)

@@ -27,9 +27,13 @@ class AskedAs:
         extra: content markup shown under the prompt (the choices), or None.
         multiline: the answer is a paragraph typed in a text area (Enter is a new
             line, Ctrl+D submits) rather than one line.
+        reads_slowly: a reading may take longer than a frame (a formula builds sympy
+            expressions; a paragraph's reading grows with its length): the answer box
+            reads it on the keystroke only while readings are quick, else in a worker.
     """
 
     how_to_answer: Callable[[PartVariant], str]
     placeholder: Callable[[PartVariant], str]
     extra: Callable[[PartVariant], str | None] = no_extra
     multiline: bool = False
+    reads_slowly: bool = False

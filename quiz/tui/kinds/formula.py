@@ -27,4 +27,4 @@ def placeholder(part: PartVariant) -> str:
     return "a formula"
 
 
-ASKED_AS = AskedAs(how_to_answer, placeholder)
+ASKED_AS = AskedAs(how_to_answer, placeholder, reads_slowly=True)

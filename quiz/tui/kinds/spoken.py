@@ -24,4 +24,4 @@ def placeholder(part: PartVariant) -> str:
     return "Your answer, as you would say it out loud..."
 
 
-ASKED_AS = AskedAs(how_to_answer, placeholder, multiline=True)
+ASKED_AS = AskedAs(how_to_answer, placeholder, multiline=True, reads_slowly=True)

@@ -207,8 +207,7 @@ class WalkScreen(Screen[None]):
     # ------------------------------------------------------------ showing
 
     def _show_current(self) -> None:
-        from quiz.core.session import preview
-        from quiz.tui.kinds import asked_as
+        from quiz.tui.kinds import ask_in, asked_as
 
         w = self.walkthrough
         assert w is not None
@@ -243,8 +242,7 @@ class WalkScreen(Screen[None]):
                 lines.append(extra)
         lines.append(asked_as(part.kind).how_to_answer(part))
         prompt.update("\n".join(lines))
-        box.reset(asked_as(part.kind).placeholder(part), lambda text: preview(part, text),
-                  slow=part.kind == "formula")
+        ask_in(box, part, paragraphs=False)  # the walk's keys submit with Enter
         self.busy = False
         self.query_one("#walk-scroll", VerticalScroll).scroll_end(animate=False)
 

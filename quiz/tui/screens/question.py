@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.tui.data import percent
-from quiz.tui.kinds import asked_as
+from quiz.tui.kinds import ask_in, asked_as
 from quiz.tui.messages import (
     AnswerGraded,
     AnswerSubmitted,
@@ -29,10 +29,10 @@ from quiz.tui.messages import (
     SessionEnded,
     TaskFailed,
 )
-from quiz.tui.widgets.answer_box import SYNC_BUDGET, AnswerBox
+from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.countdown import Countdown
 from quiz.tui.widgets.keys_line import KeysLine
-from quiz.tui.widgets.question_card import QuestionCard, placeholder_for
+from quiz.tui.widgets.question_card import QuestionCard
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -158,21 +158,12 @@ class QuestionScreen(Screen[None]):
         self.query_one("#question-progress", Static).update(self._progress(event.left))
         self.query_one(QuestionCard).show(question)
         self.query_one("#question-scroll", VerticalScroll).scroll_home(animate=False)
-        from quiz.core.session import preview
-
         part = question.part
-        # Formulas build sympy expressions, and a paragraph is read span by span (4 ms
-        # for a 30-second answer, 30 ms at 2,000 characters): their previews read in a
-        # worker, a paragraph's on the keystroke while its reading stays within budget
-        # (a sentence or two); every other kind reads in well under a millisecond, on the
-        # keystroke.
         box = self.query_one(AnswerBox)
         multiline = asked_as(part.kind).multiline
         if multiline != box.multiline:
             self.query_one(KeysLine).set_keys(self._keys(multiline=multiline))
-        box.reset(placeholder_for(part), lambda text: preview(part, text),
-                  slow=part.kind == "formula" or multiline,
-                  budget=SYNC_BUDGET if multiline else None, multiline=multiline)
+        ask_in(box, part)
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:

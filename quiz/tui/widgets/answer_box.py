@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import on, work
@@ -11,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.geometry import Size
+from textual.message import Message
 from textual.timer import Timer
 from textual.visual import visualize
 from textual.widget import Widget
@@ -33,12 +36,15 @@ SLOW_PREVIEW_DEADLINE = 0.15
 """Seconds a slow (worker) preview may take before the box says it is still reading."""
 
 SYNC_BUDGET = 0.002
-"""Seconds a previewer given a budget (a paragraph's, whose reading grows with its
-length) may have taken on its last reading to read the next keystroke on the event loop,
-in the echo's frame; past it, readings go to the worker until one is quick again."""
+"""Seconds a slow previewer (a formula's, a paragraph's) may have taken on its last
+reading to read the next keystroke on the event loop, in the echo's frame; past it,
+readings go to the worker until one is quick again."""
 
-reading_clock: Callable[[], float] = time.perf_counter
-"""Times the readings against :data:`SYNC_BUDGET` (tests replace it)."""
+reading_clock: Callable[[], float] = time.thread_time
+"""Times the readings against :data:`SYNC_BUDGET` (tests replace it): the CPU time of
+the thread reading, which is the reading's own cost; wall time would also count the
+moments other processes had the core, and send quick readings to the worker whenever
+the machine is busy."""
 
 READINGS_KEPT = 512
 """Slow readings remembered per question (text -> preview), so that text read once (a
@@ -118,14 +124,22 @@ class AnswerBox(Vertical):
 
     The preview is read on the keystroke itself, so it paints in the same frame as the
     echo (numbers, choices, tables and layouts read in well under a millisecond). A
-    previewer marked slow (formulas, which build sympy expressions, and paragraphs) runs
-    in a worker instead, unless the same text was read earlier in the question, or a
-    paragraph's last reading was quick (see :data:`SYNC_BUDGET`): then its reading
-    paints with the echo. If the worker has not answered by
+    previewer marked slow (formulas, which build sympy expressions, and paragraphs,
+    whose reading grows with their length) reads on the keystroke too while its last
+    reading was quick (see :data:`SYNC_BUDGET`) or the same text was read earlier in the
+    question; otherwise in a worker, and until the box's warm-up texts have been read
+    (see :meth:`reset`). If the worker has not answered by
     :data:`SLOW_PREVIEW_DEADLINE`, the preview says it is still reading rather than
     showing a stale reading. Typing never lays the screen out again unless a reading
     needs more lines than the preview has (see :func:`_update_in_place`).
     """
+
+    @dataclass
+    class Warmed(Message):
+        """The warm-up readings of the question ``generation`` are done."""
+
+        generation: int
+
 
     DEFAULT_CSS = f"""
     AnswerBox {{ height: auto; }}
@@ -149,9 +163,12 @@ class AnswerBox(Vertical):
         self._slow = False
         self._readings: dict[str, str] = {}
         """The slow previewer's readings of this question (filled by the worker)."""
-        self._budget: float | None = None
         self._last_cost = 0.0
         """Seconds the slow previewer's last reading took (set by the worker too)."""
+        self._generation = 0
+        """Counts the questions (resets), so that a warm-up of an earlier one is ignored."""
+        self._warming = False
+        """The warm-up readings are still running: slow readings go to the worker."""
         self._deadline: Timer | None = None
         self._last_typed = ""
         """The text the preview last read (or was cleared for)."""
@@ -194,7 +211,7 @@ class AnswerBox(Vertical):
         return self.paragraph.text if self.multiline else self.input.value
 
     def reset(self, placeholder: str, previewer: Previewer | None, *,
-              slow: bool = False, budget: float | None = None,
+              slow: bool = False, warm: Callable[[], Sequence[str]] | None = None,
               multiline: bool = False) -> None:
         """Clear the box for a new question and focus it.
 
@@ -202,18 +219,21 @@ class AnswerBox(Vertical):
             placeholder: the empty input's hint.
             previewer: reads typed text for the preview (None: no preview).
             slow: the previewer may take longer than a frame: run it in a worker.
-            budget: for a slow previewer whose cost grows with the text (a paragraph):
-                read on the keystroke itself while the last reading took less than
-                this many seconds (see :data:`SYNC_BUDGET`). None: always in the worker
-                (a formula, where sympy may take long on any keystroke).
+            warm: for a slow previewer, gives texts (never typed ones) to read in a
+                worker once the question has painted, doing ahead the work of the first
+                readings (building sympy's symbols, printing); until they are read,
+                readings go to the worker. Called in the worker.
             multiline: the answer is a paragraph: a text area where Enter starts a new
                 line and Ctrl+D submits.
         """
         self._previewer = previewer
         self._slow = slow
         self._readings = {}  # a worker still reading for the last question fills the old one
-        self._budget = budget
         self._last_cost = 0.0
+        self._generation += 1
+        self._warming = slow and warm is not None
+        if slow and warm is not None:
+            self.call_after_refresh(self._warm_up, self._generation, previewer, warm)
         self.set_class(multiline, "-multiline")
         if multiline:
             self.paragraph.placeholder = placeholder
@@ -272,7 +292,7 @@ class AnswerBox(Vertical):
             self._show_preview(_read(previewer, value))
             return
         known = self._readings.get(value)
-        if known is None and self._budget is not None and self._last_cost < self._budget:
+        if known is None and not self._warming and self._last_cost < SYNC_BUDGET:
             known = self._readings[value] = self._timed_read(previewer, value)
         if known is not None:
             self._show_preview(known)
@@ -297,6 +317,22 @@ class AnswerBox(Vertical):
                         readings: dict[str, str]) -> None:
         preview = readings[text] = self._timed_read(previewer, text)
         self.post_message(PreviewRead(text, preview))
+
+    @work(thread=True, exclusive=True, group="answer-warm", exit_on_error=False)
+    def _warm_up(self, generation: int, previewer: Previewer | None,
+                 warm: Callable[[], Sequence[str]]) -> None:
+        with contextlib.suppress(Exception):  # a failed warm-up only leaves them slower
+            if previewer is not None:
+                for text in warm():
+                    _read(previewer, text)
+        self.post_message(self.Warmed(generation))
+
+    @on(Warmed)
+    def _warmed(self, event: Warmed) -> None:
+        event.stop()
+        if event.generation == self._generation:
+            self._warming = False
+            self._last_cost = 0.0
 
     def _timed_read(self, previewer: Previewer, text: str) -> str:
         start = reading_clock()

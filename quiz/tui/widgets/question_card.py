@@ -21,11 +21,6 @@ def how_to_answer(part: PartVariant) -> str:
     return asked_as(part.kind).how_to_answer(part)
 
 
-def placeholder_for(part: PartVariant) -> str:
-    """A short placeholder for the answer input."""
-    return asked_as(part.kind).placeholder(part)
-
-
 class QuestionCard(Vertical):
     """Everything about the current question except the answer box."""
 
