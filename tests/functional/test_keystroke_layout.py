@@ -113,10 +113,11 @@ async def test_a_formula_reads_with_the_echo_once_warmed_up(
 
         await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen)
                        and app.screen.question is not None)
-        box = app.screen.query_one(AnswerBox)
+        screen = app.screen
+        assert isinstance(screen, QuestionScreen) and screen.question is not None
+        box = screen.query_one(AnswerBox)
         shown = box.query_one("#answer-preview")
-        question = app.screen.question
-        assert question is not None
+        question = screen.question
         part = question.part
         workers = count_workers(box)
         await wait_for(pilot, lambda: box._warming)
