@@ -28,7 +28,7 @@ from typing import Any
 
 from textual.app import App, ComposeResult
 from textual.screen import Screen
-from textual.widgets import Input, Static
+from textual.widgets import Input, Static, TextArea
 
 sys.path.insert(0, str(Path(__file__).parent))
 from timing import P99_MIN_SAMPLES, percentile, summary
@@ -97,6 +97,16 @@ class Echo(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Input(id="echo")
+
+
+class EchoArea(Screen[None]):
+    """Baseline for paragraphs: a screen of one six-line text area (the echo of a key
+    in the widget a 30-second answer is typed in)."""
+
+    DEFAULT_CSS = "EchoArea > TextArea { height: 6; }"
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(soft_wrap=True, show_line_numbers=False)
 
 
 class OneStatic(Screen[None]):
@@ -240,11 +250,13 @@ async def key_frames(pilot: Any, frames: list[float], key: str) -> tuple[float, 
     return after[0] - start, after[-1] - start
 
 
-async def echo_sample(app: App[Any], pilot: Any, frames: list[float]) -> float:
-    """One baseline sample: a key echoed by a bare Input on a screen of its own."""
-    echo = Echo()
+async def echo_sample(app: App[Any], pilot: Any, frames: list[float], *,
+                      area: bool = False) -> float:
+    """One baseline sample: a key echoed by a bare Input (or text area) on a screen of
+    its own."""
+    echo = EchoArea() if area else Echo()
     await app.push_screen(echo)
-    field = echo.query_one(Input)
+    field = echo.query_one(TextArea if area else Input)
     field.cursor_blink = False
     field.focus()
     await until_quiet(pilot, lambda: True)
@@ -260,9 +272,11 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
     from quiz.tui.widgets.answer_box import AnswerBox
 
     echo: list[float] = []
+    area_echo: list[float] = []
     first: dict[str, list[float]] = defaultdict(list)
     last: dict[str, list[float]] = defaultdict(list)
     late: dict[str, int] = defaultdict(int)
+
     async def ask(template_ids: list[str]) -> tuple[QuestionScreen, AnswerBox, str]:
         app.start_practice_on(template_ids)
         await until_quiet(pilot, lambda: isinstance(app.screen, QuestionScreen)
@@ -310,6 +324,8 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                     box._readings.clear()
                 sampled(row, n, await key_frames(pilot, frames, keys[n % len(keys)]))
                 echo.append(await echo_sample(app, pilot, frames))
+                if kind == "spoken":
+                    area_echo.append(await echo_sample(app, pilot, frames, area=True))
             await leave(screen)
     print(file=sys.stderr)
     e = statistics.median(echo)
@@ -322,6 +338,13 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                       if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
         print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
               f"{tail_ratio}{late[row]} of {len(ts)} painted over more than one frame")
+    if area_echo:
+        a = statistics.median(area_echo)
+        print(f"baseline: echo of a key in a bare 6-line TextArea  {summary(area_echo)}")
+        for row in rows:
+            if row.startswith("spoken"):
+                print(f"    {row:<13} median {statistics.median(last[row]) / a:.2f}x the "
+                      "TextArea's echo (the widget a paragraph is typed in)")
     print("keystroke -> first frame painted (the echo; a reading from a worker comes "
           "after it):")
     for row in rows:
