@@ -316,10 +316,25 @@ def show_expr(tree: ast.expr, env: Mapping[str, str] | None = None) -> str:
 def explain(pv: PartVariant) -> Derivation:
     """The worked derivation of a part, from the same solver objects as its key.
 
+    The derivation is kept on the part (a part is drawn once and read, never changed):
+    the self-test, the walk-through and the feedback each ask for it.
+
     Raises:
         SolverError, TemplateError, ExprError: a derivation the solver cannot produce
             (the self-test reports it as a template bug).
     """
+    done: Derivation | None = vars(pv).get(_EXPLAINED)
+    if done is None:
+        done = vars(pv)[_EXPLAINED] = _explain(pv)
+    return done
+
+
+_EXPLAINED = "_explained"
+"""Where :func:`explain` keeps a part's derivation (on the part; never a field, so a
+copy made with ``dataclasses.replace`` for another key starts without it)."""
+
+
+def _explain(pv: PartVariant) -> Derivation:
     from questions.expr import compile_expr
     from questions.variants import NAMES, describe, pv_env_value, reflow
     from solver.keys import KEYS

@@ -160,7 +160,7 @@ class Inputs:
 
     def num(self, name: str) -> float | None:
         v = self.values.get(name)
-        return None if v is None or isinstance(v, bool | str) else float(v)
+        return None if v is None or isinstance(v, (bool, str)) else float(v)
 
 
 def resolve_inputs(

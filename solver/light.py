@@ -529,7 +529,7 @@ def _planned(name: str, model: str | None, gpu: str | None,
     plan = _plan(name, ctx_of(inp.values), given)
     if plan is None:
         return None
-    numbers = {k: float(v) for k, v in inp.values.items() if not isinstance(v, bool | str)}
+    numbers = numeric(inp.values)
     require(name, plan.leaves, numbers)
     env = plan.run(numbers)
     if not math.isfinite(env[name]):

@@ -381,7 +381,7 @@ def _test(args: argparse.Namespace) -> int:
     bank = None
     if args.paths:
         files, results = _expand(_ids_to_paths(args))
-        jobs = [Job(str(path)) for path in files]
+        jobs = [Job(str(path), cost=_cost(str(path))) for path in files]
     else:
         from quiz.commands.common import bank as load
 
@@ -389,7 +389,9 @@ def _test(args: argparse.Namespace) -> int:
         for problem in bank.problems:
             results.append(Checked(Path(problem.file).name, problem.file, 0,
                                    problems=[problem]))
-        jobs = [Job(bank.sources[tid], tid) for tid in sorted(bank.templates)]
+        jobs = [Job(bank.sources[tid], tid, _cost(bank.sources[tid],
+                                                  bank.summaries[tid].kind))
+                for tid in sorted(bank.templates)]
     results += check_all(jobs, args.seeds, args.workers or default_workers(), bank,
                          _reload(args) if bank is not None else None)
     rows = [[r.name, str(r.seeds), f"{r.passed}/{r.checks}", str(len(r.problems))]
@@ -405,6 +407,16 @@ def _test(args: argparse.Namespace) -> int:
     print(f"\n{_plural(len(results), 'template')}, {passed} of {checks} checks passed, "
           f"{_plural(len(failures), 'failure')}")
     return 1 if failures else 0
+
+
+def _cost(source: str, kind: str = "") -> float:
+    """A template's guessed share of the self-test: its size (parts, mistakes and texts
+    to check), four times over for a layout answer (a search over layouts per draw)."""
+    try:
+        size = Path(source).stat().st_size
+    except OSError:
+        return 0.0
+    return size * (4 if kind == "layout" else 1)
 
 
 def _reload(args: argparse.Namespace) -> Callable[[], Bank]:

@@ -45,10 +45,13 @@ class Job:
         source: its file.
         template_id: the id of a bank template, checked as the bank loaded it; None:
             the file is read and checked on its own (``quiz templates test FILE``).
+        cost: a guess at its share of the work (any scale): the dearest start first,
+            so that no worker is left with a long one when the others are done.
     """
 
     source: str
     template_id: str | None = None
+    cost: float = 0.0
 
 
 def default_workers() -> int:
@@ -86,10 +89,11 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
         pool = ProcessPoolExecutor(workers, multiprocessing.get_context(method),
                                    initializer=_start, initargs=(reload,))
         try:
+            futures: dict[int, Future[Checked]] = {}
             with _interrupts_held():  # a worker must ignore Ctrl+C before it can get one
-                futures: list[Future[Checked]] = [
-                    pool.submit(_check_here, job, seeds) for job in jobs]
-            return [f.result() for f in futures]
+                for i in sorted(range(len(jobs)), key=lambda i: -jobs[i].cost):
+                    futures[i] = pool.submit(_check_here, jobs[i], seeds)
+            return [futures[i].result() for i in range(len(jobs))]
         except BrokenProcessPool as exc:
             raise QuizError(f"a self-test process stopped unexpectedly ({exc}); try "
                             "--workers 1") from None

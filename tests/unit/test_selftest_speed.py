@@ -449,3 +449,19 @@ def test_a_text_field_is_reflowed_and_split_once(monkeypatch: pytest.MonkeyPatch
     assert first == "A Llama 3 70B with 80 layers;\n\n- 8192.0 wide"
     assert again == first.replace("80", "40")
     assert len(reflowed) == 1
+
+
+def test_a_parts_derivation_is_worked_once_and_a_copy_for_another_key_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import questions.derivation as qderivation
+    from questions.steps import walk
+
+    worked = spy(monkeypatch, qderivation, "_explain")
+    v = make_variant(template("memory/model-state"), 3)
+    pv = v.parts[0]
+    first = qderivation.explain(pv)
+    walk(v)
+    assert pv.derivation is first and len(worked) == 1  # the walk and the feedback too
+    other = replace(pv, key=replace(pv.key, value=2 * (pv.key.value or 0)))
+    assert qderivation.explain(other) is not first and len(worked) == 2

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -96,6 +97,24 @@ def test_no_more_workers_start_than_there_are_templates(
     results = check_all(jobs, 1, workers=8)
     assert started == [3]
     assert [r.source for r in results] == [j.source for j in jobs]
+
+
+def test_the_dearest_templates_start_first_and_results_keep_the_order_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    submitted: list[str] = []
+
+    class Recording(ProcessPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            submitted.append(args[0].source)
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
+    paths = [str(path) for path in sorted(SCENARIO.glob("*.toml"))[:3]]
+    jobs = [Job(paths[0], cost=1), Job(paths[1], cost=3), Job(paths[2], cost=2)]
+    results = check_all(jobs, 1, workers=2)
+    assert submitted == [paths[1], paths[2], paths[0]]
+    assert [r.source for r in results] == paths
 
 
 def test_workers_must_be_a_positive_whole_number(
