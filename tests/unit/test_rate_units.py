@@ -156,3 +156,35 @@ def test_a_choice_example_is_never_the_key() -> None:
             with pytest.raises(Unreadable) as caught:
                 read_answer(pv, "zz")
             assert caught.value.example == example.upper()
+
+
+def test_the_previews_warm_up_reads_no_key_and_works_the_example_out_once() -> None:
+    """The answer box reads a formula part's warm-up texts ahead of the typing: they are
+    never equivalent to the key or a known mistake, one reads and one is refused, and
+    after them a typed refusal works out no example again (it is remembered per key)."""
+    from questions.loader import load_bank
+    from quiz.core.kinds import formula
+    from quiz.core.kinds.formula import letters_of
+    from quiz.core.session import preview, preview_warmups
+    from solver.formula import formulas_equivalent, read_formula
+
+    bank = load_bank()
+    formulas = [t for t in bank.templates.values() if t.kind == "formula"]
+    assert formulas
+    for t in formulas:
+        pv = make_variant(t, 3).parts[0]
+        warm = preview_warmups(pv)
+        read, refused = (preview(pv, text) for text in warm)
+        assert read.startswith("read as ") and refused.startswith("can't read: ")
+        letters = letters_of(pv.key)
+        for other in (pv.key.formula, *(m.formula for m in pv.mistakes if m.formula)):
+            assert other is not None
+            assert not formulas_equivalent(read_formula(warm[0], letters).expr,
+                                           read_formula(other, letters).expr,
+                                           list(letters.values())), (t.id, warm)
+        worked_out = formula._key_example.cache_info().misses
+        assert preview(pv, "6*").startswith("can't read: ")
+        assert preview(pv, "6*(").startswith("can't read: ")
+        assert formula._key_example.cache_info().misses == worked_out
+    number = make_variant(next(t for t in bank.templates.values() if t.kind == "number"), 0)
+    assert preview_warmups(number.parts[0]) == ()
