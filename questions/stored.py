@@ -387,6 +387,12 @@ class _Redraw:
 # ---------------------------------------------------------------- the file
 
 
+_NO_SYNC = "PRAGMA synchronous = OFF"
+"""Cache files are written without waiting for the disk (an fsync was a third of a cold
+ask): a record lost or torn by a power cut is read as missing or damaged, and drawn
+again."""
+
+
 def _read(cache: Path, ref: str, mark: str) -> str | None:
     try:
         uri = f"{cache.absolute().as_uri()}?mode=ro"  # reading never creates the file
@@ -408,6 +414,7 @@ def _write(cache: Path, ref: str, mark: str, data: str) -> None:
         except sqlite3.Error:
             return
         try:
+            conn.execute(_NO_SYNC)
             with conn:
                 conn.executescript(_SCHEMA)
                 conn.execute("INSERT OR REPLACE INTO variants VALUES (?, ?, ?)",
@@ -498,6 +505,7 @@ class Drawing:
             self.file.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.file, timeout=1)
             try:
+                conn.execute(_NO_SYNC)
                 with conn:
                     conn.executescript(_DRAWING_SCHEMA)
                     row = conn.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
