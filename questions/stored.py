@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from questions.derivation import Derivation
-from solver import light
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
@@ -114,6 +113,7 @@ def _draw(catalog: Catalog, template_id: str, seed: int, mark: str,
     """Draw a variant (and its record) from the kept template view and derivations,
     else from the validated template; whatever the draw built is kept in ``drawing``."""
     from questions.variants import make_variant
+    from solver import light  # not imported by a variant read back
 
     view = drawing.template(template_id, mark)
     with light.using(drawing):

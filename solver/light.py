@@ -35,7 +35,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from solver.errors import SolverError
 from solver.inputs import Ctx, Inputs, ctx_of, resolve_inputs
@@ -43,7 +43,33 @@ from solver.keys import CHOICE_KEYS, Value
 from solver.units import format_value
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from solver.engine import Derivation
+
+    class Source(Protocol):
+        """Where plans are kept between processes: JSON texts by key."""
+
+        def get(self, key: str) -> str | None:
+            """The text stored under ``key`` (None: none)."""
+
+        def put(self, key: str, text: str) -> None:
+            """Store ``text`` under ``key``."""
+
+    class _Runnable(Protocol):
+        @property
+        def name(self) -> str: ...
+        @property
+        def args(self) -> tuple[str, ...]: ...
+        @property
+        def fn(self) -> Callable[..., float]: ...
+
+    class Derived(Protocol):
+        """A derivation that can be run: an engine derivation or a plan."""
+
+        @property
+        def leaves(self) -> tuple[str, ...]: ...
+        def run(self, values: Mapping[str, float]) -> dict[str, float]: ...
 
 
 # ---------------------------------------------------------------- numbers in formulas
@@ -226,16 +252,6 @@ def require(name: str, leaves: tuple[str, ...], numbers: Mapping[str, float]) ->
 # ---------------------------------------------------------------- plans
 
 
-class Source(Protocol):
-    """Where plans are kept between processes: JSON texts by key."""
-
-    def get(self, key: str) -> str | None:
-        """The text stored under ``key`` (None: none)."""
-
-    def put(self, key: str, text: str) -> None:
-        """Store ``text`` under ``key``."""
-
-
 @dataclass(frozen=True)
 class PlanStep:
     """One step of a plan: all a draw reads of an engine derivation's node."""
@@ -263,23 +279,6 @@ class Plan:
     def run(self, values: Mapping[str, float]) -> dict[str, float]:
         """Evaluate every step; name -> value for each step and input."""
         return run_steps(self.steps, values)
-
-
-class _Runnable(Protocol):
-    @property
-    def name(self) -> str: ...
-    @property
-    def args(self) -> tuple[str, ...]: ...
-    @property
-    def fn(self) -> Callable[..., float]: ...
-
-
-class Derived(Protocol):
-    """A derivation that can be run: an engine derivation or a plan."""
-
-    @property
-    def leaves(self) -> tuple[str, ...]: ...
-    def run(self, values: Mapping[str, float]) -> dict[str, float]: ...
 
 
 def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float]) -> dict[str, float]:
