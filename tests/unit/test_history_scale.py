@@ -327,6 +327,10 @@ def queries_for(folder: Path, size: int) -> dict[str, list[str]]:
         trace("walk offer", lambda: offers_walk(store, "mem/a"))
         trace("export", lambda: write_history(store, "json", io.StringIO()))
         trace("learn progress", lambda: progress_in(store, TEMPLATES))
+        # An hour after the last answer: every day since the first has one, so the
+        # streak runs back to it, past the days counted first.
+        store.now = Clock(T0 + timedelta(hours=10 * (size - 1) + 1))
+        trace("home, a streak to the first day", lambda: home_figures(store))
     return seen
 
 
@@ -348,12 +352,20 @@ def test_every_summary_issues_a_fixed_number_of_queries_whatever_the_size(
         tmp_path: Path) -> None:
     small = queries_for(tmp_path / "small", 40)
     big = queries_for(tmp_path / "big", 2000)
+    # A streak is followed back a window at a time, each four times longer (16 days of
+    # streak: none; 833 days: windows of 256 and 1,024 days), one query each.
+    streak = "home, a streak to the first day"
+    followed = big.pop(streak)
+    walks = [q for q in followed if "NOT EXISTS" in q]
+    assert len(followed) - len(small.pop(streak)) == len(walks) == 2, followed
+    assert all("LIMIT" in q and "total(" not in q for q in walks)
     assert {k: len(q) for k, q in small.items()} == {k: len(q) for k, q in big.items()}
     assert len(big["home"]) <= 14 and len(big["stats screen"]) <= 16, big
     # None reads every attempt: a query of the attempts table has a bound (a time range,
     # a limit, an existence test, an index look-up), but for the export, which reads
     # them all as a stream (see test_export_streams).
-    unbounded = [q for name, queries in big.items() if name != "export" for q in queries
+    unbounded = [q for name, queries in [*big.items(), (streak, followed)]
+                 if name != "export" for q in queries
                  if "FROM attempts" in q and not any(
                      bound in q for bound in ("WHERE", "LIMIT", "EXISTS", "JOIN attempts"))]
     assert unbounded == []
