@@ -310,15 +310,43 @@ def _plain_item(row: sqlite3.Row, mock_start: dict[int | None, str],
         datetime.fromisoformat(answered_at)  # a real day and time of day
     except ValueError:
         return None
-    item: dict[str, Any] = {
+    item: dict[str, Any] = _PlainItem({
         "template": template, "version": version, "seed": seed, "mode": mode,
         "answer": answer, "verdict": verdict, "score": score, "mistake": mistake,
         "hints_used": hints_used, "hint_cost": hint_cost, "seconds": seconds,
         "answered_at": answered_at, "topic": topic, "tags": tags, "rating": rating,
-        "mock": mock_start.get(session_id)}
+        "mock": mock_start.get(session_id)})
     if guided:
         item["guided"] = True
     return item
+
+
+class _PlainItem(dict[str, Any]):
+    """An item of :func:`_plain_item`: its keys in the file's order, each value of the
+    type the file's rules allow (:func:`_indented` writes it by a fixed pattern)."""
+
+    __slots__ = ()
+
+
+def _plain_text(item: _PlainItem) -> str:
+    """:func:`_indented` of a :class:`_PlainItem`."""
+    tags = item["tags"]
+    tags_text = "[\n  " + ",\n  ".join(map(_string, tags)) + "\n ]" if tags else "[]"
+    mistake, rating, mock = item["mistake"], item["rating"], item["mock"]
+    return (f'{{\n "template": {_string(item["template"])},\n "version": {item["version"]:d},'
+            f'\n "seed": {item["seed"]:d},\n "mode": {_string(item["mode"])},'
+            f'\n "answer": {_string(item["answer"])},\n "verdict": {_string(item["verdict"])},'
+            f'\n "score": {float.__repr__(item["score"])},'
+            f'\n "mistake": {"null" if mistake is None else _string(mistake)},'
+            f'\n "hints_used": {item["hints_used"]:d},'
+            f'\n "hint_cost": {float.__repr__(item["hint_cost"])},'
+            f'\n "seconds": {float.__repr__(item["seconds"])},'
+            f'\n "answered_at": {_string(item["answered_at"])},'
+            f'\n "topic": {_string(item["topic"])},'
+            f'\n "tags": {tags_text},'
+            f'\n "rating": {"null" if rating is None else f"{rating:d}"},'
+            f'\n "mock": {"null" if mock is None else _string(mock)}'
+            + (',\n "guided": true\n}' if "guided" in item else "\n}"))
 
 
 def _plain_tags(text: str) -> tuple[str, ...] | None:
@@ -350,6 +378,8 @@ def _indented(item: dict[str, Any]) -> str:
     escapes for an object of text, numbers, booleans, nulls and lists of text (the
     module's indenting encoder is Python code, a few times slower); any other object
     goes to ``json.dumps``."""
+    if type(item) is _PlainItem:
+        return _plain_text(item)
     lines = []
     for key, value in item.items():
         kind = type(value)
