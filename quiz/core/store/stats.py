@@ -445,7 +445,9 @@ def _bounds_of(tz: tzinfo | None, days: Iterable[date]) -> str:
             start_text = start.isoformat(timespec="minutes")[:16]
         end = start + one
         seen = end.astimezone(tz)
-        if seen.utcoffset() == offset and not (seen.hour or seen.minute):
+        # (the date too: a zone may skip a whole day, as Samoa did on 2011-12-30)
+        if seen.utcoffset() == offset and not (seen.hour or seen.minute) \
+                and seen.date() == day + one:
             end_text = end.date().isoformat() + start_text[10:]  # the same time of day
         else:  # the offset changed that day
             end = local_day_start(day + one, tz)
