@@ -156,10 +156,11 @@ def measure(data: Path, what: str, source: Path | None = None) -> dict[str, floa
 
     ``source``: a source tree to run instead of the installed one (put first on the
     path), e.g. the code before a change, extracted by ``git archive``."""
+    # -P: "-c" would put the working folder first on the path, before ``source``.
     if what == "cli-stats":
-        argv = [sys.executable, "-c", CLI, "--data-dir", str(data), "stats", "--json"]
+        argv = [sys.executable, "-P", "-c", CLI, "--data-dir", str(data), "stats", "--json"]
     else:
-        argv = [sys.executable, "-c", MEASURE, str(data), what]
+        argv = [sys.executable, "-P", "-c", MEASURE, str(data), what]
     # Output to files, not pipes: the child must never wait for us to read (stats --json
     # of a 1M history prints more than a pipe holds) while we wait for it (wait4, which
     # gives its own peak RSS).
