@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,21 +41,86 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The whole `quiz` command line."""
-    p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.",
-                epilog="With no command, quiz opens the full-screen app (drill, practice, "
-                "mock interview, stats, template browser). Questions can be reproduced "
-                "anywhere as TEMPLATE_ID#SEED, e.g. quiz ask memory/model-state#7.")
-    p.add_argument("--version", action=_Version, nargs=0,
-                   help="show program's version number and exit")
-    p.add_argument("--data-dir", help="history and settings folder (env QUIZ_DATA_DIR)")
-    p.add_argument("--templates", action="append", default=[], metavar="DIR",
-                   help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
-    sub = p.add_subparsers(dest="command", parser_class=_Parser)
-    from quiz.commands.args import seed, whole
+if TYPE_CHECKING:
+    _SubparsersBase = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    _SubparsersBase = argparse._SubParsersAction
 
-    s = sub.add_parser("solve", help="derive a quantity with worked steps")
+Build = Callable[[Any], None]
+"""Adds one or more subcommands' parsers to the top-level subparsers (``sub.add_parser``)."""
+
+
+class _Parsers(dict[str, "argparse.ArgumentParser | None"]):
+    """Subcommand -> parser, as argparse looks them up; a declared subcommand's parser is
+    built the first time it is looked up (None until then)."""
+
+    def __init__(self, build: Callable[[str], None]) -> None:
+        super().__init__()
+        self._build = build
+
+    def __getitem__(self, name: str) -> argparse.ArgumentParser | None:
+        if super().__getitem__(name) is None:
+            self._build(name)
+        return super().__getitem__(name)
+
+    def built(self, name: str) -> bool:
+        """Whether the parser of ``name`` exists yet (without building it)."""
+        return super().get(name) is not None
+
+class _Subcommands(_SubparsersBase):
+    """The subcommands, each listed (name and help) from the start but built only when
+    it runs or its help is shown.
+
+    Building every subcommand's parser imported most of :mod:`quiz.commands` and made
+    about 200 argparse actions on every start, for one command. argparse finds the
+    command in the arguments itself and then looks its parser up in ``choices``: the
+    lookup builds it, so what is parsed, and every message, is as if all were built.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._later: dict[str, Build] = {}
+        self._parsers = _Parsers(self._build)
+        self._name_parser_map = self.choices = self._parsers  # type: ignore[assignment]
+
+    def declare(self, name: str, help: str, build: Build) -> None:
+        """List ``name`` with its ``help``; ``build(self)`` adds its parser when needed."""
+        self._choices_actions.append(self._ChoicesPseudoAction(name, (), help))
+        dict.__setitem__(self._parsers, name, None)
+        self._later[name] = build
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        if name not in self._later:
+            return super().add_parser(name, **kwargs)
+        del self._later[name]
+        kwargs.pop("help", None)  # listed when declared
+        if kwargs.get("prog") is None:
+            kwargs["prog"] = f"{self._prog_prefix} {name}"
+        parser = self._parser_class(**kwargs)
+        dict.__setitem__(self._parsers, name, parser)
+        return parser
+
+    def _build(self, name: str) -> None:
+        build = self._later.get(name)
+        if build is not None:
+            build(self)
+        if not self._parsers.built(name):
+            raise RuntimeError(f"building the parser of {name!r} did not add it")
+
+
+def _commands_in(module: str) -> Build:
+    """The parsers that ``quiz.commands.MODULE.add_parser`` adds."""
+
+    def build(sub: Any) -> None:
+        import importlib
+
+        importlib.import_module(f"quiz.commands.{module}").add_parser(sub)
+
+    return build
+
+
+def _solve(sub: Any) -> None:
+    s = sub.add_parser("solve")
     s.add_argument("quantity", nargs="?", help="e.g. model_state_bytes")
     s.add_argument("--model", help="model preset, e.g. llama3-70b")
     s.add_argument("--gpu", help="GPU preset, e.g. h100")
@@ -66,14 +131,22 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--presets", action="store_true", help="list the model and GPU presets")
     s.add_argument("--json", action="store_true", help="machine-readable output")
 
-    a = sub.add_parser("ask", help="show a question variant")
+
+def _ask(sub: Any) -> None:
+    from quiz.commands.args import seed
+
+    a = sub.add_parser("ask")
     a.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
     a.add_argument("--seed", type=seed, help="the variant (default 0)")
     a.add_argument("--steps", action="store_true",
                    help="list the worked derivation's steps as questions (learn mode)")
     a.add_argument("--json", action="store_true")
 
-    c = sub.add_parser("check", help="grade an answer to a variant")
+
+def _check(sub: Any) -> None:
+    from quiz.commands.args import seed, whole
+
+    c = sub.add_parser("check")
     c.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
     c.add_argument("--seed", type=seed)
     c.add_argument("--answer", required=True, help="the answer as you would type it")
@@ -85,13 +158,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="grade one step of the walk-through (see quiz ask ID --steps)")
     c.add_argument("--json", action="store_true")
 
-    st = sub.add_parser("stats", help="your history: attempts, accuracy by topic")
-    st.add_argument("--json", action="store_true")
 
-    d = sub.add_parser("drill", help="today's spaced-repetition drill")
-    d.add_argument("--plain", action="store_true",
-                   help="line-by-line in this terminal instead of the full-screen app")
-    m = sub.add_parser("mock", help="a timed mock interview")
+def _stats(sub: Any) -> None:
+    sub.add_parser("stats").add_argument("--json", action="store_true")
+
+
+def _drill(sub: Any) -> None:
+    sub.add_parser("drill").add_argument(
+        "--plain", action="store_true",
+        help="line-by-line in this terminal instead of the full-screen app")
+
+
+def _mock(sub: Any) -> None:
+    from quiz.commands.args import whole
+
+    m = sub.add_parser("mock")
     # The same bounds as the settings (mock_minutes, mock_questions).
     m.add_argument("--minutes", type=whole(1, 240), help="time limit (default 30)")
     m.add_argument("--questions", type=whole(1, 50), help="number of questions (default 8)")
@@ -99,19 +180,61 @@ def build_parser() -> argparse.ArgumentParser:
                    help="close with a 30-second answer, on a clock of its own")
     m.add_argument("--closing-minutes", type=whole(1, 30),
                    help="time for the closing answer (default 3; implies --closing)")
-    pr = sub.add_parser("practice", help="endless practice on a topic or rapid-fire item")
+
+
+def _practice(sub: Any) -> None:
+    from quiz.commands.args import whole
+
+    pr = sub.add_parser("practice")
     pr.add_argument("topic", nargs="?", help="topic, tag (rapid-fire-3) or id prefix")
     pr.add_argument("--difficulty", type=whole(1, 3), help="1, 2 or 3")
 
-    from quiz.commands import export, history, layout, learn, review, serve, templates
 
-    templates.add_parser(sub)
-    learn.add_parser(sub)
-    review.add_parser(sub)
-    history.add_parser(sub)
-    export.add_parser(sub)
-    layout.add_parser(sub)
-    serve.add_parser(sub)
+PARSERS: dict[str, tuple[str, Build]] = {
+    "solve": ("derive a quantity with worked steps", _solve),
+    "ask": ("show a question variant", _ask),
+    "check": ("grade an answer to a variant", _check),
+    "stats": ("your history: attempts, accuracy by topic", _stats),
+    "drill": ("today's spaced-repetition drill", _drill),
+    "mock": ("a timed mock interview", _mock),
+    "practice": ("endless practice on a topic or rapid-fire item", _practice),
+    "templates": ("list, check and write question templates", _commands_in("templates")),
+    "learn": ("walk through questions one derivation step at a time", _commands_in("learn")),
+    "mistakes": ("your incorrect and partial answers, newest first", _commands_in("review")),
+    "flags": ("questions you flagged as wrong or unclear (for authors)",
+              _commands_in("review")),
+    "history": ("export or import your history (JSON or CSV)", _commands_in("history")),
+    "export": ("export questions to other study tools (Anki)", _commands_in("export")),
+    "layout": ("search and evaluate parallel layouts", _commands_in("layout")),
+    "serve": ("the app in a web browser (each tab its own session)", _commands_in("serve")),
+}
+"""Each subcommand, in the order ``quiz --help`` lists them: its one-line help and what
+builds its parser (the module's ``add_parser(sub)`` for those of :mod:`quiz.commands`)."""
+
+
+def build_parser(*, lazy: bool = True) -> argparse.ArgumentParser:
+    """The whole `quiz` command line.
+
+    Args:
+        lazy: build a subcommand's parser only when it is looked up (when it runs, or
+            its help is shown). False builds them all now: the same parser, all at once.
+    """
+    p = _Parser(prog="quiz", description="Drill the arithmetic of distributed LLM training.",
+                epilog="With no command, quiz opens the full-screen app (drill, practice, "
+                "mock interview, stats, template browser). Questions can be reproduced "
+                "anywhere as TEMPLATE_ID#SEED, e.g. quiz ask memory/model-state#7.")
+    p.add_argument("--version", action=_Version, nargs=0,
+                   help="show program's version number and exit")
+    p.add_argument("--data-dir", help="history and settings folder (env QUIZ_DATA_DIR)")
+    p.add_argument("--templates", action="append", default=[], metavar="DIR",
+                   help="extra template folder (repeatable; env QUIZ_TEMPLATES)")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, action=_Subcommands)
+    assert isinstance(sub, _Subcommands)
+    for name, (what, build) in PARSERS.items():
+        sub.declare(name, what, build)
+    if not lazy:
+        for name in PARSERS:
+            sub.choices[name]  # looking a parser up builds it
     return p
 
 

@@ -13,7 +13,7 @@ from quiz.commands.common import bank
 
 def add_parser(sub: Any) -> None:
     """Register `quiz export ...` on the top-level subparsers."""
-    e = sub.add_parser("export", help="export questions to other study tools (Anki)",
+    e = sub.add_parser("export",
                        description="Export seeded question variants to other study tools.")
     kinds = e.add_subparsers(dest="target", parser_class=type(e), metavar="TARGET")
     a = kinds.add_parser(

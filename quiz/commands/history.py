@@ -14,7 +14,7 @@ from typing import Any
 
 def add_parser(sub: Any) -> None:
     """Register `quiz history ...` on the top-level subparsers."""
-    h = sub.add_parser("history", help="export or import your history (JSON or CSV)",
+    h = sub.add_parser("history",
                        description="Export every attempt (template, version, seed, answer, "
                        "verdict, score, time, named mistake) to a file, or merge such a file "
                        "into this history.")

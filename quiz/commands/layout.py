@@ -21,7 +21,7 @@ _ALIASES = {"mb": "micro_batch"}
 
 def add_parser(sub: Any) -> None:
     """Register `quiz layout` on the subcommand parsers."""
-    p = sub.add_parser("layout", help="search and evaluate parallel layouts")
+    p = sub.add_parser("layout")
     p.add_argument("--model", help="model preset, e.g. llama3-70b")
     p.add_argument("--gpu", help="GPU preset, e.g. h100")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 def add_parser(sub: Any) -> None:
     """Register `learn`."""
-    p = sub.add_parser("learn", help="walk through questions one derivation step at a time")
+    p = sub.add_parser("learn")
     p.add_argument("target", nargs="?",
                    help="a rapid-fire item (rapid-fire-1), topic, tag, or one variant as "
                         "TEMPLATE_ID#SEED")

@@ -17,12 +17,12 @@ def add_parser(sub: Any) -> None:
     """Register `mistakes` and `flags`."""
     from quiz.commands.args import whole
 
-    m = sub.add_parser("mistakes", help="your incorrect and partial answers, newest first")
+    m = sub.add_parser("mistakes")
     m.add_argument("topic", nargs="?", help="only this topic, tag (rapid-fire-3) or id prefix")
     m.add_argument("--limit", type=whole(1, 10_000), default=50,
                    help="at most this many (default 50)")
     m.add_argument("--json", action="store_true", help="machine-readable output")
-    f = sub.add_parser("flags", help="questions you flagged as wrong or unclear (for authors)")
+    f = sub.add_parser("flags")
     f.add_argument("--json", action="store_true", help="machine-readable output")
 
 

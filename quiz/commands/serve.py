@@ -23,7 +23,7 @@ _LOCAL = ("127.0.0.1", "localhost", "::1")
 def add_parser(sub: Any) -> None:
     """Register `quiz serve` on the top-level subparsers."""
     s = sub.add_parser(
-        "serve", help="the app in a web browser (each tab its own session)",
+        "serve",
         description="Serve the full app to a web browser with textual-serve. Each browser "
         "tab runs its own session over this machine's history. Binds to localhost "
         "unless --host says otherwise. Ctrl+C stops the server.")

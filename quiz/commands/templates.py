@@ -46,7 +46,7 @@ _positive = whole(1, 100_000)
 
 def add_parser(sub: Any) -> None:
     """Register `quiz templates ...` on the top-level subparsers."""
-    t = sub.add_parser("templates", help="list, check and write question templates",
+    t = sub.add_parser("templates",
                        description="List, show, write, validate, test and preview question "
                        "templates. See AUTHORING.md.")
     # The global --data-dir/--templates also work after the action
