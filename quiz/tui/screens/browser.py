@@ -41,8 +41,10 @@ class BrowserScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
         Binding("slash", "search", "Search", show=False),
-        # Only reached from the filter: the list handles its own arrow keys.
-        Binding("down", "to_table", "List", show=False),
+        # From the filter only (see check_action): the list handles its own arrow keys.
+        # A priority binding runs when the key arrives, before the keys typed after it
+        # are handed to the focused widget, so "↓ p" in one burst practises.
+        Binding("down", "to_table", "List", show=False, priority=True),
         # In the list (the filter takes letters as text).
         Binding("p", "practise", "Practise it"),
     ]
@@ -94,7 +96,7 @@ class BrowserScreen(Screen[None]):
         if len(table.rows) == 1 and table.highlighted is not None:
             self._open(table.highlighted)
         else:
-            table.focus()
+            self.action_to_table()
 
     def action_practise(self) -> None:
         """Practise the highlighted template (Escape comes back to the list)."""
@@ -109,11 +111,14 @@ class BrowserScreen(Screen[None]):
         # p is a letter while the filter has the focus: the footer shows it in the list.
         if action == "practise":
             return self.focused is self.query_one("#browser-table")
+        if action == "to_table":  # elsewhere ↓ is the focused widget's own key
+            return self.focused is self.query_one("#browser-search")
         return True
 
     def action_to_table(self) -> None:
-        """Move from the filter to the list."""
-        self.query_one("#browser-table", TemplateList).focus()
+        """Move from the filter to the list, at once (``Widget.focus`` would wait for
+        the messages already queued: the next key of a burst still went to the filter)."""
+        self.set_focus(self.query_one("#browser-table", TemplateList))
 
     @on(TemplateList.Selected, "#browser-table")
     def _selected(self, event: TemplateList.Selected) -> None:
