@@ -636,7 +636,7 @@ class BankFiles:
 
 
 def bank_files(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
-               packs: Sequence[Pack] | None = None) -> BankFiles:
+               packs: Sequence[Pack] | None = None, cache: Path | None = None) -> BankFiles:
     """Every template file of a bank: the bundled bank, installed template packs and
     user folders, in that order.
 
@@ -645,11 +645,16 @@ def bank_files(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
         bundled: whether to include the bank that ships with the app.
         packs: the template packs to include; None: every installed one
             (:func:`questions.packs.discover`).
+        cache: the compiled-bank cache (:mod:`questions.catalog`); the installed packs
+            are kept beside it (``packs.json``) while the same distributions are
+            installed. None: look for packs every time.
     """
     from questions.packs import discover
 
     out = BankFiles(_bundled_names() if bundled else [])
-    for pack in discover() if packs is None else packs:
+    if packs is None:
+        packs = discover(None if cache is None else cache.with_name("packs.json"))
+    for pack in packs:
         if pack.folder is None:
             out.problems.append(Problem(pack.label, 0, "entry point", str(pack.problem)))
             continue
@@ -681,4 +686,5 @@ def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
     """
     from questions.catalog import build
 
-    return build(bank_files(extra_dirs, bundled=bundled, packs=packs), cache).bank(only)
+    return build(bank_files(extra_dirs, bundled=bundled, packs=packs, cache=cache),
+                 cache).bank(only)

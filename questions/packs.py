@@ -15,12 +15,19 @@ template in it, becomes a located problem and is skipped.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
+import os
+import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["GROUP", "Pack", "discover"]
+if TYPE_CHECKING:
+    from importlib import metadata
+
+__all__ = ["GROUP", "Pack", "discover", "installed"]
 
 GROUP: Final = "quiz.templates"
 """The entry point group packs register in."""
@@ -60,11 +67,96 @@ def _folder(ep: metadata.EntryPoint) -> tuple[Path | None, str | None]:
     return folder, None
 
 
-def discover() -> list[Pack]:
-    """Every installed pack, sorted by name (broken ones carry their problem)."""
+def discover(cache: Path | None = None) -> list[Pack]:
+    """Every installed pack, sorted by name (broken ones carry their problem).
+
+    Args:
+        cache: a file that keeps the answer while the same distributions are installed
+            (:func:`installed`), so that most starts skip ``importlib.metadata``: its
+            import and its scan of every distribution's entry points were a tenth of
+            ``quiz templates list``. None: always look.
+    """
+    if cache is None:
+        return _look()
+    key = installed()
+    found = _cached(cache, key)
+    if found is None:
+        found = _look()
+        _keep(cache, key, found)
+    return found
+
+
+def _look() -> list[Pack]:
+    from importlib import metadata
+
     packs = []
     for ep in metadata.entry_points(group=GROUP):
         dist = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "unknown"
         folder, problem = _folder(ep)
         packs.append(Pack(ep.name, dist, folder, problem))
     return sorted(packs, key=lambda p: (p.name, p.dist))
+
+
+def installed() -> str:
+    """A digest of what decides the installed entry points, read without importing
+    ``importlib.metadata``: every entry of ``sys.path``, the metadata folders
+    (``*.dist-info``, ``*.egg-info``) in each, and the size and modification time of
+    each one's ``entry_points.txt``. Installing, removing or upgrading a distribution,
+    or changing the path, gives another digest.
+    """
+    parts: list[str] = []
+    for entry in sys.path:
+        parts.append(f"path {entry}")
+        try:
+            with os.scandir(entry or ".") as found:
+                names = sorted(e.name for e in found
+                               if e.name.endswith((".dist-info", ".egg-info")))
+        except NotADirectoryError:  # an archive on the path: its own stamp
+            names = []
+            parts.append(_stamp(entry))
+        except OSError:  # a folder that does not exist: nothing is installed there
+            continue
+        parts += [f"{name} {_stamp(os.path.join(entry or '.', name, 'entry_points.txt'))}"
+                  for name in names]
+    return hashlib.blake2b("\n".join(parts).encode("utf-8", "surrogatepass"),
+                           digest_size=16).hexdigest()
+
+
+def _stamp(path: str) -> str:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return "-"
+    return f"{st.st_size}:{st.st_mtime_ns}"
+
+
+def _cached(cache: Path, key: str) -> list[Pack] | None:
+    """The packs kept under ``key``, or None (no file, another key, unreadable, or a
+    pack folder that has gone since: looking again names the problem)."""
+    try:
+        data = json.loads(cache.read_text(encoding="utf-8"))
+        if data["key"] != key:
+            return None
+        packs = [Pack(p["name"], p["dist"], None if p["folder"] is None
+                      else Path(p["folder"]), p["problem"]) for p in data["packs"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if any(p.folder is not None and not p.folder.is_dir() for p in packs):
+        return None
+    return packs
+
+
+def _keep(cache: Path, key: str, packs: list[Pack]) -> None:
+    """Write the packs under ``key`` (atomically; a cache that cannot be written is
+    done without)."""
+    data = {"key": key, "packs": [{"name": p.name, "dist": p.dist, "problem": p.problem,
+                                   "folder": None if p.folder is None else str(p.folder)}
+                                  for p in packs]}
+    temporary = cache.with_name(f".{cache.name}.{os.getpid()}")
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(temporary, cache)
+    except OSError:
+        with contextlib.suppress(OSError):
+            temporary.unlink(missing_ok=True)

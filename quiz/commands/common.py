@@ -61,7 +61,8 @@ def catalog(args: argparse.Namespace, *, warn: bool = True) -> Catalog:
     from questions.catalog import build
     from questions.loader import bank_files
 
-    found = build(bank_files(template_dirs(args)), bank_cache(args))
+    cache = bank_cache(args)
+    found = build(bank_files(template_dirs(args), cache=cache), cache)
     if warn:
         for problem in found.problems:
             print(f"warning: skipped {problem}", file=sys.stderr)

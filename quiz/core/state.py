@@ -98,8 +98,9 @@ def catalog_for(state: AppState, files: Sequence[Path] | None = None) -> Catalog
     from questions.catalog import build
     from questions.loader import bank_files
 
-    source = bank_files(state.template_dirs) if files is None else files
-    return build(source, locations.bank_cache_path(state.data_dir))
+    cache = locations.bank_cache_path(state.data_dir)
+    source = bank_files(state.template_dirs, cache=cache) if files is None else files
+    return build(source, cache)
 
 
 def load_bank_for(state: AppState, catalog: Catalog | None = None) -> Bank:

@@ -109,3 +109,44 @@ def test_pack_templates_load_without_importing_the_pack(installed: Path) -> None
     bank = load_bank(bundled=False, packs=[Pack("tiny", "quiz-pack-tiny 0.1.0", folder)])
     assert bank.packs == {"memory/tiny-pack-state": "tiny", "inference/kv-cache": "tiny"}
     assert "quiz_pack_tiny" not in sys.modules  # its __init__ raises if imported
+
+
+def test_packs_are_looked_for_again_only_when_what_is_installed_changes(
+    installed: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from helpers import spy
+
+    from questions import packs
+
+    cache = tmp_path / "cache" / "packs.json"
+    looks = spy(monkeypatch, packs, "_look", pick=lambda: "look")
+    assert packs.discover(cache) == packs.discover(cache) == packs._look()
+    assert looks == ["look", "look"]  # one look for two discoveries (and one by hand)
+    site = tmp_path / "site"
+    shutil.copytree(installed, site)
+    with monkeypatch.context() as path:
+        path.syspath_prepend(str(site))  # a pack installed: another path, found
+        assert {p.name for p in packs.discover(cache)} == {"tiny", "ghost"}
+        assert len(looks) == 3 and packs.discover(cache) and len(looks) == 3
+        # Upgraded in place: its entry points file is rewritten.
+        [info] = site.glob("quiz_pack_tiny-*.dist-info")
+        points = info / "entry_points.txt"
+        points.write_text(points.read_text().replace("ghost", "spectre"))
+        assert {p.name for p in packs.discover(cache)} == {"tiny", "spectre"}
+        # Its folder removed behind pip's back: the cached answer is not trusted.
+        shutil.rmtree(site / "quiz_pack_tiny")
+        assert all(p.folder is None for p in packs.discover(cache))
+        assert len(looks) == 5
+    assert packs.discover(cache) == []  # uninstalled (off the path)
+    cache.write_text("{not json")  # a damaged cache is looked past, then rewritten
+    assert packs.discover(cache) == [] and json.loads(cache.read_text())["packs"] == []
+
+
+def test_a_warm_listing_never_imports_importlib_metadata(tmp_path: Path) -> None:
+    probe = ("import sys\nfrom quiz.cli import main\n"
+             f"main(['--data-dir', {str(tmp_path)!r}, 'templates', 'list'])\n"
+             "print('importlib.metadata' in sys.modules)")
+    runs = [subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                           check=True, timeout=120).stdout.splitlines()[-1]
+            for _ in range(2)]
+    assert runs == ["True", "False"]  # the first run looks for packs, the next reuse it
