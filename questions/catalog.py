@@ -33,7 +33,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -288,20 +288,35 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
     with _open(cache) as conn:
         cached = _cached_rows(conn)
         writes = _Writes(_now())  # before any stamp is read: see _racy
+        # First every file's stamp (a stat each): the files whose stamp changed are
+        # compiled together, spread over processes when there are many of them.
+        looked: list[tuple[str, tuple[Any, ...] | None, OSError | None]] = []
+        stale: list[_Job] = []
         for name in source.names:
-            pack = source.packs.get(name)
             try:
                 current, mtime = stamp(name)
             except OSError as exc:
-                catalog.problems.append(Problem(name, 1, "(file)",
-                                                f"cannot read: {exc.strerror}"))
+                looked.append((name, None, exc))
                 continue
             row = cached.get(name)
+            if row is not None and ((row[0] == current and not _racy(row[1], row[2]))
+                                    or _same_text(name, current, mtime, row, writes)):
+                looked.append((name, row, None))
+            else:
+                looked.append((name, None, None))
+                stale.append((name, current, mtime))
+        compiled = _compile_all(stale, writes)
+        for name, row, failure in looked:
+            pack = source.packs.get(name)
+            if failure is not None:
+                catalog.problems.append(Problem(name, 1, "(file)",
+                                                f"cannot read: {failure.strerror}"))
+                continue
             fresh: Template | None = None
-            if row is not None and row[0] == current and not _racy(row[1], row[2]):
+            if row is not None:
                 entry, problems = _from_row(name, row)
             else:
-                entry, problems, fresh = _compile(name, current, mtime, row, writes)
+                entry, problems, fresh = compiled[name]
             if pack is not None:
                 where = f" (in {source.pack_labels[pack]})"
                 problems = [Problem(p.file, p.line, p.field, p.reason + where)
@@ -330,6 +345,130 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
     return catalog
 
 
+_Job = tuple[str, str, int]
+"""A file to compile: its path, stamp and modification time."""
+
+_Compiled = tuple["Entry | None", "list[Problem]", "Template | None"]
+"""What compiling a file gave: its entry (None: it has problems), its problems, and
+the template when compiled in this process."""
+
+PER_PROCESS = 1000
+"""Files to compile for each process: starting one costs what compiling ~500 does
+(it imports pydantic, the schema and the solver), so a process takes on a share only
+when it is well over that."""
+
+
+def _compile_all(stale: list[_Job], writes: _Writes) -> dict[str, _Compiled]:
+    """Compile the files whose stamp changed; with many of them, in several processes.
+
+    A cold cache of thousands of templates (a new folder, or any upgrade, which drops
+    the cache) costs about 1.2 ms of CPU a file: ``tomllib`` about half of it, the
+    solver checks a third, pydantic the rest, each file on its own. Threads cannot share
+    that out (it is pure Python); processes can, one per core, this one included.
+    Templates compiled in another process come back as cached data, validated again
+    when first used: the catalog and the cache are the same as compiling them here.
+    """
+    count = min(_cores(), len(stale) // PER_PROCESS)
+    done: dict[str, _Compiled] = {}
+    shares = [stale[i::count] for i in range(count)] if count >= 2 else [stale]
+    with _in_processes(shares[1:], writes.now) as answers:
+        for name, current, mtime in shares[0]:
+            done[name] = _compile(name, current, mtime, writes)
+        for results, made in answers():
+            writes.merge(made)
+            done.update((name, (entry, problems, None)) for name, entry, problems in results)
+    for name, current, mtime in stale:  # what a process could not do
+        if name not in done:
+            done[name] = _compile(name, current, mtime, writes)
+    return done
+
+
+def _cores() -> int:
+    """The processors this process may run on that are idle, counting its own: on a
+    busy machine another process only adds the cost of starting it."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cores = os.cpu_count() or 1
+    try:
+        busy = int(os.getloadavg()[0])  # this process's own core is among them
+    except (AttributeError, OSError):  # Windows, or no load figure
+        return cores
+    return max(1, min(cores, cores - busy + 1))
+
+
+_Done = tuple[list[tuple[str, "Entry | None", "list[Problem]"]], "_Writes"]
+
+
+@contextlib.contextmanager
+def _in_processes(shares: list[list[_Job]], now: int) -> Iterator[
+        Callable[[], Iterator[_Done]]]:
+    """Start a Python process for each share (:func:`serve`), working while this one
+    does its own; then the answers as each finishes. A process that fails gives none
+    (its files are compiled here); none outlives the block (Ctrl+C, a quit).
+
+    Plain processes rather than :mod:`multiprocessing`, which runs the main script again
+    in each process: a script that loads a bank without a ``__main__`` guard would run
+    twice over.
+    """
+    import pickle
+    import subprocess
+    import sys
+
+    env = dict(os.environ)  # this copy of questions, wherever it is imported from
+    root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
+    started: list[subprocess.Popen[bytes]] = []
+
+    def answers() -> Iterator[_Done]:
+        for process in started:
+            assert process.stdout is not None
+            try:
+                data = process.stdout.read()
+                if process.wait() == 0:
+                    yield pickle.loads(data)  # our own process's answer
+            except (OSError, pickle.UnpicklingError, EOFError):
+                continue
+
+    try:
+        for share in shares:
+            try:
+                process = subprocess.Popen(
+                    [sys.executable, "-c", "from questions.catalog import serve; serve()"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL, env=env)
+            except OSError:  # no processes here (a sandbox): the rest in this one
+                break
+            started.append(process)
+            assert process.stdin is not None
+            with contextlib.suppress(OSError), process.stdin:
+                pickle.dump((share, now), process.stdin)
+        yield answers
+    finally:
+        for process in started:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+
+
+def serve() -> None:
+    """The other end of :func:`_in_processes`: read files to compile from stdin, write
+    what compiling them gave to stdout."""
+    import pickle
+    import signal
+    import sys
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the command
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # see quiz.cli.main
+    jobs, now = pickle.load(sys.stdin.buffer)
+    writes = _Writes(now)
+    results = []
+    for name, current, mtime in jobs:
+        entry, problems, _ = _compile(name, current, mtime, writes)
+        results.append((name, entry, problems))
+    pickle.dump((results, writes), sys.stdout.buffer)
+
+
 def _gone(cached: dict[str, tuple[Any, ...]], names: list[str]) -> list[tuple[str]]:
     """Cached files of folders that no longer exist (a temporary folder of templates),
     so the cache does not grow with every folder ever read. A folder still there keeps
@@ -351,6 +490,13 @@ class _Writes:
     failed: list[tuple[str]] = field(default_factory=list)
     restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
     gone: list[tuple[str]] = field(default_factory=list)
+
+    def merge(self, other: _Writes) -> None:
+        """Add what another process's compilation would write."""
+        self.entries += other.entries
+        self.compiled += other.compiled
+        self.failed += other.failed
+        self.restamped += other.restamped
 
     def save(self, conn: sqlite3.Connection) -> None:
         if not (self.entries or self.restamped or self.gone):
@@ -377,10 +523,26 @@ def _racy(mtime: int, checked: int) -> bool:
     return mtime >= checked - RACY_NS
 
 
-def _compile(name: str, current: str, mtime: int, row: tuple[Any, ...] | None,
+def _same_text(name: str, current: str, mtime: int, row: tuple[Any, ...],
+               writes: _Writes) -> bool:
+    """Whether a file whose stamp changed (or is racy) still has the text it was compiled
+    from (a ``touch``, a checkout, a copy): then it keeps its cached result under the new
+    stamp."""
+    from questions import loader
+
+    try:
+        text = loader.read_template_text(Path(name))
+    except loader.TemplateFileError:
+        return False
+    if row[3] != digest(text):
+        return False
+    writes.restamped.append((current, mtime, writes.now, name))
+    return True
+
+
+def _compile(name: str, current: str, mtime: int,
              writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
-    """Read a file whose stamp changed (or is racy): the same text as cached keeps the
-    cached result under the new stamp; other text is compiled and cached."""
+    """Read, compile and cache a new or changed file."""
     from questions import loader
 
     try:
@@ -389,9 +551,6 @@ def _compile(name: str, current: str, mtime: int, row: tuple[Any, ...] | None,
         text_digest, problems = None, exc.problems
     else:
         text_digest = digest(text)
-        if row is not None and row[3] == text_digest:
-            writes.restamped.append((current, mtime, writes.now, name))
-            return (*_from_row(name, row), None)
         try:
             template = loader.parse_template(text, name)
         except loader.TemplateFileError as exc:

@@ -419,3 +419,67 @@ def test_the_bundled_teaching_order_is_unchanged() -> None:
 
     bank = load_bank()
     assert teaching_order(bank) == reference_teaching_order(bank)
+
+
+def _everything(catalog: Catalog, cache: Path) -> tuple[object, ...]:
+    """What a build gives and leaves in its cache (the cached rows without their times)."""
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(cache)) as conn:
+        rows = sorted(conn.execute("SELECT path, digest, id, title, topic, tags, difficulty, "
+                                   "kind, problems FROM entries"))
+        data = sorted(conn.execute("SELECT path, data FROM compiled"))
+    return catalog.entries, [str(p) for p in catalog.problems], rows, data
+
+
+def _many(folder: Path) -> list[Path]:
+    """Templates to compile: good ones, a broken one, a duplicate id, a file that is not
+    TOML."""
+    folder.mkdir()
+    files = [write(folder, f"t{i}", title=f"Mine {i}") for i in range(6)]
+    broken = folder / "broken.toml"
+    broken.write_text(TEMPLATE.format(name="broken", title="B").replace(
+        "difficulty = 1", "difficulty = 9"), encoding="utf-8")
+    twin = folder / "twin.toml"
+    twin.write_text(files[0].read_text(), encoding="utf-8")
+    junk = folder / "junk.toml"
+    junk.write_text("id = [", encoding="utf-8")
+    return sorted([*files, broken, twin, junk])
+
+
+def test_many_changed_files_compile_in_processes_to_the_same_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import questions.catalog as catalog
+
+    files = _many(tmp_path / "t")
+    alone = build(files, tmp_path / "alone.db")
+    monkeypatch.setattr(catalog, "PER_PROCESS", 2)
+    monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    shares = spy(monkeypatch, catalog, "_in_processes", pick=lambda shares, now: shares)
+    spread = build(files, tmp_path / "spread.db")
+    assert [len(share) for share in shares[0]] == [4]  # this process did the other 5
+    assert len(spread._fresh) == 3  # t0, t2, t4: the rest came from the other process
+    assert _everything(spread, tmp_path / "spread.db") == _everything(alone,
+                                                                      tmp_path / "alone.db")
+    assert spread.templates() == alone.templates()
+    assert build(files, tmp_path / "spread.db").entries == alone.entries
+    assert shares[1:] == [[]]  # warm (or only touched): no process started
+
+
+def test_a_process_that_cannot_start_leaves_the_work_to_this_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sys
+
+    import questions.catalog as catalog
+
+    files = _many(tmp_path / "t")
+    alone = build(files, tmp_path / "alone.db")
+    monkeypatch.setattr(catalog, "PER_PROCESS", 2)
+    monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
+    spread = build(files, tmp_path / "spread.db")
+    assert len(spread._fresh) == 6  # the six good ones, all compiled here
+    assert _everything(spread, tmp_path / "spread.db") == _everything(alone,
+                                                                      tmp_path / "alone.db")
