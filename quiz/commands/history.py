@@ -89,6 +89,9 @@ def _export(args: argparse.Namespace) -> int:
         partial.unlink(missing_ok=True)
         sys.stderr.write(f"quiz: {out}: cannot write: {exc.strerror or exc}\n")
         return 2
+    except BaseException:  # a row refused, Ctrl+C: no half-written file left behind
+        partial.unlink(missing_ok=True)
+        raise
     print(f"Exported {count} attempt(s) to {out} ({fmt}).")
     return 0
 

@@ -106,6 +106,29 @@ def test_export_command_writes_the_golden_bytes_to_a_file_and_to_stdout(
     assert code == 0 and printed == (GOLDEN / "guided.json").read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_export_refuses_a_hand_edited_row_by_name_and_leaves_no_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    """A row the file's rules refuse (only a hand edit with the CHECK constraints off
+    stores one) is one line naming the attempt and the field, exit 2, and no file (nor
+    a half-written one) under the name asked for."""
+    fixed_history(tmp_path / "history.db", guided=False)
+    raw = sqlite3.connect(tmp_path / "history.db")
+    raw.execute("PRAGMA ignore_check_constraints = ON")
+    raw.execute("UPDATE attempts SET answer_text = ? WHERE id = 3", ("a" * 2001,))
+    raw.commit()
+    raw.close()
+    out = tmp_path / f"out.{fmt}"
+    for target in (["--out", str(out)], ["--format", fmt]):
+        code, _, err = run_cli(capsys, "--data-dir", str(tmp_path), "history", "export",
+                               *target)
+        assert code == 2
+        assert err.count("\n") == 1 and "attempt 3 cannot be exported: answer:" in err
+        assert "Traceback" not in err and "internal error" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()
+                  if p.name.startswith(("out", ".out"))) == []
+
+
 def test_export_reads_the_attempts_in_pages_whatever_their_number(tmp_path: Path) -> None:
     """The shape that keeps memory fixed: one query over the attempts, read a page at a
     time (never fetchall), whatever the history's size."""

@@ -44,7 +44,7 @@ from fsrs import Card, Rating, Scheduler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from quiz.core.clock import from_utc_text, to_utc_text
-from quiz.core.errors import QuizError
+from quiz.core.errors import QuizError, StoreError
 from quiz.core.schedule import NEW, _card_id
 from quiz.core.store.history import Store
 from quiz.core.store.records import MODES, VERDICTS, row_to_attempt
@@ -246,12 +246,21 @@ def _attempt_rows(store: Store, mock_start: dict[int | None, str],
 def _file_row(store: Store, row: sqlite3.Row, mock_start: dict[int | None, str]) -> AttemptRow:
     """A stored attempt as a file row, every field validated."""
     a = store._read_row(row_to_attempt, row, "attempt")
-    return AttemptRow(
-        template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
-        answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
-        hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
-        answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
-        rating=row["first_rating"], mock=mock_start.get(a.session_id), guided=a.guided)
+    try:
+        return AttemptRow(
+            template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
+            answer=a.answer_text, verdict=a.verdict, score=a.score, mistake=a.mistake,
+            hints_used=a.hints_used, hint_cost=a.hint_cost, seconds=a.seconds,
+            answered_at=to_utc_text(a.answered_at), topic=a.topic, tags=a.tags,
+            rating=row["first_rating"], mock=mock_start.get(a.session_id), guided=a.guided)
+    except ValidationError as exc:
+        # Only a hand-edited history holds such a row (the store's CHECK constraints
+        # keep them out): the export refuses it by name rather than write a file that
+        # no quiz would import.
+        raise StoreError(f"{store.path}: attempt {row['id']} cannot be exported: "
+                         f"{_problem(exc)}; "
+                         "fix or delete that row, or run quiz history restore to pick a "
+                         "backup") from None
 
 
 def _written(row: AttemptRow) -> dict[str, Any]:
@@ -513,12 +522,17 @@ def _check_format(source: str, where: str, value: object) -> None:
         raise HistoryFileError(f"{source}: {where}: history_format: must be >= 1")
 
 
-def _row_error(source: str, where: str, exc: ValidationError) -> HistoryFileError:
+def _problem(exc: ValidationError) -> str:
+    """A row's first problem, named by its field (and how many more there are)."""
     first = exc.errors()[0]
     field = ".".join(str(part) for part in first["loc"]) or "row"
     more = exc.error_count() - 1
     tail = f" (and {more} more problem{'s' * (more > 1)} in that row)" if more else ""
-    return HistoryFileError(f"{source}: {where}: {field}: {first['msg']}{tail}")
+    return f"{field}: {first['msg']}{tail}"
+
+
+def _row_error(source: str, where: str, exc: ValidationError) -> HistoryFileError:
+    return HistoryFileError(f"{source}: {where}: {_problem(exc)}")
 
 
 def _parse_json(text: str, source: str) -> HistoryFile:
