@@ -13,6 +13,11 @@ Baseline, paired: after every sample the same app pushes a screen of one Static 
 cost of any screen change in this app), so ratios compare medians taken side by side.
 Prints min / median / p99 (or max under 100 samples); asserts nothing.
 
+Garbage collection, per sample: the wall time spent in full (generation-2) collections
+between the Enter and the feedback painted, read from ``gc.callbacks``. The summary line
+says how many samples had one and the largest such pause, and the tail line lists the
+slowest samples with the collection time inside each: a p99 made of GC pauses shows here.
+
 Run: python bench/bench_feedback.py [--answers 100] [--block 10] [--cold 3] [--size 120x40]
 Target (issue 15): Enter -> feedback p99 <= 100 ms, every kind.
 """
@@ -21,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import subprocess
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -45,6 +52,36 @@ def kind_ids(bank: Any) -> dict[str, list[str]]:
         if len(parts) == 1:
             out[parts[0].kind].append(tid)
     return out
+
+
+class FullCollections:
+    """Wall seconds spent in generation-2 collections since :meth:`mark` (any thread)."""
+
+    def __init__(self) -> None:
+        self.total = 0.0
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.total += time.perf_counter() - self._start
+
+    def since(self, mark: float) -> float:
+        return self.total - mark
+
+
+def gc_line(samples: list[tuple[float, float]]) -> str:
+    """How many samples held a full collection, the largest, and the slowest samples."""
+    with_gc = [g for _, g in samples if g > 0]
+    worst = sorted(samples, reverse=True)[:5]
+    slowest = ", ".join(f"{t * 1e3:.0f} ms (gc {g * 1e3:.0f})" for t, g in worst)
+    biggest = f"{max(with_gc) * 1e3:.0f} ms" if with_gc else "-"
+    return (f"full GC inside {len(with_gc)}/{len(samples)} samples, largest {biggest}; "
+            f"slowest: {slowest}")
 
 
 WRONG = {"number": "42", "formula": "2*x", "choice": "a", "multi": "a", "table": "dp: -",
@@ -104,6 +141,8 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
     times: dict[str, list[float]] = defaultdict(list)
     first: dict[str, list[float]] = defaultdict(list)
     push: list[float] = []
+    collections = FullCollections()
+    pauses: list[tuple[float, float]] = []  # (Enter -> feedback, full GC inside it)
     async with fresh_app(size) as (app, pilot, frames):
         ids = kind_ids(app.bank)
         while any(len(times[k]) < answers for k in kinds):
@@ -117,8 +156,11 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
                     await until_quiet(pilot, lambda: asking(app))
                     q = app.screen.question
                     text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
+                    mark = collections.total
                     t = await answer(app, pilot, frames, text)
                     (first if i == 0 else times)[kind].append(t)
+                    if i:
+                        pauses.append((t, collections.since(mark)))
                     await pilot.press("escape" if i == steady else "enter")
                     one = OneStatic()
                     push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
@@ -133,6 +175,7 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
     every = [t for ts in times.values() for t in ts]
     print(f"Enter -> feedback painted, all kinds           {summary(every)}  "
           f"median {statistics.median(every) / p:.2f}x push  (goal p99 <= 100 ms)")
+    print(f"    {gc_line(pauses)}")
     for kind in kinds:
         print(f"    {kind:<8}                                   {summary(times[kind])}  "
               f"median {statistics.median(times[kind]) / p:.2f}x push")
