@@ -38,6 +38,7 @@ from quiz.tui.messages import (
     TaskFailed,
 )
 from quiz.tui.screens.home import HomeScreen
+from quiz.tui.textual_fixes import fix_styles_cache
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -97,6 +98,7 @@ class QuizApp(App[int]):
                  template_files: Callable[[AppState], Sequence[Path]] | None = None,
                  ) -> None:
         super().__init__()
+        fix_styles_cache()  # see quiz.tui.textual_fixes: widgets painted once stay alive
         if mode not in (None, "drill", "mock", "practice", "learn"):
             raise ValueError(f"unknown start mode {mode!r}")
         self.data_dir = data_dir

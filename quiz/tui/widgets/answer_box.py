@@ -21,6 +21,7 @@ from textual.widgets import Input, Static, TextArea
 from textual.widgets.text_area import Edit, EditResult
 
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
+from quiz.tui.textual_fixes import forget_watchers
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
@@ -90,6 +91,11 @@ class ParagraphArea(TextArea):
         if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
             box.value_changed(self.text)
         return result
+
+    def on_unmount(self) -> None:
+        # TextArea watches the app's theme, and Textual keeps that watcher, and this
+        # widget with all it holds, until the theme next changes: one per session.
+        forget_watchers(self, self.app)
 
 
 class _AnswerInput(Input):
