@@ -25,6 +25,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
+from quiz.tui import heap
 from quiz.tui.messages import (
     BankLoaded,
     LearnChosen,
@@ -32,6 +33,7 @@ from quiz.tui.messages import (
     ModeChosen,
     PracticeChosen,
     SessionEnded,
+    StartupFinished,
     StateOpened,
     SummaryComputed,
     SummaryRequested,
@@ -125,6 +127,8 @@ class QuizApp(App[int]):
         """The question templates, once loaded."""
         self.failure: str | None = None
         """Why the data could not be opened, if it could not."""
+        self._froze = False
+        """Start-up's objects are frozen (see :meth:`freeze_startup_objects`)."""
 
     # ------------------------------------------------------------ start-up
 
@@ -197,6 +201,28 @@ class QuizApp(App[int]):
             return
         self.post_message(BankLoaded(bank))
         import quiz.core.session  # noqa: F401  (sympy and the solver, before the first draw)
+
+        self.post_message(StartupFinished())
+
+    @on(StartupFinished)
+    def freeze_startup_objects(self) -> None:
+        """Leave the objects start-up made out of every later garbage collection.
+
+        Imports (sympy, pydantic, Textual), the bank and the store are some 170,000
+        objects that live as long as the app, and a full (generation-2) collection
+        scanned them all each time, in the middle of whatever Enter it fell on (see
+        :mod:`quiz.tui.heap`). On exit the app thaws them (:meth:`on_unmount`), so a
+        process that runs several apps (the tests) frees each one's cycles as before.
+        """
+        if not self.is_running:
+            return
+        heap.freeze_startup()
+        self._froze = True
+
+    def on_unmount(self) -> None:
+        if self._froze:
+            heap.thaw()
+            self._froze = False
 
     @work(thread=True, exit_on_error=False, group="backup")
     def _backup(self, state: AppState) -> None:

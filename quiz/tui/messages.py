@@ -46,6 +46,12 @@ class BankLoaded(Message):
 
 
 @dataclass
+class StartupFinished(Message):
+    """Start-up's imports and loading are done: what exists now lives as long as the app
+    (see :meth:`quiz.tui.app.QuizApp.freeze_startup_objects`)."""
+
+
+@dataclass
 class TaskFailed(Message):
     """Work in a thread failed (opening the history, loading the bank, drawing...).
 

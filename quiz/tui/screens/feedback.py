@@ -12,6 +12,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Static
 
+from quiz.tui import heap
 from quiz.tui.data import percent, seconds_text
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.keys_line import KeysLine
@@ -130,6 +131,8 @@ class FeedbackScreen(Screen[bool]):
         super().__init__()
         self.outcome = outcome
         self.leech = leech
+        self.reading = heap.ReadingTime(self)
+        """Runs a due garbage collection while the feedback is read."""
 
     @classmethod
     def showing(cls, app: App[Any], outcome: Outcome, *, leech: bool = False
@@ -168,6 +171,11 @@ class FeedbackScreen(Screen[bool]):
 
     def on_mount(self) -> None:
         self.query_one("#feedback-scroll").focus()
+
+    def on_screen_resume(self) -> None:
+        # Shown (again): while it is read, run the full collection that is due, if
+        # one is, rather than in the next Enter (quiz.tui.heap).
+        self.reading.started()
 
     def show(self, outcome: Outcome, *, leech: bool = False) -> None:
         """Show another answer's feedback on this screen (before it is pushed again).

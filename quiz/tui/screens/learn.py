@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quiz.tui import heap
 from quiz.tui.messages import AnswerSubmitted, LearnChosen, TaskFailed, WalkAnswered, WalkReady
 from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.keys_line import KeysLine
@@ -119,6 +120,8 @@ class WalkScreen(Screen[None]):
         """The walk so far, as markup lines."""
         self.total = len(self.plan)
         """Templates in the plan."""
+        self.reading = heap.ReadingTime(self)
+        """Runs a due garbage collection while a step's verdict is read."""
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Learn" if self.single is None else "Walk-through")
@@ -286,6 +289,7 @@ class WalkScreen(Screen[None]):
             self.busy = False
             self.query_one(AnswerBox).show_error(g.feedback)
             return
+        self.reading.started()  # what follows is read: see quiz.tui.heap
         style = VERDICT_STYLE[g.verdict]
         if a.phase == "step" and not a.advanced:
             self._feedback("\n".join([

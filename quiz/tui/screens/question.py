@@ -19,6 +19,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
+from quiz.tui import heap
 from quiz.tui.data import percent
 from quiz.tui.kinds import ask_in, asked_as
 from quiz.tui.messages import (
@@ -74,6 +75,8 @@ class QuestionScreen(Screen[None]):
         self.asked = 0
         self._warned = 0
         """Session warnings already shown."""
+        self.reading = heap.ReadingTime(self)
+        """Runs a due garbage collection while a mock's question is read."""
 
     @property
     def mock(self) -> MockSession | None:
@@ -164,6 +167,8 @@ class QuestionScreen(Screen[None]):
         if multiline != box.multiline:
             self.query_one(KeysLine).set_keys(self._keys(multiline=multiline))
         ask_in(box, part)
+        if self.mock is not None:  # no feedback screen to collect behind: the question
+            self.reading.started()  # is read before it is typed (quiz.tui.heap)
 
     def _progress(self, left: str | None) -> str:
         if self.mock is not None:

@@ -1,0 +1,100 @@
+"""Garbage collection timed to the person, not to the allocator (issue 15).
+
+Python's cyclic garbage collector runs when enough objects were allocated, wherever the
+program is: a full (generation-2) collection scans every container object alive, and
+fell in the middle of an Enter often enough to make the feedback's 99th percentile five
+times its median. Two things keep it off the paths a person waits on:
+
+- :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
+  the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
+  permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
+- :class:`ReadingTime`: once a screen someone has to read is painted and still (the
+  feedback, a mock's next question, a learn step's verdict), a full collection that is
+  coming soon runs there, while they read, instead of inside their next keystroke or
+  Enter. "Still" matters: the feedback paints twice (the second layout shows or hides
+  its scroll bar), and a collection between the two frames would delay the second.
+
+Neither changes what is collected, only when: collections stay automatic as well.
+"""
+
+from __future__ import annotations
+
+import gc
+from typing import Any
+
+from textual.screen import Screen
+from textual.timer import Timer
+
+STILL = 0.1
+"""Seconds without a new layout after which a shown screen counts as being read: longer
+than the gap between a screen's first frame and its scroll bars' (tens of ms), shorter
+than anyone takes to read a verdict and press a key."""
+
+DUE_AT = 5
+"""Young (generation-1) collections since the last full one from which a full one is
+"coming soon". CPython considers a full collection after ``gc.get_threshold()[2]``
+(10) of them, and runs it once enough objects have survived into the old generation."""
+
+
+def freeze_startup() -> None:
+    """Collect once, then leave every object alive now out of later collections."""
+    gc.collect()
+    gc.freeze()
+
+
+def thaw() -> None:
+    """Let collections see the frozen objects again (the app is ending)."""
+    gc.unfreeze()
+
+
+def full_collection_due() -> bool:
+    """A full collection will be considered within a few young ones."""
+    return gc.get_count()[2] >= DUE_AT
+
+
+def collect_if_due() -> bool:
+    """Run a full collection now if one is coming soon; True if it ran."""
+    if not full_collection_due():
+        return False
+    gc.collect()
+    return True
+
+
+class ReadingTime:
+    """Runs a due full collection once ``screen`` has shown something to read and laid
+    itself out for the last time (:data:`STILL` seconds without another layout).
+
+    Call :meth:`started` each time the screen shows something new (it must be mounted).
+    Nothing runs if another screen is on top by then: whoever moved on that fast is
+    waiting for what comes next, and the collection is left to Python.
+    """
+
+    def __init__(self, screen: Screen[Any]) -> None:
+        self.screen = screen
+        self._timer: Timer | None = None
+        self._listening = False
+        self.collections = 0
+        """Full collections it ran (tests count them)."""
+
+    def started(self) -> None:
+        """The screen shows something new: collect once it is still, if one is due."""
+        if not self._listening:
+            self.screen.screen_layout_refresh_signal.subscribe(self.screen, self._laid_out)
+            self._listening = True
+        self._arm()
+
+    def _laid_out(self, _screen: Screen[Any]) -> None:
+        if self._timer is not None:  # waiting: another frame, wait again
+            self._arm()
+
+    def _arm(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.screen.set_timer(STILL, self._still, name="reading-time")
+
+    def _still(self) -> None:
+        self._timer = None
+        if not self.screen.is_current:  # moved on already: they wait on something else
+            return
+        if collect_if_due():
+            self.collections += 1
