@@ -18,7 +18,13 @@ between the Enter and the feedback painted, read from ``gc.callbacks``. The summ
 says how many samples had one and the largest such pause, and the tail line lists the
 slowest samples with the collection time inside each: a p99 made of GC pauses shows here.
 
+Reading time: after each feedback is painted the bench waits ``--read`` seconds (0.3 by
+default) before pressing Enter, as anyone does who reads a verdict: the app uses that
+moment for its garbage collection (``quiz.tui.heap``). ``--read 0`` moves on at machine
+speed, which no person does.
+
 Run: python bench/bench_feedback.py [--answers 100] [--block 10] [--cold 3] [--size 120x40]
+     [--read 0.3]
 Target (issue 15): Enter -> feedback p99 <= 100 ms, every kind.
 """
 
@@ -136,7 +142,8 @@ def asking(app: Any) -> bool:
     return isinstance(s, QuestionScreen) and s.question is not None and not s.busy
 
 
-async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str]) -> None:
+async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
+              read: float) -> None:
 
     times: dict[str, list[float]] = defaultdict(list)
     first: dict[str, list[float]] = defaultdict(list)
@@ -161,6 +168,7 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str])
                     (first if i == 0 else times)[kind].append(t)
                     if i:
                         pauses.append((t, collections.since(mark)))
+                    await asyncio.sleep(read)  # the verdict is read
                     await pilot.press("escape" if i == steady else "enter")
                     one = OneStatic()
                     push.append(await timed(pilot, frames, lambda s=one: _push(app, s),
@@ -203,6 +211,8 @@ def main() -> None:
                         help="fresh processes per kind timing their first Enter")
     parser.add_argument("--size", default="120x40")
     parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--read", type=float, default=0.3,
+                        help="seconds spent reading each feedback before Enter")
     parser.add_argument("--cold-kind", help=argparse.SUPPRESS)
     args = parser.parse_args()
     width, height = (int(v) for v in args.size.split("x"))
@@ -210,7 +220,7 @@ def main() -> None:
         asyncio.run(cold(args.cold_kind, (width, height)))
         return
     kinds = args.kinds.split(",")
-    asyncio.run(run(args.answers, args.block, (width, height), kinds))
+    asyncio.run(run(args.answers, args.block, (width, height), kinds, args.read))
     if args.cold:
         firsts: dict[str, list[float]] = defaultdict(list)
         for _ in range(args.cold):
