@@ -14,7 +14,7 @@ cost of any screen change in this app), so ratios compare medians taken side by 
 Prints min / median / p99 (or max under 100 samples); asserts nothing.
 
 Garbage collection, per sample: the wall time spent in full (generation-2) collections
-between the Enter and the feedback painted, read from ``gc.callbacks``. The summary line
+between the Enter and the last frame it caused, read from ``gc.callbacks``. The summary line
 says how many samples had one and the largest such pause, and the tail line lists the
 slowest samples with the collection time inside each: a p99 made of GC pauses shows here.
 
@@ -61,10 +61,10 @@ def kind_ids(bank: Any) -> dict[str, list[str]]:
 
 
 class FullCollections:
-    """Wall seconds spent in generation-2 collections since :meth:`mark` (any thread)."""
+    """When full (generation-2) collections ran, in any thread (``gc.callbacks``)."""
 
     def __init__(self) -> None:
-        self.total = 0.0
+        self.spans: list[tuple[float, float]] = []
         self._start = 0.0
         gc.callbacks.append(self._callback)
 
@@ -74,10 +74,11 @@ class FullCollections:
         if phase == "start":
             self._start = time.perf_counter()
         else:
-            self.total += time.perf_counter() - self._start
+            self.spans.append((self._start, time.perf_counter()))
 
-    def since(self, mark: float) -> float:
-        return self.total - mark
+    def within(self, start: float, end: float) -> float:
+        """Seconds of full collection between ``start`` and ``end``."""
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.spans)
 
 
 def gc_line(samples: list[tuple[float, float]]) -> str:
@@ -163,11 +164,11 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
                     await until_quiet(pilot, lambda: asking(app))
                     q = app.screen.question
                     text = q.part.key.display if i % 2 == 0 else wrong_answer(q)
-                    mark = collections.total
                     t = await answer(app, pilot, frames, text)
                     (first if i == 0 else times)[kind].append(t)
-                    if i:
-                        pauses.append((t, collections.since(mark)))
+                    if i:  # the collections between the Enter and the last frame
+                        end = frames[-1] if frames else time.perf_counter()
+                        pauses.append((t, collections.within(end - t, end)))
                     await asyncio.sleep(read)  # the verdict is read
                     await pilot.press("escape" if i == steady else "enter")
                     one = OneStatic()
