@@ -8,7 +8,6 @@ grows), a fixed random seed, a fixed "now" and a hand-driven monotonic clock.
 from __future__ import annotations
 
 import contextlib
-import inspect
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -69,15 +68,9 @@ def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizA
 
 @pytest.fixture
 def anyio_backend() -> str:
-    """The ``async def`` tests run on asyncio (Textual's loop), through anyio's plugin."""
+    """The ``async def`` tests run on asyncio (Textual's loop), through anyio's plugin
+    (``anyio_mode = "auto"`` in pyproject.toml: every one, no marker to forget)."""
     return "asyncio"
-
-
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every ``async def`` test here is an anyio test: no marker to forget."""
-    for item in items:
-        if isinstance(item, pytest.Function) and inspect.iscoroutinefunction(item.obj):
-            item.add_marker(pytest.mark.anyio)
 
 
 @pytest.fixture
