@@ -349,6 +349,9 @@ _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Load,
           ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod,
           ast.FloorDiv, ast.USub, ast.UAdd)
 MAX_CODE = 20_000
+MAX_EXPONENT = 64
+"""Largest constant in an exponent (the bank's are small: 2, 1/2, -1); with no power
+inside an exponent either, ``9**9**9`` cannot hang the process."""
 """Characters of a step's code accepted (the longest in the bank is under 1,000)."""
 
 
@@ -384,14 +387,22 @@ def _checked(code: str, args: tuple[str, ...]) -> ast.Module:
         if isinstance(node, ast.Constant) and (
                 isinstance(node.value, bool) or not isinstance(node.value, int | float)):
             raise _Refused("only numbers may be constants")
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow) and any(
+                isinstance(part, ast.Pow) or (
+                    isinstance(part, ast.Constant) and isinstance(part.value, int | float)
+                    and abs(part.value) > MAX_EXPONENT)
+                for part in ast.walk(node.right)):
+            raise _Refused("a tower of powers or a huge exponent is no step of a derivation")
     return tree
 
 
 def _compile(code: str, args: tuple[str, ...]) -> Callable[..., float]:
     tree = _checked(code, args)
     namespace: dict[str, Any] = {"__builtins__": {}, **_FUNCTIONS}
-    # The tree is one function of `args` returning arithmetic over them (checked above):
-    # running the definition only defines it, as lambdify does with the same text.
+    # Typed text never gets here: the code is lambdify's own source for a template's
+    # formula (plan_data), read back from the drawing cache and checked again above,
+    # whatever wrote the cache. The tree is one function of `args` returning arithmetic
+    # over them: running the definition only defines it, as lambdify does.
     exec(compile(tree, "<plan>", "exec"), namespace)
     fn: Callable[..., float] = namespace["_lambdifygenerated"]
     return fn

@@ -102,6 +102,8 @@ def test_a_view_copies_like_a_frozen_model_and_is_stored_like_one() -> None:
     "def _lambdifygenerated(a):\n    return True",
     "def _lambdifygenerated(a):\n    return " + "+".join(["a"] * 10_000),
     "def _lambdifygenerated(a):\n    return (",
+    "def _lambdifygenerated(a):\n    return a**9**9**9",
+    "def _lambdifygenerated(a):\n    return 9**100000",
 ])
 def test_plan_code_that_is_not_one_arithmetic_function_is_refused(code: str) -> None:
     data = {"name": "q", "leaves": ["a"], "conventions": [], "steps": [
