@@ -447,15 +447,25 @@ def _many(folder: Path) -> list[Path]:
     return sorted([*files, broken, twin, junk])
 
 
-def test_many_changed_files_compile_in_processes_to_the_same_catalog(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _many_and_alone(tmp_path: Path,
+                    monkeypatch: pytest.MonkeyPatch) -> tuple[list[Path], Catalog]:
+    """:func:`_many`'s files and their catalog compiled in this process alone; then two
+    idle cores and two files a process, so that the next build shares the work out."""
     import questions.catalog as catalog
 
     files = _many(tmp_path / "t")
     alone = build(files, tmp_path / "alone.db")
     monkeypatch.setattr(catalog, "PER_PROCESS", 2)
     monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    return files, alone
+
+
+def test_many_changed_files_compile_in_processes_to_the_same_catalog(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import questions.catalog as catalog
+
+    files, alone = _many_and_alone(tmp_path, monkeypatch)
     shares = spy(monkeypatch, catalog, "_in_processes", pick=lambda shares, now: shares)
     spread = build(files, tmp_path / "spread.db")
     assert [len(share) for share in shares[0]] == [4]  # this process did the other 5
@@ -472,12 +482,7 @@ def test_a_process_that_cannot_start_leaves_the_work_to_this_one(
 ) -> None:
     import sys
 
-    import questions.catalog as catalog
-
-    files = _many(tmp_path / "t")
-    alone = build(files, tmp_path / "alone.db")
-    monkeypatch.setattr(catalog, "PER_PROCESS", 2)
-    monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    files, alone = _many_and_alone(tmp_path, monkeypatch)
     monkeypatch.setattr(sys, "executable", str(tmp_path / "no-python"))
     spread = build(files, tmp_path / "spread.db")
     assert len(spread._fresh) == 6  # the six good ones, all compiled here
