@@ -131,6 +131,9 @@ ONE_LINE_EXIT_2 = [
     ("templates", "test", "memory/no-such\x00"),
     ("templates", "test", "__import__('os').system('true')"),
     ("templates", "test", "x" * 5_000),
+    ("templates", "test", "-j", "0"),
+    ("templates", "test", "-j", "9" * 400),
+    ("templates", "test", "--workers", "__import__('os')"),
     ("practice", "memory/model-state/../../x"),
     ("learn", "memory/zz\u202e", "--plain"),
 ]
