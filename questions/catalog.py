@@ -368,6 +368,8 @@ def _compile_all(stale: list[_Job], writes: _Writes) -> dict[str, _Compiled]:
     Templates compiled in another process come back as cached data, validated again
     when first used: the catalog and the cache are the same as compiling them here.
     """
+    if not stale:  # a warm cache: nothing to compile, no processes to think of
+        return {}
     count = min(_cores(), len(stale) // PER_PROCESS)
     done: dict[str, _Compiled] = {}
     shares = [stale[i::count] for i in range(count)] if count >= 2 else [stale]

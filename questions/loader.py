@@ -11,10 +11,8 @@ from __future__ import annotations
 import difflib
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -145,6 +143,8 @@ def parse_template(text: str, name: str = "<template>") -> Template:
 
 
 def _parse_template(text: str, name: str) -> Template:
+    import tomllib  # here, not at the top: a warm bank never parses TOML
+
     from pydantic import ValidationError
 
     from questions.schema import Template
@@ -574,7 +574,9 @@ def bundled_files() -> list[Path]:
 
 
 def _bundled_names() -> list[str]:
-    return _scan(Path(str(resources.files("questions") / "bank")), [])
+    # The package's own folder, as importlib.resources.files("questions") gives it for
+    # a package on disk (without importing zipfile and the resource readers).
+    return _scan(Path(__file__).parent / "bank", [])
 
 
 def template_files(folder: Path) -> list[Path]:

@@ -13,21 +13,27 @@ its own table for reading and grading (:mod:`quiz.core.kinds`).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import partial
+from importlib import import_module
 
-from questions.kinds import choice, formula, layout, number, spoken, table
 from questions.kinds.base import QuestionKind
+from questions.lazytable import LazyTable
 
 __all__ = ["KINDS", "kind_of"]
 
-KINDS: Mapping[str, QuestionKind] = {
-    "number": number.KIND,
-    "formula": formula.KIND,
-    "choice": choice.KIND,
-    "multi": choice.KIND,
-    "table": table.KIND,
-    "layout": layout.KIND,
-    "spoken": spoken.KIND,
-}
+
+def _kind(module: str) -> QuestionKind:
+    kind: QuestionKind = import_module(f"questions.kinds.{module}").KIND
+    return kind
+
+
+# Each kind's module is imported when the kind is first asked for: drawing one kind (a
+# one-shot `quiz ask`) does not import the others.
+KINDS: Mapping[str, QuestionKind] = LazyTable({
+    name: partial(_kind, module) for name, module in (
+        ("number", "number"), ("formula", "formula"), ("choice", "choice"),
+        ("multi", "choice"), ("table", "table"), ("layout", "layout"),
+        ("spoken", "spoken"))})
 """Every answer kind a template may name."""
 
 

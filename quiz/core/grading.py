@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-from questions.kinds.number import count_mode
 from quiz.core.kinds import kind_of
 from quiz.core.kinds.base import (
     Grade,
@@ -24,19 +24,32 @@ from quiz.core.kinds.base import (
     relative_error,
     unreadable_message,
 )
-from quiz.core.kinds.formula import key_example, letters_of
-from quiz.core.kinds.number import (
-    MAX_NEAR_MISS,
-    MAX_TOLERANCE,
-    generic_slips,
-    rounding_tolerance,
-)
-from quiz.core.kinds.table import read_table
 from quiz.core.reading import Unreadable
 from quiz.core.types import Verdict
 
 if TYPE_CHECKING:
     from questions.variants import PartVariant
+    from quiz.core.kinds.formula import key_example, letters_of
+    from quiz.core.kinds.number import (
+        MAX_NEAR_MISS,
+        MAX_TOLERANCE,
+        generic_slips,
+    )
+    from quiz.core.kinds.table import read_table
+
+_REEXPORTED = {"key_example": "formula", "letters_of": "formula",
+               "MAX_NEAR_MISS": "number", "MAX_TOLERANCE": "number",
+               "generic_slips": "number",
+               "read_table": "table"}
+"""Names kept here for older callers, each imported from its kind's module only when
+asked for (grading one kind does not import the others)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _REEXPORTED.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"quiz.core.kinds.{module}"), name)
 
 __all__ = [
     "MAX_NEAR_MISS",
@@ -106,12 +119,15 @@ def follow_through(pv: PartVariant, text: str, g: Grade, earlier: Mapping[int, f
         return None
     if not math.isfinite(carried):
         return None
-    tol = min(key.tolerance * tolerance_scale, MAX_TOLERANCE)
+    from questions.kinds.number import count_mode
+    from quiz.core.kinds import number
+
+    tol = min(key.tolerance * tolerance_scale, number.MAX_TOLERANCE)
     if count_mode(pv.spec.answer):  # a count follows through to the unit
         differs, hit = round(carried) != round(key.value), round(typed) == round(carried)
     else:
         differs = relative_error(carried, key.value) > tol
-        hit = relative_error(typed, carried) <= max(tol, rounding_tolerance(carried))
+        hit = relative_error(typed, carried) <= max(tol, number.rounding_tolerance(carried))
     if not differs or not hit:
         return None
     from solver.units import format_value

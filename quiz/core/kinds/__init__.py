@@ -14,24 +14,57 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from quiz.core.kinds import choice, formula, layout, number, spoken, table
+from questions.lazytable import LazyTable
 from quiz.core.kinds.base import AnswerKind
 
 __all__ = ["KINDS", "kind_of"]
 
-KINDS: Mapping[str, AnswerKind] = {
-    "number": AnswerKind(number.read, number.grade, number.check_key),
-    "formula": AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields,
-                          warm_texts=formula.warm_texts),
-    "choice": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
-    "multi": AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines),
-    "table": AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,
-                        json_fields=table.json_fields),
-    "layout": AnswerKind(layout.read, layout.grade),
-    "spoken": AnswerKind(spoken.read, spoken.grade, spoken.check_key,
-                         prompt_lines=spoken.prompt_lines, json_fields=spoken.json_fields,
-                         key_label="Model answer", paragraph=True),
-}
+
+# Each entry imports its own module when first asked for: grading one kind (a one-shot
+# `quiz check`) does not pay for importing the others.
+def _number() -> AnswerKind:
+    from quiz.core.kinds import number
+
+    return AnswerKind(number.read, number.grade, number.check_key)
+
+
+def _formula() -> AnswerKind:
+    from quiz.core.kinds import formula
+
+    return AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields,
+                      warm_texts=formula.warm_texts)
+
+
+def _choice() -> AnswerKind:
+    from quiz.core.kinds import choice
+
+    return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines)
+
+
+def _table() -> AnswerKind:
+    from quiz.core.kinds import table
+
+    return AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,
+                      json_fields=table.json_fields)
+
+
+def _layout() -> AnswerKind:
+    from quiz.core.kinds import layout
+
+    return AnswerKind(layout.read, layout.grade)
+
+
+def _spoken() -> AnswerKind:
+    from quiz.core.kinds import spoken
+
+    return AnswerKind(spoken.read, spoken.grade, spoken.check_key,
+                      prompt_lines=spoken.prompt_lines, json_fields=spoken.json_fields,
+                      key_label="Model answer", paragraph=True)
+
+
+KINDS: Mapping[str, AnswerKind] = LazyTable({
+    "number": _number, "formula": _formula, "choice": _choice, "multi": _choice,
+    "table": _table, "layout": _layout, "spoken": _spoken})
 """Every answer kind the core can read and grade (the keys are
 :data:`questions.types.AnswerKind`'s names; a test keeps them equal)."""
 
