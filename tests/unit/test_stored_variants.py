@@ -203,9 +203,14 @@ def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(
     assert "(edited)" in json.loads(edited[1])["prompt"]
 
 
-def fresh_process(data: str, calls: list[list[str]]) -> tuple[str, set[str]]:
+HEAVY = ("sympy", "pydantic", "textual", "solver.engine")
+
+
+def fresh_process(data: str, calls: list[list[str]],
+                  watch: tuple[str, ...] = HEAVY) -> tuple[str, set[str]]:
     """Run `quiz --data-dir DATA CALL...` for each call in one new Python process: what
-    they printed, and which of sympy, pydantic, textual and solver.engine it imported."""
+    they printed, and which of the `watch` modules (by default sympy, pydantic, textual
+    and solver.engine) it imported."""
     script = ("import contextlib, io, sys\n"
               "from quiz.cli import main\n"
               "out = io.StringIO()\n"
@@ -213,8 +218,7 @@ def fresh_process(data: str, calls: list[list[str]]) -> tuple[str, set[str]]:
               "    with contextlib.redirect_stdout(out):\n"
               f"        assert main(['--data-dir', {data!r}, *call]) == 0\n"
               "print(out.getvalue(), end='')\n"
-              "print('imported:', *(m for m in ('sympy', 'pydantic', 'textual',\n"
-              "                                 'solver.engine') if m in sys.modules))\n")
+              f"print('imported:', *(m for m in {watch!r} if m in sys.modules))\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          env=env, check=True).stdout
@@ -243,3 +247,57 @@ def test_checking_a_formula_from_the_cache_imports_sympy_but_no_pydantic(
     call = ["check", "compute/flops-formula#0", "--answer", "2*P*D", "--json"]
     _, want, _ = run_cli(capsys, "--data-dir", data, *call)
     assert fresh_process(data, [call]) == (want, {"sympy"})
+
+
+KIND_MODULES = tuple(f"{package}.{kind}" for package in ("questions.kinds", "quiz.core.kinds")
+                     for kind in ("number", "formula", "choice", "table", "layout", "spoken"))
+
+
+@pytest.mark.parametrize(("call", "kind"), [
+    (["check", "memory/model-state#3", "--answer", "128 GB", "--json"], "number"),
+    (["ask", "parallelism/activations-only-axis#1", "--json"], "choice"),
+    (["check", "compute/flops-formula#0", "--answer", "2*P*D", "--json"], "formula")])
+def test_a_one_shot_command_from_a_warm_cache_imports_only_its_own_kind_and_no_toml_reader(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], call: list[str],
+        kind: str) -> None:
+    data = str(tmp_path / "data")
+    _, want, _ = run_cli(capsys, "--data-dir", data, *call)
+    watch = (*KIND_MODULES, "quiz.core.rubric", "tomllib", "pickle", "zipfile")
+    fresh_process(data, [call], watch)  # draws and stores, with this sys.path's packs
+    printed, imported = fresh_process(data, [call], watch)
+    assert printed == want
+    # quiz.core.kinds.number reads the count mode from questions.kinds.number
+    assert imported == {f"quiz.core.kinds.{kind}"} | (
+        {"questions.kinds.number"} if kind == "number" else set())
+
+
+def quiz_process(data: str, *call: str, before: str = "") -> subprocess.CompletedProcess[str]:
+    """`quiz --data-dir DATA CALL...` as its own process, through :func:`quiz.cli.main`
+    as the console script calls it (no arguments: it reads sys.argv), after `before`."""
+    script = (f"import sys\n{before}\nfrom quiz.cli import main\n"
+              f"sys.argv = ['quiz', '--data-dir', {data!r}, *{list(call)!r}]\n"
+              "sys.exit(main())\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          env=env)
+
+
+def test_ask_and_check_as_processes_print_the_same_and_end_without_the_interpreters_clean_up(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(tmp_path / "data")
+    calls = [["ask", "compute/flops-formula#4", "--json"],
+             ["check", "compute/flops-formula#4", "--answer", "6 P D", "--json"],
+             ["check", "memory/model-state#3", "--answer", "128 GB"]]
+    cleaned = "import atexit; atexit.register(print, 'cleaned up')"
+    for call in calls:
+        want = run_cli(capsys, "--data-dir", data, *call)
+        done = quiz_process(data, *call, before=cleaned)
+        assert (done.returncode, done.stdout, done.stderr) == want
+        assert "cleaned up" not in done.stdout  # the exit handler never ran
+    # A command that fails exits the ordinary way, and so does one with a thread alive.
+    failed = quiz_process(data, "check", "no/such-template#1", "--answer", "1",
+                          before=cleaned)
+    assert failed.returncode == 2 and failed.stdout == "cleaned up\n"
+    threaded = quiz_process(data, *calls[0], before=cleaned + "\nimport threading, time\n"
+                            "threading.Thread(target=time.sleep, args=(0.2,)).start()")
+    assert threaded.returncode == 0 and threaded.stdout.endswith("}\ncleaned up\n")
