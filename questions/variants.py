@@ -12,7 +12,7 @@ import random
 import re
 import string
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache, cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
@@ -590,6 +590,15 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
     """The canonical typed form of a table answer: `dp: -; tp: w g o a`."""
     return "; ".join(f"{r}: {' '.join(cells.get(r, ())) or '-'}" for r in rows)
+
+
+def picks_text(choices: Sequence[str], labels: Iterable[str]) -> str:
+    """Choice labels each with its option's text, for people: ``a) ...; c) ...``.
+
+    A letter alone means nothing once the options are out of sight (a feedback screen,
+    a report, a list of mistakes): wherever a choice key is shown, it is this.
+    """
+    return "; ".join(f"{c}) {choices[ord(c) - ord('a')]}" for c in labels)
 
 
 # ---------------------------------------------------------------- prompts

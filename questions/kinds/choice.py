@@ -91,9 +91,9 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
 
 def answer_line(pv: PartVariant) -> str:
     """Each right label with its text."""
-    texts = pv.spec.choices
-    picks = "; ".join(f"{c}) {texts[ord(c) - ord('a')]}" for c in pv.key.correct)
-    return f"Answer: {picks}"
+    from questions.variants import picks_text
+
+    return f"Answer: {picks_text(pv.spec.choices, pv.key.correct)}"
 
 
 def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:

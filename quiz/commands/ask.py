@@ -101,7 +101,7 @@ def _check(args: argparse.Namespace, variant: Any) -> int:
     if g.read_as:
         print(f"Read as:  {g.read_as}")
     label = kind_of(pv.kind).key_label
-    print(f"Expected: {pv.key.display}" if label == "Key" else
+    print(f"Expected: {g.shown_key}" if label == "Key" else
           f"{label}:\n{pv.key.display}\n")
     if g.mistake:
         print(f"Mistake:  {g.mistake}")
@@ -150,6 +150,7 @@ def check_json(variant: Any, part: int, answer: str,
 def _steps(args: argparse.Namespace, variant: Any) -> int:
     """`quiz ask ID --steps`: the walk-through's steps, as questions with their keys."""
     from questions.steps import walk
+    from quiz.core.kinds import key_text
 
     steps = walk(variant).steps
     if args.json:
@@ -163,7 +164,7 @@ def _steps(args: argparse.Namespace, variant: Any) -> int:
         print(f"  {s.index}.{part} {s.prompt}")
         if s.inputs:
             print(f"     using: {', '.join(s.inputs)}")
-        print(f"     key: {s.key.display}")
+        print(f"     key: {key_text(s.pv)}")
     print(f"Answer a step with: quiz check {variant.id} --step K --answer '...'")
     return 0
 
@@ -186,7 +187,7 @@ def _check_step(args: argparse.Namespace, variant: Any) -> int:
     print(f"{g.verdict.upper()}  (score {g.score:.2f})  step {step.index}: {step.prompt}")
     if g.read_as:
         print(f"Read as:  {g.read_as}")
-    print(f"Expected: {step.key.display}")
+    print(f"Expected: {g.shown_key}")
     if g.mistake:
         print(f"Mistake:  {g.mistake}")
     print(g.feedback)

@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"Can't read that (no attempt used): {g.feedback}")
                 continue
             answered += 1
-            shown_key = "" if kind.paragraph else f"; key {g.key.display}"
+            shown_key = "" if kind.paragraph else f"; key {g.shown_key}"
             print(f"{g.verdict.upper()} (score {g.score:.2f}); read as {g.read_as}"
                   f"{shown_key}")
             if g.mistake:

@@ -483,7 +483,7 @@ def render_preview(v: Variant, source: str) -> str:
 
 
 def _preview_part(pv: PartVariant) -> list[str]:
-    from quiz.core.kinds import kind_of
+    from quiz.core.kinds import key_text, kind_of
     from solver.units import format_value
 
     spec, key = pv.spec, pv.key
@@ -494,7 +494,7 @@ def _preview_part(pv: PartVariant) -> list[str]:
     if key.value is not None and key.unit:
         unit = "" if key.unit == "1" else f" {key.unit}"  # a ratio or count has no unit
         extra = f"   ({key.value:.6g}{unit}, tolerance {key.tolerance:.0%})"
-    lines += [f"Answer kind: {pv.kind}", f"Key: {key.display}{extra}"]
+    lines += [f"Answer kind: {pv.kind}", f"Key: {key_text(pv)}{extra}"]
     for acc in pv.accepted:
         lines.append(f"Also accepted ({acc.name}): {format_value(acc.value, key.unit or '1')}")
     if pv.follow is not None:

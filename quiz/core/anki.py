@@ -163,10 +163,9 @@ def _accepted(pv: PartVariant) -> str:
 
 
 def _answer(pv: PartVariant) -> str:
-    if pv.kind in ("choice", "multi"):
-        return _html("; ".join(f"{c}) {pv.spec.choices[ord(c) - ord('a')]}"
-                               for c in pv.key.correct))
-    return _html(pv.key.display)
+    from quiz.core.kinds import key_text
+
+    return _html(key_text(pv))
 
 
 def _front(variant: Variant, pv: PartVariant) -> str:

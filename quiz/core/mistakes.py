@@ -43,6 +43,8 @@ class Mistake:
         derivation: the worked solution, structured (None when it cannot be drawn).
         stale: the template changed (or is gone) since the answer was given.
         leech: the template is a leech.
+        key_text: the key as people read it where it says more than ``key`` (a
+            choice's letters with their options' text).
     """
 
     attempt: Attempt
@@ -54,6 +56,12 @@ class Mistake:
     stale: bool
     leech: bool
     derivation: Derivation | None = None
+    key_text: str | None = None
+
+    @property
+    def shown_key(self) -> str:
+        """The key as shown to people: :attr:`key_text`, else :attr:`key`."""
+        return self.key_text or self.key
 
     @property
     def variant(self) -> str:
@@ -67,7 +75,8 @@ class Mistake:
                 "part": self.part, "title": self.title, "topic": a.topic,
                 "tags": list(a.tags), "mode": a.mode, "answered_at": a.answered_at.isoformat(),
                 "verdict": a.verdict, "score": a.score, "mistake": a.mistake,
-                "answer": a.answer_text, "key": self.key, "feedback": self.feedback,
+                "answer": a.answer_text, "key": self.key, "key_text": self.shown_key,
+                "feedback": self.feedback,
                 "explanation": self.explanation, "stale": self.stale, "leech": self.leech}
 
 
@@ -136,6 +145,7 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
     from questions.variants import make_variant
     from quiz.core.errors import QuizError
     from quiz.core.grading import grade
+    from quiz.core.kinds import key_text
 
     wrong: list[Attempt] = []
     if limit is None or limit > 0:
@@ -171,12 +181,13 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
                 earlier = _read_earlier(variant.parts, earlier_texts.get(a.id or -1, {}))
                 feedback = grade(pv, a.answer_text, earlier=earlier).feedback
             key, explanation, derivation = pv.key.display, pv.explanation, pv.derivation
+            shown: str | None = key_text(pv)
         except (QuizError, ValueError, ArithmeticError) as exc:
             key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
-            derivation = None
+            derivation, shown = None, None
         out.append(Mistake(a, part, template.title, key, feedback, explanation,
                            template.version != a.template_version,
-                           a.template_id in leech_ids, derivation))
+                           a.template_id in leech_ids, derivation, shown))
     return out
 
 

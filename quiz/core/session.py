@@ -28,7 +28,7 @@ from quiz.core.clock import local_day, local_day_start, utc_now
 from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
 from quiz.core.errors import StoreError
 from quiz.core.grading import Grade, grade, read_answer, unreadable_message
-from quiz.core.kinds import kind_of
+from quiz.core.kinds import key_text, kind_of
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
@@ -509,7 +509,7 @@ class DrillSession(Session):
         scores = [sum(o.grade.score for o in outs) / len(outs)
                   for outs in by_variant.values()]
         missed = [Missed(o.question.label, o.question.template.title, o.grade.verdict,
-                         o.grade.mistake, o.question.answer_text, o.grade.key.display)
+                         o.grade.mistake, o.question.answer_text, o.grade.shown_key)
                   for o in self.answered if o.grade.verdict != "correct"]
         answered = {o.question.template.id for o in self.answered}
         forecast = self.drill.due_forecast(2, self._order)
@@ -751,7 +751,7 @@ class MockSession(Session):
             rows.append({"question": q.label, "topic": q.template.topic,
                          "verdict": out.grade.verdict, "score": out.grade.score,
                          "seconds": round(out.seconds, 1), "answer": q.answer_text,
-                         "read_as": out.grade.read_as, "key": out.grade.key.display,
+                         "read_as": out.grade.read_as, "key": out.grade.shown_key,
                          "mistake": out.grade.mistake, "feedback": out.grade.feedback})
             solutions.append((q.label, q.part.derivation))
             by_variant[id(q.variant)].append(out)
@@ -766,7 +766,7 @@ class MockSession(Session):
                 rows.append({"question": f"{variant.id} (part {part.index}/{n_parts})",
                              "topic": variant.template.topic, "verdict": "incorrect",
                              "score": 0.0, "seconds": 0.0, "answer": "", "read_as": "",
-                             "key": part.key.display, "mistake": "unreached",
+                             "key": key_text(part), "mistake": "unreached",
                              "feedback": "Time ran out before this part."})
         asked = self.n - len(self.skipped & set(self.plan))  # a broken template is no one's fault
         unanswered = max(0, asked - len(by_variant))

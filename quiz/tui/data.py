@@ -208,6 +208,7 @@ class TemplatePreview:
 def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview:
     """Draw a template at a seed for the browser; failures become ``error``."""
     from questions.variants import describe, make_variant
+    from quiz.core.kinds import key_text
 
     template = bank.get(template_id)
     try:
@@ -215,7 +216,7 @@ def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview
     except Exception as exc:  # a broken template must not crash the browser
         return TemplatePreview(template_id, seed, template.title, error=str(exc))
     parts = [
-        PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), pv.key.display,
+        PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), key_text(pv),
                     [(m.name, m.credit, m.feedback) for m in pv.mistakes],
                     pv.derivation)
         for pv in variant.parts

@@ -288,7 +288,8 @@ def test_preview_of_a_file_and_of_choices(
     code, out, _ = run(capsys, "preview",
                        str(ROOT / "questions/bank/parallelism/activations-untouched.toml"))
     assert code == 0
-    assert "  a) Data parallelism" in out and "Key: a, c" in out
+    assert "  a) Data parallelism" in out and "Key: a) Data parallelism" in out
+    assert "; c) Expert parallelism" in out
     assert re.search(r"^  FSDP shards activations\s+c\s+credit 0$", out, re.M)
     code, _, err = run(capsys, "preview", str(BROKEN / "misspelled_field.toml"))
     assert code == 1 and "answer.tolerence: unknown field" in err

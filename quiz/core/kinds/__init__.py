@@ -13,11 +13,15 @@ counterparts in ``questions.kinds`` (schema checks and keys) and ``quiz.tui.kind
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from questions.lazytable import LazyTable
 from quiz.core.kinds.base import AnswerKind
 
-__all__ = ["KINDS", "kind_of"]
+if TYPE_CHECKING:
+    from questions.variants import PartVariant
+
+__all__ = ["KINDS", "key_text", "kind_of"]
 
 
 # Each entry imports its own module when first asked for: grading one kind (a one-shot
@@ -38,7 +42,8 @@ def _formula() -> AnswerKind:
 def _choice() -> AnswerKind:
     from quiz.core.kinds import choice
 
-    return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines)
+    return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines,
+                      key_text=choice.key_text)
 
 
 def _table() -> AnswerKind:
@@ -77,3 +82,9 @@ def kind_of(name: str) -> AnswerKind:
             this is a bug).
     """
     return KINDS[name]
+
+
+def key_text(pv: PartVariant) -> str:
+    """A part's key as shown to people: a choice's letters with their options' text,
+    any other key as it displays (``key.display`` is what typing back grades right)."""
+    return kind_of(pv.kind).key_text(pv)

@@ -34,6 +34,8 @@ class Grade:
         feedback: what to say to the user.
         key: the expected answer.
         checklist: a spoken answer's checklist (None for every other kind).
+        key_text: the key as people read it where it says more than ``key.display``
+            (a choice's letters with their options' text); None where it does not.
     """
 
     verdict: Verdict
@@ -43,6 +45,12 @@ class Grade:
     feedback: str
     key: Key
     checklist: Checklist | None = None
+    key_text: str | None = None
+
+    @property
+    def shown_key(self) -> str:
+        """The key as shown to people: :attr:`key_text`, else ``key.display``."""
+        return self.key_text or self.key.display
 
     def expected_json(self) -> dict[str, Any]:
         """The `expected` object of the JSON contract."""
@@ -110,6 +118,8 @@ class AnswerKind:
         json_fields: the fields ``quiz ask --json`` adds for this kind.
         key_label: what the key is called where it is shown ("Model answer" for a
             spoken answer, whose key is a paragraph).
+        key_text: the key as shown to people (a choice's letters with the options'
+            text); ``key.display`` is what typing back grades right.
         paragraph: the answer is a paragraph of several lines (the plain drill reads
             lines up to an empty one).
         warm_texts: texts that are never the key and never typed, whose readings do
@@ -123,5 +133,6 @@ class AnswerKind:
     prompt_lines: Callable[[PartVariant], list[str]] = lambda pv: []
     json_fields: Callable[[PartVariant], dict[str, Any]] = lambda pv: {}
     key_label: str = "Key"
+    key_text: Callable[[PartVariant], str] = lambda pv: pv.key.display
     paragraph: bool = False
     warm_texts: Callable[[PartVariant], tuple[str, ...]] = lambda pv: ()

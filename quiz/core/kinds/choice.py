@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from questions.variants import PartVariant
+from dataclasses import replace
+
+from questions.variants import PartVariant, picks_text
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import Unreadable, read_choice
 
-__all__ = ["as_shown", "example_picks", "grade", "read"]
+__all__ = ["as_shown", "example_picks", "grade", "key_text", "read"]
 
 
 def example_picks(pv: PartVariant) -> str:
@@ -40,7 +42,21 @@ def read(pv: PartVariant, text: str) -> Read:
     return Read(c, c.read_as)
 
 
+def key_text(pv: PartVariant) -> str:
+    """The right letters with their options' text (``a) ...; c) ...``); a key already
+    in words (a walk-through's yes-or-no step) as it is."""
+    if pv.key.display != ", ".join(pv.key.correct):
+        return pv.key.display
+    return picks_text(pv.spec.choices, pv.key.correct)
+
+
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
+    """Grade the letters picked; the grade shows the key with its options' text."""
+    g = _grade(pv, text)
+    return g if g.verdict == "invalid" else replace(g, key_text=key_text(pv))
+
+
+def _grade(pv: PartVariant, text: str) -> Grade:
     key = pv.key
     choices = pv.spec.choices
     try:
@@ -66,9 +82,9 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
         extra = ", ".join(sorted(picked - right)) or "none"
         return Grade(by_credit(auto), round(auto, 4), r.read_as,
                      None, " ".join([f"Missed: {missing}; wrongly picked: {extra}.", *why,
-                                     f"The key is {key.display}."]), key)
+                                     f"The key is {key_text(pv)}."]), key)
     return Grade("incorrect", 0.0, r.read_as, None,
-                 " ".join([*why, f"The key is {key.display}."]), key)
+                 " ".join([*why, f"The key is {key_text(pv)}."]), key)
 
 
 def _why(pv: PartVariant, picked: set[str], right: set[str]) -> list[str]:

@@ -35,7 +35,7 @@ def summary_markup(out: Outcome) -> str:
         return "\n".join(lines + checklist_markup(out))
     yours = grade.read_as or question.answer_text or "(blank)"
     lines += ["", f"[b $text-muted]You[/]  {escape(yours)}",
-              f"[b $text-muted]Key[/]  [b $text-success]{escape(grade.key.display)}[/]"]
+              f"[b $text-muted]Key[/]  [b $text-success]{escape(grade.shown_key)}[/]"]
     if grade.mistake:
         lines += ["", f"[b $text-warning]Known mistake: {escape(grade.mistake)}[/]"]
     lines += ["", escape(grade.feedback)]
