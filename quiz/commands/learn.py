@@ -72,7 +72,7 @@ def _plain(args: argparse.Namespace) -> int:
 
 def _walk(w: Walkthrough) -> bool:
     """One walk-through on stdin/stdout; False when the user quits."""
-    from quiz.core.kinds import kind_of
+    from quiz.core.kinds import key_text, kind_of
 
     v = w.variant
     print(f"\n[{v.id}] {v.template.title}")
@@ -88,7 +88,12 @@ def _walk(w: Walkthrough) -> bool:
         else:
             part = w.part
             assert part is not None
+            lead_in = w.lead_in if w.phase == "whole" else None
+            for given in lead_in.given if lead_in else ():
+                print(f"  given: {given.why}")
             print(f"\n{w.label}:\n{w.prompt}")
+            if lead_in is not None and lead_in.inputs:
+                print(f"  using: {', '.join(lead_in.inputs)}")
             for line in kind_of(part.kind).prompt_lines(part):
                 print(line)
         print("> ", end="", flush=True)
@@ -101,7 +106,7 @@ def _walk(w: Walkthrough) -> bool:
             if shown is None:
                 print("Only a step can be revealed; answer the question itself.")
             else:
-                print(f"Answer: {shown.key.display}\n{shown.explanation}")
+                print(f"Answer: {key_text(shown.pv)}\n{shown.explanation}")
             continue
         a = w.submit(text)
         g = a.grade
@@ -109,7 +114,7 @@ def _walk(w: Walkthrough) -> bool:
             print(f"Can't read that (nothing counted): {g.feedback}")
             continue
         print(f"{g.verdict.upper()}; read as {g.read_as}"
-              + (f"; key {g.key.display}" if a.phase != "step" or a.advanced else ""))
+              + (f"; key {g.shown_key}" if a.phase != "step" or a.advanced else ""))
         if g.mistake:
             print(f"Mistake: {g.mistake}")
         if a.phase == "step" and not a.advanced:

@@ -3,7 +3,10 @@
 A :class:`Walkthrough` asks the steps of :func:`questions.steps.walk` one at a time. A
 step answered right moves on; a wrong one keeps the step (retry) and gives its
 explanation; :meth:`Walkthrough.reveal` shows the key and moves on. Steps are not
-attempts. After the last step every part of the question is asked whole: these
+attempts. A one-part question whose last step is the question itself (a number's final
+step) is not asked twice: that step is left to the whole question, which shows what
+the step would have shown before it (:attr:`Walkthrough.lead_in`). After the last step
+every part of the question is asked whole: these
 answers are recorded as *guided* attempts, which never move the FSRS card. In learn
 mode a fresh variant of the same template follows, asked cold: an ordinary attempt.
 
@@ -108,6 +111,14 @@ class Walkthrough:
 
         self.variant = variant
         self.walk = walk or build(variant)
+        steps = self.walk.steps
+        self.lead_in: LearnStep | None = None
+        """The walk's last step when it asks the one part's own question (left to the
+        whole question, so that it is asked once): its given values and inputs are
+        shown with the whole question."""
+        if len(variant.parts) == 1 and steps and steps[-1].final:
+            self.lead_in, steps = steps[-1], steps[:-1]
+        self._steps = steps
         self.cold = cold
         self.store = store
         self.settings = settings
@@ -116,7 +127,7 @@ class Walkthrough:
         self.clock = clock
         self.position = 0
         """0-based: the next step to ask (steps phase), or the part (whole, cold)."""
-        self.phase: Phase = "step" if self.walk.steps else "whole"
+        self.phase: Phase = "step" if steps else "whole"
         self.done: list[Done] = []
         self.wrong_tries = 0
         """Wrong answers to the step showing."""
@@ -126,8 +137,8 @@ class Walkthrough:
 
     @property
     def steps(self) -> tuple[LearnStep, ...]:
-        """Every asked step of the walk."""
-        return self.walk.steps
+        """Every step the walk asks (without :attr:`lead_in`)."""
+        return self._steps
 
     @property
     def step(self) -> LearnStep | None:

@@ -41,18 +41,17 @@ async def test_a_walk_through_explains_a_wrong_step_then_asks_whole_and_cold(
         await started(pilot)
         screen = await walk_shown(pilot)
         w = screen.walkthrough
-        assert w is not None and w.label == "Step 1 of 2"
+        assert w is not None and w.label == "Step 1 of 1"
         assert "bytes of model state per parameter" in text_of(screen, "#walk-prompt")
         await answer(pilot, "12 B")
         feedback = text_of(screen, "#walk-feedback")
         assert "Known mistake: 12 bytes per parameter" in feedback
-        assert "2 + 2 + 4 + 8" in feedback and w.label == "Step 1 of 2"  # retry
+        assert "2 + 2 + 4 + 8" in feedback and w.label == "Step 1 of 1"  # retry
         await answer(pilot, "16 B")
-        assert w.label == "Step 2 of 2" and "16 B" in text_of(screen, "#walk-done")
+        # The last step was the question itself: it is asked once, whole.
+        assert w.phase == "whole" and "16 B" in text_of(screen, "#walk-done")
+        assert "put the steps together" in text_of(screen, "#walk-prompt")
         assert not screen.query_one("#walk-feedback").display
-        await pilot.press("ctrl+r")  # reveal the last step
-        await settle(pilot)
-        assert w.phase == "whole" and "(shown)" in text_of(screen, "#walk-done")
         await answer(pilot, w.variant.parts[0].key.display)
         assert w.label.startswith("Now cold") and "Now cold" in text_of(screen, "#walk-prompt")
         cold = w.asked_variant
@@ -100,3 +99,68 @@ async def test_walk_me_through_it_after_a_miss(data_dir: Path) -> None:
         await pilot.press("escape")
         await settle(pilot)
         assert type(app.screen).__name__ == "FeedbackScreen"
+
+
+async def test_a_missed_choice_shows_the_key_with_its_options(data_dir: Path) -> None:
+    from quiz.core.kinds import key_text
+
+    app = make_app(data_dir, mode="learn",
+                   learn_target="parallelism/activations-untouched")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await walk_shown(pilot)
+        w = screen.walkthrough
+        assert w is not None
+        while w.phase == "step":
+            await pilot.press("ctrl+r")  # reveal the step: its key and working
+            await settle(pilot)
+        assert text_of(screen, "#walk-done").count("(shown)") == len(w.steps) > 0
+        part = w.part
+        assert part is not None and part.kind == "multi"
+        wrong = next(c for c in "abcd" if c not in part.key.correct)
+        await answer(pilot, wrong)
+        shown = " ".join(text_of(screen, "#walk-done").split())
+        assert f"key {key_text(part)}" in shown
+        assert all(part.spec.choices[ord(c) - ord("a")] in key_text(part)
+                   for c in part.key.correct)
+
+
+async def test_a_spoken_part_is_answered_in_the_paragraph_box(data_dir: Path) -> None:
+    """Regression: learn mode asked a 30-second answer in the one-line input, where
+    Enter submitted the first sentence. It gets the question screen's text area: Enter
+    starts a new line, Ctrl+D submits, and the keys line says so."""
+    from textual.widgets import TextArea
+
+    from quiz.tui.widgets.answer_box import AnswerBox
+
+    from .test_spoken_snapshots import ANSWER, spoken_files
+
+    app = make_app(data_dir, mode="learn", learn_target="layout/thirty-second-answer",
+                   template_files=spoken_files)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await walk_shown(pilot)
+        w = screen.walkthrough
+        assert w is not None
+        keys = screen.query_one("KeysLine")
+        while w.phase == "step":
+            assert "Enter Submit" in screen_text(keys) and "Reveal step" in screen_text(keys)
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        assert w.part is not None and w.part.kind == "spoken"
+        box = screen.query_one(AnswerBox)
+        assert box.multiline and app.focused is box.paragraph
+        assert "^d Submit" in screen_text(keys) and "Reveal step" not in screen_text(keys)
+        first, second = ANSWER
+        box.query_one("#answer-text", TextArea).insert(first)
+        await pilot.press("enter")  # a new line, not a submission
+        box.query_one("#answer-text", TextArea).insert(second)
+        await settle(pilot)
+        assert w.phase == "whole" and box.value == f"{first}\n{second}"
+        assert screen_text(box.query_one("#answer-preview")).strip()  # the live reading
+        await pilot.press("ctrl+d")
+        await wait_for(pilot, lambda: w.phase != "whole")
+        await settle(pilot)
+        assert app.state is not None
+        (attempt,) = app.state.store.attempts()
+        assert attempt.guided and attempt.answer_text == f"{first}\n{second}"

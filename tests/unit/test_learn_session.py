@@ -43,13 +43,38 @@ def _walk(store: Store | None, seed: int = 3, cold: int | None = None) -> Walkth
 
 def test_a_wrong_step_is_explained_and_asked_again(store: Store) -> None:
     w = _walk(store)
-    assert w.phase == "step" and w.label == "Step 1 of 2"
+    assert w.phase == "step" and w.label == "Step 1 of 1"
     a = w.submit("12 B")
     assert not a.advanced and a.grade.mistake == "12 bytes per parameter"
     assert "2 + 2 + 4 + 8" in a.explanation and w.position == 0 and w.wrong_tries == 1
     a = w.submit("16 bytes")
-    assert a.advanced and w.label == "Step 2 of 2"
+    assert a.advanced and w.label == "The whole question"
     assert store.attempts() == []  # steps are not attempts
+
+
+def test_a_one_part_question_is_not_asked_twice(store: Store) -> None:
+    """Regression: the last step of a one-part number question is the question itself,
+    and learn mode asked it as a step and then again whole. It is asked once, whole,
+    with what the step would have shown before it."""
+    w = _walk(store)
+    last = w.walk.steps[-1]
+    assert last.final and last.pv is w.variant.parts[0]
+    assert w.lead_in is last and last not in w.steps
+    asked = []
+    while not w.finished:
+        part = w.part
+        assert part is not None
+        asked.append(part.key.display)
+        w.submit(part.key.display)
+    assert asked == ["16 B", "128 GB"]
+    (attempt,) = store.attempts()
+    assert attempt.guided
+
+
+def test_a_scenario_keeps_every_parts_last_step() -> None:
+    v = make_variant(BANK.get("scenario/serve-it"), 0)
+    w = Walkthrough(v, None, Settings(), now=Now())
+    assert w.lead_in is None and w.steps == w.walk.steps
 
 
 def test_unreadable_step_costs_nothing(store: Store) -> None:
@@ -61,7 +86,6 @@ def test_unreadable_step_costs_nothing(store: Store) -> None:
 def test_after_the_steps_the_whole_question_is_a_guided_attempt(store: Store) -> None:
     w = _walk(store)
     w.submit("16 B")
-    w.submit("128 GB")
     assert w.phase == "whole" and w.prompt == w.variant.parts[0].prompt
     a = w.submit("128 GB")
     assert a.advanced and a.attempt_id is not None and w.finished
@@ -72,13 +96,13 @@ def test_after_the_steps_the_whole_question_is_a_guided_attempt(store: Store) ->
 def test_a_revealed_step_moves_on(store: Store) -> None:
     w = _walk(store)
     step = w.reveal()
-    assert step is not None and step.key.display == "16 B" and w.position == 1
+    assert step is not None and step.key.display == "16 B" and w.phase == "whole"
     assert w.done[0].revealed
 
 
 def test_learn_mode_ends_with_a_fresh_variant_cold(store: Store) -> None:
     w = _walk(store, cold=11)
-    for text in ("16 B", "128 GB", "128 GB"):
+    for text in ("16 B", "128 GB"):
         w.submit(text)
     assert w.phase == "cold" and w.asked_variant.seed == 11
     assert w.label == "Now cold: a fresh variant"
@@ -92,7 +116,7 @@ def test_learn_mode_ends_with_a_fresh_variant_cold(store: Store) -> None:
 
 def test_a_guided_attempt_never_moves_the_card(store: Store) -> None:
     w = _walk(store)
-    for text in ("16 B", "128 GB", "128 GB"):
+    for text in ("16 B", "128 GB"):
         w.submit(text)
     assert store.get_card("memory/model-state") is None
     assert store.reviews() == []
@@ -100,7 +124,7 @@ def test_a_guided_attempt_never_moves_the_card(store: Store) -> None:
 
 def test_a_guided_success_is_not_a_learned_template(store: Store) -> None:
     w = _walk(store)
-    for text in ("16 B", "128 GB", "128 GB"):
+    for text in ("16 B", "128 GB"):
         w.submit(text)
     walked, learned = learned_templates(store.attempts())
     assert walked == {"memory/model-state"} and learned == set()
@@ -166,11 +190,11 @@ def test_learn_plain_walks_through_one_variant(tmp_path: Path, capsys: pytest.Ca
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     import io
 
-    monkeypatch.setattr("sys.stdin", io.StringIO("12 B\n:reveal\n128 GB\n128 GB\n"))
+    monkeypatch.setattr("sys.stdin", io.StringIO("12 B\n:reveal\n128 GB\n"))
     code, out, _ = run_cli(capsys, "--data-dir", str(tmp_path), "learn",
                            "memory/model-state#3", "--plain")
     assert code == 0
-    assert "Step 1 of 2. First, work out the bytes of model state per parameter." in out
+    assert "Step 1 of 1. First, work out the bytes of model state per parameter." in out
     assert "Mistake: 12 bytes per parameter" in out and "Try again, or :reveal." in out
     assert "Answer: 16 B" in out and "The whole question:" in out
     assert "(guided attempt saved)" in out and out.rstrip().endswith("Done.")

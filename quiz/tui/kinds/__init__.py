@@ -40,17 +40,13 @@ def asked_as(kind: str) -> AskedAs:
     return KINDS[kind]
 
 
-def ask_in(box: AnswerBox, part: PartVariant, *, paragraphs: bool = True) -> None:
-    """Clear the answer box for ``part``: its kind's placeholder and field, and a live
-    reading of what is typed (a slow kind's warmed up while the question is read).
-
-    Args:
-        paragraphs: a paragraph answer gets the text area (Ctrl+D submits); False
-            keeps the one-line input, for a screen whose keys submit with Enter.
-    """
+def ask_in(box: AnswerBox, part: PartVariant) -> None:
+    """Clear the answer box for ``part``: its kind's placeholder and field (a paragraph
+    answer gets the text area, where Ctrl+D submits), and a live reading of what is
+    typed (a slow kind's warmed up while the question is read)."""
     from quiz.core.session import preview, preview_warmups
 
     entry = asked_as(part.kind)
     box.reset(entry.placeholder(part), lambda text: preview(part, text),
               slow=entry.reads_slowly, warm=lambda: preview_warmups(part),
-              multiline=paragraphs and entry.multiline)
+              multiline=entry.multiline)

@@ -24,8 +24,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from quiz.core.words import plural
 from quiz.tui import heap
 from quiz.tui.messages import AnswerSubmitted, LearnChosen, TaskFailed, WalkAnswered, WalkReady
+from quiz.tui.screens.answering import AnsweringScreen
 from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.keys_line import KeysLine
 from quiz.tui.widgets.title_bar import TitleBar
@@ -84,7 +86,7 @@ class LearnScreen(Screen[None]):
             self.post_message(LearnChosen(self.progress[int(event.option_id)].group))
 
 
-class WalkScreen(Screen[None]):
+class WalkScreen(AnsweringScreen):
     """Walks through variants: a plan of templates (learn mode) or one variant.
 
     Args:
@@ -122,6 +124,7 @@ class WalkScreen(Screen[None]):
         """Templates in the plan."""
         self.reading = heap.ReadingTime(self)
         """Runs a due garbage collection while a step's verdict is read."""
+        self._keys_shown = self._keys(multiline=False, step=True)
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Learn" if self.single is None else "Walk-through")
@@ -134,10 +137,17 @@ class WalkScreen(Screen[None]):
             yield Static("", id="walk-prompt")
             yield Static("", id="walk-feedback")
         yield AnswerBox(id="answer-box")
-        yield KeysLine([("Enter", "Submit", "screen.submit"),
-                        ("^r", "Reveal step", "screen.reveal"),
-                        ("Esc", "Stop", "screen.leave"),
-                        ("F1", "Help", "app.open_mode('help')")])
+        yield KeysLine(self._keys_shown)
+
+    @staticmethod
+    def _keys(*, multiline: bool, step: bool) -> list[tuple[str, str, str]]:
+        """The keys line: a paragraph answer submits with Ctrl+D (Enter is a new line);
+        only a step can be revealed."""
+        keys = [("^d", "Submit", "screen.submit")] if multiline else [
+            ("Enter", "Submit", "screen.submit")]
+        if step:
+            keys.append(("^r", "Reveal step", "screen.reveal"))
+        return keys + [("Esc", "Stop", "screen.leave"), ("F1", "Help", "app.open_mode('help')")]
 
     def on_mount(self) -> None:
         self.query_one(AnswerBox).input.focus()
@@ -198,12 +208,8 @@ class WalkScreen(Screen[None]):
         self.query_one("#walk-progress", Static).update(
             f"question {done} of {self.total}" if self.total > 1 else "")
 
-    @on(TaskFailed)
-    def _failed(self, event: TaskFailed) -> None:
-        event.stop()
-        self.notify(f"Something went wrong {event.what}: {event.message}",
-                    severity="error", timeout=15)
-        self.busy = False
+    def after_failure(self) -> None:
+        """A walk that could not be built gives way to the next one in the plan."""
         if self.walkthrough is None or self.walkthrough.finished:
             self._next_walk()
 
@@ -223,6 +229,7 @@ class WalkScreen(Screen[None]):
             more = "the next question" if self.plan else "finish"
             prompt.update(f"[b]Walk-through done.[/] Enter for {more}, Esc to stop.")
             box.reset("Enter to go on", None)
+            self._show_keys(multiline=False, step=False)
             self.busy = False
             return
         step = w.step
@@ -234,20 +241,35 @@ class WalkScreen(Screen[None]):
                 lines.append(f"[$text-muted]Using: {escape(' · '.join(step.inputs))}[/]")
         else:
             one = len(w.asked_variant.parts) == 1
-            if one:
+            lead_in = w.lead_in if w.phase == "whole" else None
+            if lead_in is not None:
+                lines += [f"[$text-muted]Given: {escape(g.why)}[/]" for g in lead_in.given]
+            if one and w.phase == "whole" and w.steps:
+                lines.append(f"[b $text-accent]{escape(w.label)}[/] (above): put the steps "
+                             "together and answer it.")
+            elif one:
                 lines.append(f"[b $text-accent]{escape(w.label)}[/] (above): answer it in "
                              "one go, no steps.")
             else:
                 lines.append(f"[b $text-accent]{escape(w.label)}:[/]")
                 lines.append(escape(w.prompt))
+            if lead_in is not None and lead_in.inputs:
+                lines.append(f"[$text-muted]Using: {escape(' · '.join(lead_in.inputs))}[/]")
             extra = asked_as(part.kind).extra(part)
             if extra:
                 lines.append(extra)
         lines.append(asked_as(part.kind).how_to_answer(part))
         prompt.update("\n".join(lines))
-        ask_in(box, part, paragraphs=False)  # the walk's keys submit with Enter
+        ask_in(box, part)  # a paragraph gets the question screen's text area (Ctrl+D)
+        self._show_keys(multiline=box.multiline, step=step is not None)
         self.busy = False
         self.query_one("#walk-scroll", VerticalScroll).scroll_end(animate=False)
+
+    def _show_keys(self, *, multiline: bool, step: bool) -> None:
+        keys = self._keys(multiline=multiline, step=step)
+        if keys != self._keys_shown:  # most steps keep the keys: no repaint
+            self._keys_shown = keys
+            self.query_one(KeysLine).set_keys(keys)
 
     def _feedback(self, markup: str) -> None:
         feedback = self.query_one("#walk-feedback", Static)
@@ -255,10 +277,6 @@ class WalkScreen(Screen[None]):
         feedback.display = bool(markup)
 
     # ------------------------------------------------------------ answering
-
-    def action_submit(self) -> None:
-        """Submit what is typed (Enter in the answer box does the same)."""
-        self.post_message(AnswerSubmitted(self.query_one(AnswerBox).value))
 
     @on(AnswerSubmitted)
     def _submitted(self, event: AnswerSubmitted) -> None:
@@ -269,25 +287,14 @@ class WalkScreen(Screen[None]):
         if w.finished:
             self._next_walk()
             return
-        self.busy = True
-        self._grade(w, event.text)
-
-    @work(thread=True, exclusive=True, group="grade", exit_on_error=False)
-    def _grade(self, w: Walkthrough, text: str) -> None:
-        try:
-            answer = w.submit(text)
-        except Exception as exc:
-            self.post_message(TaskFailed("grading the answer", str(exc)))
-            return
-        self.post_message(WalkAnswered(answer))
+        text = event.text
+        self.grade_in_worker(lambda: WalkAnswered(w.submit(text)))
 
     @on(WalkAnswered)
     def _answered(self, event: WalkAnswered) -> None:
         a = event.answer
         g = a.grade
-        if g.verdict == "invalid":
-            self.busy = False
-            self.query_one(AnswerBox).show_error(g.feedback)
+        if self.refused(g):
             return
         self.reading.started()  # what follows is read: see quiz.tui.heap
         style = VERDICT_STYLE[g.verdict]
@@ -304,12 +311,12 @@ class WalkScreen(Screen[None]):
         mark = {"correct": "✓", "partial": "~", "incorrect": "✗"}[g.verdict]
         self.lines.append(f"[{style}]{mark}[/] {escape(a.what)}: {escape(g.read_as)}"
                           + ("" if g.verdict == "correct"
-                             else f"  [$text-muted]key {escape(g.key.display)}[/]"))
+                             else f"  [$text-muted]key {escape(g.shown_key)}[/]"))
         w = self.walkthrough
         if w is not None and w.phase == "cold" and a.phase == "whole":
             self._show_question(w.asked_variant)  # the fresh variant replaces the walked one
             self.lines = [f"[$text-muted]Walked through {escape(w.variant.id)}: "
-                          f"{len(w.done)} steps.[/]", *self.lines[-1:]]
+                          f"{plural(len(w.done), 'step')}.[/]", *self.lines[-1:]]
         self._feedback("")
         if a.phase != "step":
             kind = "guided attempt" if a.phase == "whole" else "cold attempt"
@@ -320,13 +327,15 @@ class WalkScreen(Screen[None]):
 
     def action_reveal(self) -> None:
         """Show the step's answer and working, and go on to the next step."""
+        from quiz.core.kinds import key_text
+
         w = self.walkthrough
         if w is None or self.busy or w.step is None:
             return
         step = w.reveal()
         assert step is not None
         self.lines.append(f"[$text-muted]·[/] {escape(step.what)}: "
-                          f"[b]{escape(step.key.display)}[/] [$text-muted](shown)[/]")
+                          f"[b]{escape(key_text(step.pv))}[/] [$text-muted](shown)[/]")
         self._feedback("\n".join(["[b]How this step goes:[/]", escape(step.explanation)]))
         self._show_current()
 

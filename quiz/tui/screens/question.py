@@ -16,7 +16,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.tui import heap
@@ -30,6 +29,7 @@ from quiz.tui.messages import (
     SessionEnded,
     TaskFailed,
 )
+from quiz.tui.screens.answering import AnsweringScreen
 from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.countdown import Countdown
 from quiz.tui.widgets.keys_line import KeysLine
@@ -37,12 +37,12 @@ from quiz.tui.widgets.question_card import QuestionCard
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from quiz.core.session import MockSession, Question, Session
+    from quiz.core.session import MockSession, Outcome, Question, Session
 
 MODE_TITLES = {"drill": "Daily drill", "practice": "Practice", "mock": "Mock interview"}
 
 
-class QuestionScreen(Screen[None]):
+class QuestionScreen(AnsweringScreen):
     """Asks the questions of one session.
 
     Args:
@@ -183,20 +183,12 @@ class QuestionScreen(Screen[None]):
         mean = sum(o.grade.score for o in answered) / len(answered)
         return f"{len(answered)} answered · mean {percent(mean)}"
 
-    @on(TaskFailed)
-    def _failed(self, event: TaskFailed) -> None:
-        event.stop()
-        self.notify(f"Something went wrong {event.what}: {event.message}",
-                    severity="error", timeout=15)
-        self.busy = False
+    def after_failure(self) -> None:
+        """A question that could not be drawn ends the run (a failed grading keeps it)."""
         if self.question is None and not self.finishing:
             self.dismiss(None)
 
     # ------------------------------------------------------------ answering
-
-    def action_submit(self) -> None:
-        """Submit what is typed (Enter in the answer box does the same)."""
-        self.post_message(AnswerSubmitted(self.query_one(AnswerBox).value))
 
     def action_hint(self) -> None:
         """Reveal the next hint; the session records its cost."""
@@ -248,26 +240,20 @@ class QuestionScreen(Screen[None]):
         event.stop()
         if self.question is None or self.busy or self.finishing:
             return
-        self.busy = True
-        self._grade(event.text)
+        text = event.text
+        self.grade_in_worker(lambda: AnswerGraded(self._submit(text)))
 
-    @work(thread=True, exclusive=True, group="grade", exit_on_error=False)
-    def _grade(self, text: str) -> None:
-        try:
-            outcome = self.session.submit(text)
-            if outcome.grade.verdict != "invalid" and self.mock is None:
-                _ = outcome.question.part.derivation  # warm the cache off the loop
-        except Exception as exc:
-            self.post_message(TaskFailed("grading the answer", str(exc)))
-            return
-        self.post_message(AnswerGraded(outcome))
+    def _submit(self, text: str) -> Outcome:
+        """Grade and record an answer (in the grading worker)."""
+        outcome = self.session.submit(text)
+        if outcome.grade.verdict != "invalid" and self.mock is None:
+            _ = outcome.question.part.derivation  # warm the cache off the loop
+        return outcome
 
     @on(AnswerGraded)
     def _graded(self, event: AnswerGraded) -> None:
         outcome = event.outcome
-        if outcome.grade.verdict == "invalid":
-            self.busy = False
-            self.query_one(AnswerBox).show_error(outcome.grade.feedback)
+        if self.refused(outcome.grade):
             return
         if self.mock is not None:
             self._draw()
