@@ -8,6 +8,7 @@ typing in its filter cost what they cost with a hundred.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
@@ -41,12 +42,15 @@ class BrowserScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
         Binding("slash", "search", "Search", show=False),
-        # From the filter only (see check_action): the list handles its own arrow keys.
-        # A priority binding runs when the key arrives, before the keys typed after it
-        # are handed to the focused widget, so "↓ p" in one burst practises.
+        # From the filter only (see check_action): the list handles its own arrow keys
+        # and Enter. A priority binding runs when the key arrives, before the keys typed
+        # after it are handed to the focused widget, so "↓ p" or "Enter p" in one burst
+        # practises.
         Binding("down", "to_table", "List", show=False, priority=True),
-        # In the list (the filter takes letters as text).
-        Binding("p", "practise", "Practise it"),
+        Binding("enter", "submit_filter", "Open", show=False, priority=True),
+        # In the list (the filter takes letters as text); a priority binding too, so that
+        # a p typed right after an Enter that opens a preview still practises.
+        Binding("p", "practise", "Practise it", priority=True),
     ]
 
     def __init__(self, bank: Bank) -> None:
@@ -56,6 +60,9 @@ class BrowserScreen(Screen[None]):
         summaries = sorted(bank.summaries.items())
         self._rows = [(Row.of(t, bank.packs.get(tid)), haystack(t, bank.packs.get(tid)))
                       for tid, t in summaries]
+        self._query: str | None = None
+        """The filter the list shows (None before the first)."""
+        self._search_on_resume = False
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Template browser")
@@ -73,6 +80,7 @@ class BrowserScreen(Screen[None]):
         self.query_one("#browser-search", Input).focus()
 
     def _fill(self, query: str) -> None:
+        self._query = query
         kept = self._rows
         for word in query.lower().split():  # one pass per word: `in` on plain strings
             kept = [(row, hay) for row, hay in kept if word in hay]
@@ -88,30 +96,64 @@ class BrowserScreen(Screen[None]):
 
     @on(Input.Changed, "#browser-search")
     def _filter(self, event: Input.Changed) -> None:
-        self._fill(event.value)
+        if event.value == event.input.value:  # not a letter of a burst already shown
+            self._sync_filter()
 
-    @on(Input.Submitted, "#browser-search")
-    def _to_table(self) -> None:
+    def _sync_filter(self) -> None:
+        """Show the rows of what the filter holds now, unless the list shows them."""
+        value = self.query_one("#browser-search", Input).value
+        if value != self._query:
+            self._fill(value)
+
+    def _after_typed(self, then: Callable[[], object]) -> None:
+        """Run ``then`` once the letters already typed are in the filter and filtered.
+
+        Keys typed in one burst are all queued before the first is handled: the letters
+        wait in the filter's own queue while the app already acts on an Enter or a p
+        after them. A callback queued behind them runs after the last."""
+        def synced() -> None:
+            self._sync_filter()
+            then()
+
+        self.query_one("#browser-search", Input).call_later(synced)
+
+    def action_submit_filter(self) -> None:
+        """Enter in the filter: to the list at once (so that the keys typed after it go
+        there), or, when the filter leaves one template, to its preview."""
+        self.action_to_table()
+        self._after_typed(self._open_the_only_row)
+
+    def _open_the_only_row(self) -> None:
         table = self.query_one("#browser-table", TemplateList)
-        if len(table.rows) == 1 and table.highlighted is not None:
+        if self.is_current and len(table.rows) == 1 and table.highlighted is not None:
+            self._search_on_resume = True  # not now: a p typed after the Enter practises
             self._open(table.highlighted)
-        else:
-            self.action_to_table()
+
+    def on_screen_resume(self) -> None:
+        if self._search_on_resume:  # back from the only row's preview: filter again
+            self._search_on_resume = False
+            self.action_search()
 
     def action_practise(self) -> None:
-        """Practise the highlighted template (Escape comes back to the list)."""
+        """Practise the highlighted template (Escape comes back to the list), once the
+        letters typed before the p have filtered the list."""
+        self._after_typed(self._practise_highlighted)
+
+    def _practise_highlighted(self) -> None:
         from quiz.tui.app import QuizApp
 
         key = self.query_one("#browser-table", TemplateList).highlighted
         assert isinstance(self.app, QuizApp)
-        if key is not None:
+        # Not only when current: "Enter p" on a one-row filter opens the preview first,
+        # and p there practises the same template.
+        if key is not None and self in self.app.screen_stack:
             self.app.start_practice_on([key])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # p is a letter while the filter has the focus: the footer shows it in the list.
         if action == "practise":
             return self.focused is self.query_one("#browser-table")
-        if action == "to_table":  # elsewhere ↓ is the focused widget's own key
+        if action in ("to_table", "submit_filter"):  # elsewhere the focused widget's own
             return self.focused is self.query_one("#browser-search")
         return True
 
