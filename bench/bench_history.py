@@ -77,7 +77,7 @@ ids = catalog_for(state).ids
 t3 = time.perf_counter()
 out = {"open": t2 - t1}
 if what == "home":
-    home_summary(state, ids, None)
+    home_summary(state.store, state.settings, ids, None)
     out["home"] = time.perf_counter() - t3
     out["usable"] = out["open"] + out["home"]
 elif what == "export":

@@ -14,7 +14,10 @@ the bundled bank and with the big one (a question to answer is what "usable" mea
 and the first `templates list` of the big bank compiles it into an empty cache (one
 sample).
 
-Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N]
+Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N] [--compare SOURCE]
+(``--compare`` also runs a source tree of the code before a change, e.g. ``git archive
+main | tar -x -C SOURCE``, for the first-paint and home-usable rows, alternating with
+this one sample by sample, and prints after/before ratios.)
 Targets (issue 15): home usable <= 1.5x the minimal app; <= 0.3 s with 100k attempts;
 <= 2 s with 6,500 templates and `templates list` <= 1 s.
 """
@@ -22,6 +25,7 @@ Targets (issue 15): home usable <= 1.5x the minimal app; <= 0.3 s with 100k atte
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -33,8 +37,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from timing import summary
 
-SOCKET = "quiz-bench"
-"""A tmux server of our own, so the user's sessions are never touched."""
+SOCKET = f"quiz-bench-{os.getpid()}"
+"""A tmux server of our own (one per run: its closing ``kill-server`` must not end
+another run's sessions, or anyone else's)."""
 
 BASELINE = """\
 from textual.app import App, ComposeResult
@@ -115,6 +120,10 @@ def main() -> None:
                         help="attempts in the big-history rows (0: skip them)")
     parser.add_argument("--bank", type=int, default=6_500,
                         help="templates in the big-bank rows (0: skip them)")
+    parser.add_argument("--compare", type=Path, default=None, metavar="SOURCE",
+                        help="also run the source tree SOURCE (e.g. the code before a change, "
+                        "from git archive) for the first paint and home usable, alternating, "
+                        "and print the ratio of medians to it")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("bench_startup needs tmux")
@@ -128,56 +137,73 @@ def main() -> None:
     # (a server that is shutting down can swallow the next new-session).
     _tmux("new-session", "-d", "-s", "anchor", "sleep 3600")
     rows: dict[str, list[float]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "ready_app.py"
-        script.write_text(BASELINE)
-        data = Path(tmp) / "data"
-        build_history(data, 20)  # a person who has answered before: no welcome screen
-        quiz = [str(quiz_bin), "--data-dir", str(data)]
-        base = [sys.executable, str(script)]
-        cases: dict[str, tuple[list[str], tuple[str, ...]]] = {
-            "minimal Textual app": (base, ("ready",)),
-            "quiz first paint": (quiz, (TITLE_TEXT,)),
-            "quiz home usable": (quiz, USABLE),
-        }
-        if args.history:
-            big = Path(tmp) / "big-history"
-            build_history(big, args.history)
-            cases[f"home usable, {args.history:,} attempts"] = (
-                [str(quiz_bin), "--data-dir", str(big)], USABLE)
-        if args.bank:
-            folder = big_bank(Path(tmp) / "templates", args.bank)
-            cases[f"home usable, {args.bank:,} templates"] = (
-                [*quiz, "--templates", str(folder)], USABLE)
-            # Usable means a question to answer: `quiz drill` until its first question.
-            cases["drill first question"] = ([*quiz, "drill"], QUESTION)
-            cases[f"drill first question, {args.bank:,} templates"] = (
-                [*quiz, "--templates", str(folder), "drill"], QUESTION)
-        cold: list[float] = []
-        if args.bank:
-            # The first listing compiles every template (an empty cache: a new folder,
-            # or the first start after an upgrade): one sample, it takes seconds.
-            cold.append(_wall([*quiz, "--templates", str(folder), "templates", "list"]))
-        # Warm-up: compiled bytecode, the file cache, the compiled-bank cache, today's
-        # backup, the data folder.
-        for command, texts in cases.values():
-            time_to_any(command, texts)
-        for _ in range(args.rounds):
-            for name, (command, texts) in cases.items():
-                rows.setdefault(name, []).append(time_to_any(command, texts))
-        if args.bank:
-            listing = [*quiz, "--templates", str(folder), "templates", "list"]
-            _wall(listing)
-            rows[f"templates list, {args.bank:,} templates"] = [
-                _wall(listing) for _ in range(args.rounds)]
-            rows[f"templates list, {args.bank:,} templates, cold cache"] = cold
-    _tmux("kill-server")
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            script = Path(tmp) / "ready_app.py"
+            script.write_text(BASELINE)
+            data = Path(tmp) / "data"
+            build_history(data, 20)  # a person who has answered before: no welcome screen
+            # Bytecode is written and used (as for an installed quiz): with
+            # PYTHONDONTWRITEBYTECODE set, a source tree is compiled again at every start.
+            env = ["env", "-u", "PYTHONDONTWRITEBYTECODE"]
+            quiz = [*env, str(quiz_bin), "--data-dir", str(data)]
+            base = [*env, sys.executable, str(script)]
+            cases: dict[str, tuple[list[str], tuple[str, ...]]] = {
+                "minimal Textual app": (base, ("ready",)),
+                "quiz first paint": (quiz, (TITLE_TEXT,)),
+                "quiz home usable": (quiz, USABLE),
+            }
+            if args.compare is not None:
+                # PYTHONPATH comes before the editable install's finder: the old tree's
+                # quiz, on a copy of the history (each tree keeps its own caches, which
+                # may be keyed by the code that wrote them).
+                old = Path(tmp) / "data-before"
+                build_history(old, 20)
+                before = [*env, f"PYTHONPATH={args.compare.resolve()}", str(quiz_bin),
+                          "--data-dir", str(old)]
+                cases["before: quiz first paint"] = (before, (TITLE_TEXT,))
+                cases["before: quiz home usable"] = (before, USABLE)
+            if args.history:
+                big = Path(tmp) / "big-history"
+                build_history(big, args.history)
+                cases[f"home usable, {args.history:,} attempts"] = (
+                    [*env, str(quiz_bin), "--data-dir", str(big)], USABLE)
+            if args.bank:
+                folder = big_bank(Path(tmp) / "templates", args.bank)
+                cases[f"home usable, {args.bank:,} templates"] = (
+                    [*quiz, "--templates", str(folder)], USABLE)
+                # Usable means a question to answer: `quiz drill` until its first question.
+                cases["drill first question"] = ([*quiz, "drill"], QUESTION)
+                cases[f"drill first question, {args.bank:,} templates"] = (
+                    [*quiz, "--templates", str(folder), "drill"], QUESTION)
+            cold: list[float] = []
+            if args.bank:
+                # The first listing compiles every template (an empty cache: a new folder,
+                # or the first start after an upgrade): one sample, it takes seconds.
+                cold.append(_wall([*quiz, "--templates", str(folder), "templates", "list"]))
+            # Warm-up: compiled bytecode, the file cache, the compiled-bank cache, today's
+            # backup, the data folder.
+            for command, texts in cases.values():
+                time_to_any(command, texts)
+            for _ in range(args.rounds):
+                for name, (command, texts) in cases.items():
+                    rows.setdefault(name, []).append(time_to_any(command, texts))
+            if args.bank:
+                listing = [*quiz, "--templates", str(folder), "templates", "list"]
+                _wall(listing)
+                rows[f"templates list, {args.bank:,} templates"] = [
+                    _wall(listing) for _ in range(args.rounds)]
+                rows[f"templates list, {args.bank:,} templates, cold cache"] = cold
+    finally:
+        _tmux("kill-server")  # this run's own server (see SOCKET)
     baseline = statistics.median(rows["minimal Textual app"])
     targets = {"quiz first paint": "<= 1.3x", "quiz home usable": "<= 1.5x"}
     for name, values in rows.items():
         m = statistics.median(values)
         ratio = "" if name == "minimal Textual app" or name.startswith("templates") else \
             f"; {m / baseline:.2f}x the minimal app {targets.get(name, '')}"
+        if f"before: {name}" in rows:
+            ratio += f"; {m / statistics.median(rows[f'before: {name}']):.2f}x before"
         print(f"{name:<36} {summary(values)}{ratio}")
     print("targets: home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates, "
           "templates list <= 1 s")

@@ -12,6 +12,7 @@ Layout of the data folder::
         templates/      the user's own question templates
         backups/        one copy of history.db per local day, the newest few kept
         cache/bank.db   the compiled question bank (rebuilt when missing or stale)
+        cache/settings.json  the settings as last validated (read before pydantic)
 
 The data folder is chosen by, in order: the ``--data-dir`` flag, the environment
 variable ``QUIZ_DATA_DIR``, the platform's user data folder
@@ -34,6 +35,7 @@ __all__ = [
     "data_dir",
     "db_path",
     "extra_template_dirs",
+    "settings_cache_path",
     "user_templates_dir",
 ]
 
@@ -107,6 +109,15 @@ def bank_cache_path(data_dir: Path) -> Path:
     Only a cache: deleting it costs the next start the time to compile the bank.
     """
     return data_dir / "cache" / "bank.db"
+
+
+def settings_cache_path(data_dir: Path) -> Path:
+    """Return the validated-settings cache (:mod:`quiz.core.settings_cache`) inside
+    ``data_dir``.
+
+    Only a cache: deleting it costs the next start's home screen the settings model.
+    """
+    return data_dir / "cache" / "settings.json"
 
 
 def variant_cache_path(data_dir: Path) -> Path:

@@ -41,6 +41,7 @@ from quiz.core.store import Review, Store
 
 if TYPE_CHECKING:
     from quiz.core.settings import Settings
+    from quiz.core.settings_cache import DailyLimits
 
 __all__ = [
     "NEW",
@@ -159,7 +160,8 @@ class Drill:
     Args:
         store: The history; cards and the review log live there.
         settings: Supplies ``new_per_day`` and ``reviews_per_day``; read at each call,
-            so changed settings apply at once.
+            so changed settings apply at once (the home screen's first counts pass
+            the cached limits: the settings model is not imported yet).
         now: Clock returning an aware datetime; defaults to the store's clock.
         scheduler: The FSRS scheduler; defaults to ``fsrs.Scheduler()`` (default
             parameters, 90 % desired retention, interval fuzzing on).
@@ -171,7 +173,7 @@ class Drill:
     def __init__(
         self,
         store: Store,
-        settings: Settings,
+        settings: Settings | DailyLimits,
         *,
         now: Callable[[], datetime] | None = None,
         scheduler: Scheduler | None = None,

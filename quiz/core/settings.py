@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from quiz.core.settings_cache import MAX_SETTINGS_BYTES, remember
+
 if TYPE_CHECKING:
     import tomlkit
 
-__all__ = ["Settings", "load_settings", "save_settings"]
+__all__ = ["MAX_SETTINGS_BYTES", "Settings", "load_settings", "save_settings"]
 
 
 class Settings(BaseModel):
@@ -75,35 +77,46 @@ def _where(path: Path, text: str, key: str) -> str:
     return f"{path}:{line}" if line is not None else str(path)
 
 
-MAX_SETTINGS_BYTES = 64 * 1024
-"""Largest settings file read (the whole file written by the app is about 2 KB)."""
-
-
 RETIRED = frozenset({"expected_seconds"})
 """Settings older versions wrote that are now ignored (expected_seconds: each template
 says how long it takes, and the scheduler uses that)."""
 
 
-def load_settings(path: Path) -> tuple[Settings, list[str]]:
+def load_settings(path: Path, cache: Path | None = None) -> tuple[Settings, list[str]]:
     """Read the settings file, falling back to defaults field by field.
 
     Args:
         path: The TOML file; it need not exist.
+        cache: Where to store the values read (:mod:`quiz.core.settings_cache`, which
+            lets the next start show today's counts before this model is imported);
+            None stores nothing.
 
     Returns:
         The settings and a list of human-readable warnings, one per problem found,
         each naming the file (with the line where it can be found), the field and the
         reason. The list is empty when the file is missing or fully valid.
     """
-    from questions.textfile import MAX_KEY_DEPTH, TextFileError, read_text_file, too_deep
+    from questions.textfile import TextFileError, read_text_file
 
     try:
-        text = read_text_file(path, MAX_SETTINGS_BYTES)
+        text: str | None = read_text_file(path, MAX_SETTINGS_BYTES)
     except FileNotFoundError:
-        return Settings(), []
+        text = None
     except (OSError, TextFileError) as exc:
         reason = exc if isinstance(exc, TextFileError) else exc.strerror or exc
         return Settings(), [f"{path}: cannot read settings ({reason}); using defaults"]
+    settings, warnings = _validate(path, text)
+    if cache is not None:
+        remember(cache, text, settings.model_dump())
+    return settings, warnings
+
+
+def _validate(path: Path, text: str | None) -> tuple[Settings, list[str]]:
+    """What :func:`load_settings` makes of the file's text (None: no file)."""
+    from questions.textfile import MAX_KEY_DEPTH, too_deep
+
+    if text is None:
+        return Settings(), []
     deep = too_deep(text)
     if deep is not None:
         return Settings(), [f"{path}:{deep}: keys nested more than {MAX_KEY_DEPTH} deep; "
@@ -196,7 +209,7 @@ def _same(item: object, value: object) -> bool:
         and isinstance(value, float) and float(plain) == value)
 
 
-def save_settings(settings: Settings, path: Path) -> None:
+def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> None:
     """Write the settings to the TOML file, keeping what the user wrote there.
 
     The file is edited, not replaced: comments, blank lines, key order, the spelling
@@ -211,6 +224,9 @@ def save_settings(settings: Settings, path: Path) -> None:
     Args:
         settings: The settings to write.
         path: The TOML file to edit or create.
+        cache: Where to store what the model makes of the new file (as
+            :func:`load_settings` does), so that the next start needs no validation
+            first; None stores nothing.
     """
     # tomlkit is imported here, not with the module: the app reads settings at every
     # start but writes them only when the user changes one.
@@ -248,3 +264,7 @@ def save_settings(settings: Settings, path: Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    if cache is not None:
+        # What a start will read is the text written, not ``settings``: keys a file
+        # with tables leaves out fall back to their defaults there.
+        remember(cache, text, _validate(path, text)[0].model_dump())

@@ -1,9 +1,13 @@
 """Opening what a running app needs: data folder, settings, history and the bank.
 
-Split so the TUI can paint before the slow part: :func:`open_light` (settings and the
-store: milliseconds), :func:`catalog_for` (the template ids and summaries, from the
-compiled-bank cache: milliseconds when warm) and :func:`load_bank_for` (the templates
-themselves, validated; the TUI runs it in a worker).
+Split so the TUI can be used before the slow part: :func:`open_folder` (the data folder
+and the store: milliseconds, and no pydantic), :func:`catalog_for` (the template ids
+and summaries, from the compiled-bank cache: milliseconds when warm),
+:func:`with_settings` (the settings model: pydantic, a tenth of a second) and
+:func:`load_bank_for` (the templates themselves, validated). Today's counts need only
+the first two and the drill's daily limits, which :func:`cached_limits` reads without
+the settings model when the settings file has not changed since it last ran.
+:func:`open_light` is the first and third together, for the commands.
 """
 
 from __future__ import annotations
@@ -15,31 +19,84 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from quiz import locations
-from quiz.core.settings import Settings, load_settings
+from quiz.core import settings_cache
 from quiz.core.store import Store, StoreError
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
     from questions.loader import Bank
+    from quiz.core.settings import Settings
+    from quiz.core.settings_cache import DailyLimits
 
 
 @dataclass
-class AppState:
-    """The open data folder.
+class DataFolder:
+    """The data folder with its history open, before the settings are read.
 
     Attributes:
         data_dir: the folder.
-        settings: loaded settings (defaults where the file was bad).
         store: the open history.
         template_dirs: user template folders (default folder first, then extras).
         warnings: messages for the user (bad settings, a recovered history file).
     """
 
     data_dir: Path
-    settings: Settings
     store: Store
     template_dirs: list[Path]
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AppState(DataFolder):
+    """The open data folder and its settings.
+
+    Attributes:
+        settings: loaded settings (defaults where the file was bad).
+    """
+
+    settings: Settings = field(kw_only=True)
+
+
+def open_folder(data_dir: str | Path | None = None,
+                template_dirs: Sequence[str] = (),
+                now: Callable[[], datetime] | None = None) -> DataFolder:
+    """Open the history (creating the data folder on first use); the settings are not
+    read (see :func:`with_settings`).
+
+    Args:
+        data_dir: the `--data-dir` value, if any.
+        template_dirs: the `--templates` values.
+        now: the store's clock (aware datetimes), injectable for tests.
+    """
+    folder = locations.data_dir(data_dir)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
+    except OSError as exc:
+        raise StoreError(f"{folder}: cannot create the data folder: "
+                         f"{exc.strerror or exc}") from exc
+    store = Store.open(locations.db_path(folder), now=now)
+    warnings = [store.recovery_message] if store.recovery_message else []
+    dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
+        template_dirs)]
+    return DataFolder(folder, store, dirs, warnings)
+
+
+def cached_limits(folder: DataFolder) -> DailyLimits | None:
+    """The drill's daily limits as the settings model read them last time, when the
+    settings file is unchanged since (None otherwise: see :func:`with_settings`)."""
+    return settings_cache.cached_limits(locations.config_path(folder.data_dir),
+                                        locations.settings_cache_path(folder.data_dir))
+
+
+def with_settings(folder: DataFolder) -> AppState:
+    """Read and validate the settings (importing pydantic), and remember the result for
+    :func:`cached_limits`. A bad file is warnings and defaults, never an error."""
+    from quiz.core.settings import load_settings
+
+    settings, warnings = load_settings(locations.config_path(folder.data_dir),
+                                       locations.settings_cache_path(folder.data_dir))
+    return AppState(folder.data_dir, folder.store, folder.template_dirs,
+                    [*warnings, *folder.warnings], settings=settings)
 
 
 def open_light(data_dir: str | Path | None = None,
@@ -55,27 +112,15 @@ def open_light(data_dir: str | Path | None = None,
         backup: write today's backup now if due; the app passes False and calls
             :func:`backup_today` behind its first screen (a big history takes seconds).
     """
-    folder = locations.data_dir(data_dir)
-    try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
-    except OSError as exc:
-        raise StoreError(f"{folder}: cannot create the data folder: "
-                         f"{exc.strerror or exc}") from exc
-    settings, warnings = load_settings(locations.config_path(folder))
-    store = Store.open(locations.db_path(folder), now=now)
-    if store.recovery_message:
-        warnings.append(store.recovery_message)
-    dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
-        template_dirs)]
-    state = AppState(folder, settings, store, dirs, warnings)
+    state = with_settings(open_folder(data_dir, template_dirs, now))
     if backup:
         problem = backup_today(state)
         if problem:
-            warnings.append(problem)
+            state.warnings.append(problem)
     return state
 
 
-def backup_today(state: AppState) -> str | None:
+def backup_today(state: DataFolder) -> str | None:
     """Write today's backup of the history if there is none yet (checking the file
     first); return why it failed, or None. A backup never stops the app."""
     try:
@@ -85,7 +130,7 @@ def backup_today(state: AppState) -> str | None:
     return None
 
 
-def catalog_for(state: AppState, files: Sequence[Path] | None = None) -> Catalog:
+def catalog_for(state: DataFolder, files: Sequence[Path] | None = None) -> Catalog:
     """Every template's id and summary, from the compiled-bank cache where it is fresh.
 
     Fast when the cache is warm (no TOML, no pydantic, no sympy): enough for the home
@@ -103,7 +148,7 @@ def catalog_for(state: AppState, files: Sequence[Path] | None = None) -> Catalog
     return build(source, cache)
 
 
-def load_bank_for(state: AppState, catalog: Catalog | None = None) -> Bank:
+def load_bank_for(state: DataFolder, catalog: Catalog | None = None) -> Bank:
     """The bundled bank plus the user's folders, through the compiled-bank cache.
 
     Args:

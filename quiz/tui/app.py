@@ -1,10 +1,11 @@
 """The Textual application: a thin shell that opens the data, loads the bank, and routes.
 
 Start-up is split so that the home screen paints first: importing this module loads
-neither sympy nor the core. The home screen is the default screen; a thread worker
-then opens settings and history (:func:`quiz.core.state.open_light`) and loads the
-question bank (:func:`quiz.core.state.load_bank_for`, which imports sympy), reporting
-each step with a message. Modes that need the bank stay disabled until it is loaded.
+neither sympy nor the core. The home screen is the default screen; one thread worker
+then opens the history, reads the template ids and computes today's figures
+(``HomeReady``: the home is usable), then reads the settings model (``StateOpened``)
+and loads the question bank (``BankLoaded``, which imports sympy). A mode picked before
+what it needs is loaded opens as soon as it is.
 
 Screens are imported when first shown, for the same reason.
 """
@@ -28,6 +29,7 @@ from textual.screen import Screen
 from quiz.tui import heap
 from quiz.tui.messages import (
     BankLoaded,
+    HomeReady,
     LearnChosen,
     MockChosen,
     ModeChosen,
@@ -47,10 +49,20 @@ if TYPE_CHECKING:
 
     from questions.loader import Bank
     from quiz.core.session import Question, Session
-    from quiz.core.state import AppState
+    from quiz.core.settings import Settings
+    from quiz.core.settings_cache import DailyLimits
+    from quiz.core.state import AppState, DataFolder
+    from quiz.core.store import Store
+    from quiz.tui.data import HomeSummary
 
 _DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
+
+
+PAINT_WAIT = 0.5
+"""Most seconds the start-up worker waits for the home's figures to be painted before
+reading the settings model and the templates (it never waits longer: a frame that is
+not drawn by then is not worth holding the rest of start-up for)."""
 
 
 class QuizApp(App[int]):
@@ -97,7 +109,7 @@ class QuizApp(App[int]):
                  now: Callable[[], datetime] | None = None,
                  seed: int | None = None,
                  bank_loader: Callable[[AppState], Bank] | None = None,
-                 template_files: Callable[[AppState], Sequence[Path]] | None = None,
+                 template_files: Callable[[DataFolder], Sequence[Path]] | None = None,
                  ) -> None:
         super().__init__()
         fix_styles_cache()  # see quiz.tui.textual_fixes: widgets painted once stay alive
@@ -119,6 +131,12 @@ class QuizApp(App[int]):
         self.template_files = template_files
         self.template_ids: list[str] | None = None
         """Every template's id, once the catalog is read (before the bank loads)."""
+        self.home_ready = False
+        """Today's figures are shown and the menu can be used (``HomeReady``)."""
+        self._home_painted = threading.Event()
+        """Set once the screen with today's figures is painted: the start-up worker
+        waits for it before its slow imports, which would hold the interpreter while
+        that frame is drawn."""
         self._waiting: list[Callable[[], None]] = []
         self._settings_lock = threading.Lock()
         self.state: AppState | None = None
@@ -164,7 +182,8 @@ class QuizApp(App[int]):
             from quiz import locations
 
             folder = locations.data_dir(self.data_dir)
-            # 64 KB: quiz.core.settings.MAX_SETTINGS_BYTES (not imported: pydantic is slow)
+            # 64 KB: quiz.core.settings_cache.MAX_SETTINGS_BYTES (not imported: json and
+            # hashlib would cost the first paint)
             text = read_text_file(locations.config_path(folder), 64 * 1024)
         except (OSError, ValueError):
             return _DEFAULT_THEME
@@ -174,25 +193,43 @@ class QuizApp(App[int]):
 
     @work(thread=True, exit_on_error=False, group="load")
     def _open(self) -> None:
-        # The home is usable from the store and the template ids alone (the catalog is
-        # cached, so no TOML, no sympy): they come first. Validating the templates and
-        # importing the solver follow, and a mode picked meanwhile waits for them.
-        from quiz.core.state import catalog_for, load_bank_for, open_light
+        # The home is usable from the history, the template ids (the catalog is cached:
+        # no TOML, no sympy) and the drill's daily limits (cached from the settings: no
+        # pydantic). They come first, in this one thread, so that nothing competes with
+        # them for the interpreter; the settings model, the templates and the solver
+        # follow, and a mode picked meanwhile waits for what it needs.
+        from quiz.core.state import cached_limits, catalog_for, load_bank_for, open_folder
 
         try:
-            state = open_light(self.data_dir, self.template_dirs, now=self.now, backup=False)
+            folder = open_folder(self.data_dir, self.template_dirs, now=self.now)
+            first_run = not folder.store.has_attempts()
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post_message(TaskFailed("opening your history", str(exc)))
             return
-        first_run = not state.store.has_attempts()
+        catalog, catalog_problem = None, ""
         try:
-            files = self.template_files(state) if self.template_files else None
-            catalog = catalog_for(state, files)
+            files = self.template_files(folder) if self.template_files else None
+            catalog = catalog_for(folder, files)
         except Exception as exc:  # a broken bundled bank: report, keep stats usable
-            self.post_message(StateOpened(state, first_run, None))
-            self.post_message(TaskFailed("loading the questions", str(exc)))
+            catalog_problem = str(exc)
+        ids = catalog.ids if catalog is not None else None
+        state: AppState | None = None
+        limits: Settings | DailyLimits | None = cached_limits(folder)
+        if limits is None:  # a first start, or the settings file changed: validate first
+            state = self._with_settings(folder)
+            if state is None:
+                return
+            limits = state.settings
+        self.post_message(HomeReady(first_run, ids, self._summary(folder.store, limits, ids)))
+        self._home_painted.wait(PAINT_WAIT)
+        if state is None:
+            state = self._with_settings(folder)
+            if state is None:
+                return
+        self.post_message(StateOpened(state))
+        if catalog is None:
+            self.post_message(TaskFailed("loading the questions", catalog_problem))
             return
-        self.post_message(StateOpened(state, first_run, catalog.ids))
         try:
             bank = (self.bank_loader(state) if self.bank_loader
                     else load_bank_for(state, catalog))
@@ -203,6 +240,28 @@ class QuizApp(App[int]):
         import quiz.core.session  # noqa: F401  (sympy and the solver, before the first draw)
 
         self.post_message(StartupFinished())
+
+    def _with_settings(self, folder: DataFolder) -> AppState | None:
+        """The settings read onto the open folder (in a worker), or None after saying why
+        they could not be (a bad file is warnings, not this: see ``load_settings``)."""
+        from quiz.core.state import with_settings
+
+        try:
+            return with_settings(folder)
+        except Exception as exc:
+            self.post_message(TaskFailed("reading the settings", str(exc)))
+            return None
+
+    def _summary(self, store: Store, limits: Settings | DailyLimits,
+                 ids: Sequence[str] | None) -> HomeSummary | None:
+        """Today's figures (in a worker), or None after saying why they could not be."""
+        from quiz.tui.data import home_summary
+
+        try:
+            return home_summary(store, limits, ids, self.now)
+        except Exception as exc:  # the home screen keeps its last figures
+            self.post_message(TaskFailed("reading today's figures", str(exc)))
+            return None
 
     @on(StartupFinished)
     def freeze_startup_objects(self) -> None:
@@ -235,10 +294,20 @@ class QuizApp(App[int]):
             self.call_from_thread(self.notify, problem, title="Backup",
                                   severity="warning", timeout=10)
 
+    @on(HomeReady)
+    def _home_ready(self, event: HomeReady) -> None:
+        self.template_ids = event.template_ids
+        self.home_ready = True
+        self.home.ready(event.summary, ids_known=event.template_ids is not None)
+        if event.first_run and self.start_mode is None:
+            from quiz.tui.screens.welcome import WelcomeScreen
+
+            self.push_screen(WelcomeScreen())
+        self.call_after_refresh(self._home_painted.set)
+
     @on(StateOpened)
     def _state_opened(self, event: StateOpened) -> None:
         self.state = event.state
-        self.template_ids = event.template_ids
         theme = event.state.settings.theme
         if theme in self.available_themes:
             self.theme = theme
@@ -249,13 +318,9 @@ class QuizApp(App[int]):
         for warning in event.state.warnings:
             self.notify(warning, title="Settings and history", severity="warning",
                         timeout=10)
-        self.home.state_opened(event.state.warnings, ids_known=event.template_ids is not None)
-        self.refresh_summary()
+        self.home.state_opened(event.state.warnings)
         self._backup(event.state)
-        if event.first_run and self.start_mode is None:
-            from quiz.tui.screens.welcome import WelcomeScreen
-
-            self.push_screen(WelcomeScreen())
+        self._run_waiting()
 
     def _theme_changed(self, theme: Theme) -> None:
         """Keep a theme picked in the command palette for the next start."""
@@ -289,7 +354,8 @@ class QuizApp(App[int]):
         with self._settings_lock:
             try:
                 save_settings(self.state.settings,
-                              locations.config_path(self.state.data_dir))
+                              locations.config_path(self.state.data_dir),
+                              locations.settings_cache_path(self.state.data_dir))
             except (OSError, ValueError) as exc:
                 self.post_message(TaskFailed("saving the settings", str(exc)))
 
@@ -302,10 +368,9 @@ class QuizApp(App[int]):
                         "skipped (details on the home screen).", severity="warning",
                         timeout=10)
         self.home.bank_loaded(len(event.bank.templates), problems)
-        self.refresh_summary()
-        waiting, self._waiting = self._waiting, []
-        for then in waiting:
-            then()
+        if sorted(event.bank.templates) != sorted(self.template_ids or ()):
+            self.refresh_summary()  # the figures were counted over other ids
+        self._run_waiting()
         mode, self.start_mode = self.start_mode, None
         if mode == "drill":
             self.start_drill()
@@ -339,17 +404,12 @@ class QuizApp(App[int]):
     @work(thread=True, exclusive=True, group="summary", exit_on_error=False)
     def refresh_summary(self) -> None:
         """Recompute the home screen's figures in a thread."""
-        from quiz.tui.data import home_summary
-
         if self.state is None:
             return
-        try:
-            ids = sorted(self.bank.templates) if self.bank is not None else self.template_ids
-            summary = home_summary(self.state, ids, self.now)
-        except Exception as exc:  # the home screen keeps its last figures
-            self.post_message(TaskFailed("reading today's figures", str(exc)))
-            return
-        self.post_message(SummaryComputed(summary))
+        ids = sorted(self.bank.templates) if self.bank is not None else self.template_ids
+        summary = self._summary(self.state.store, self.state.settings, ids)
+        if summary is not None:
+            self.post_message(SummaryComputed(summary))
 
     @on(SummaryComputed)
     def _summary_computed(self, event: SummaryComputed) -> None:
@@ -375,8 +435,13 @@ class QuizApp(App[int]):
 
         entry = by_name(mode)
         if entry.needs_state and self.state is None:
-            self.notify(self.failure or "Still opening your history…",
-                        severity="error" if self.failure else "information")
+            if self.failure:
+                self.notify(self.failure, severity="error")
+                return
+            if not self.home_ready:
+                self.notify("Still opening your history… this opens in a moment.")
+            # else the settings are being read (a blink): open it then, unannounced
+            self._waiting = [lambda: self.open_mode(mode)]
             return
         if entry.needs_bank and self.bank is None:
             self.when_bank_loaded(lambda: self.open_mode(mode))
@@ -394,6 +459,13 @@ class QuizApp(App[int]):
             return
         self.notify("Loading the questions… this opens in a moment.")
         self._waiting = [then]
+
+    def _run_waiting(self) -> None:
+        """Run what was waiting for the settings or the bank (it waits again for
+        whatever it still needs)."""
+        waiting, self._waiting = self._waiting, []
+        for then in waiting:
+            then()
 
     def go_home(self) -> None:
         """Close every screen above the home screen."""

@@ -17,8 +17,10 @@ if TYPE_CHECKING:
     from questions.derivation import Step as DerivationStep
     from questions.loader import Bank
     from quiz.core.learn import Progress
+    from quiz.core.settings import Settings
+    from quiz.core.settings_cache import DailyLimits
     from quiz.core.state import AppState
-    from quiz.core.store import Stats
+    from quiz.core.store import Stats, Store
 
 Now = Callable[[], datetime]
 
@@ -81,18 +83,26 @@ class HomeSummary:
     new_done: int = 0
 
 
-def home_summary(state: AppState, template_ids: Sequence[str] | None,
-                 now: Now | None) -> HomeSummary:
-    """Compute the home screen's figures (the drill's queue needs the template ids,
-    not the templates)."""
+def home_summary(store: Store, limits: Settings | DailyLimits,
+                 template_ids: Sequence[str] | None, now: Now | None) -> HomeSummary:
+    """Compute the home screen's figures.
+
+    Args:
+        store: the history.
+        limits: the drill's daily limits: the settings, or at start-up the limits
+            cached from them (:func:`quiz.core.state.cached_limits`).
+        template_ids: every template's id (the drill's queue needs no more of the
+            templates); None: not known yet, so there is no due count.
+        now: the clock (None: the store's).
+    """
     from quiz.core.schedule import Drill
     from quiz.core.store.stats import home_figures
 
-    figures = home_figures(state.store)  # recent days and the summary: any history size
+    figures = home_figures(store)  # recent days and the summary: any history size
     if template_ids is None:
         return HomeSummary(*figures)
     ids = sorted(template_ids)
-    drill = Drill(state.store, state.settings, now=now)
+    drill = Drill(store, limits, now=now)
     counts = drill.counts_today(ids)
     due = len(drill.queue(ids))
     return HomeSummary(*figures, due, counts["new_available"], counts["reviews_done"],

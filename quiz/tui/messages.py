@@ -28,14 +28,23 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class StateOpened(Message):
-    """Settings and history are open, and the template ids known (the templates
-    themselves may still be loading); ``template_ids`` is None when the catalog could
-    not be read."""
+class HomeReady(Message):
+    """Today's figures are computed, from the history, the template ids and the drill's
+    daily limits alone (the settings model and the templates may still be loading):
+    the home screen is usable. ``template_ids`` is None when the catalog could not be
+    read, ``summary`` when the figures could not be computed (a ``TaskFailed`` says
+    why)."""
 
-    state: AppState
     first_run: bool
     template_ids: list[str] | None
+    summary: HomeSummary | None
+
+
+@dataclass
+class StateOpened(Message):
+    """Settings and history are open (the templates may still be loading)."""
+
+    state: AppState
 
 
 @dataclass

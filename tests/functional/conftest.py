@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from questions.loader import Bank
-    from quiz.core.state import AppState
+    from quiz.core.state import AppState, DataFolder
     from quiz.tui.screens.question import QuestionScreen
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -52,7 +52,7 @@ def fixture_bank(state: AppState) -> Bank:
     return load_bank([TEMPLATES, *state.template_dirs], bundled=False)
 
 
-def fixture_files(state: AppState) -> list[Path]:
+def fixture_files(state: DataFolder) -> list[Path]:
     """The test templates' files plus the user's folders' (never the bundled bank)."""
     from questions.loader import bank_files
 

@@ -21,7 +21,7 @@ from quiz.tui.app import QuizApp
 from .conftest import make_app, question_shown, settle, started, wait_for
 
 if TYPE_CHECKING:
-    from quiz.core.state import AppState
+    from quiz.core.state import DataFolder
 
 SPOKEN = Path(__file__).parent / "spoken_templates"
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -31,7 +31,7 @@ ANSWER = ("16 bytes per parameter gives 2.8 TB of state; activations 60 GB per s
           "TP 8 inside the node, FSDP across nodes. About 400 days.")
 
 
-def spoken_files(state: AppState) -> list[Path]:
+def spoken_files(state: DataFolder) -> list[Path]:
     from questions.loader import bank_files
 
     return bank_files([SPOKEN], bundled=False).files

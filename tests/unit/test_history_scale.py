@@ -283,7 +283,7 @@ def test_recent_trends_are_the_running_shares_of_every_attempt(tmp_path: Path) -
         for i in range(400):
             when = now - timedelta(hours=11 * i + 3)
             store.record_attempt(attempt(i, when, ("correct", "incorrect")[i % 3 == 0], i % 7))
-        state = AppState(tmp_path, Settings(), store, [])
+        state = AppState(tmp_path, store, [], settings=Settings())
         data = stats_data(state, None, lambda: now)
         everything = store.attempts()
         since = (store.today() - timedelta(days=TREND_DAYS - 1)).isoformat()
@@ -311,7 +311,7 @@ def queries_for(folder: Path, size: int) -> dict[str, list[str]]:
         insert(store, [attempt_to_row(replace(
             attempt(i, T0 + timedelta(hours=10 * i), ("correct", "incorrect")[i % 3 == 0], i),
             guided=i % 50 == 7)) for i in range(size)])
-        state = AppState(folder, Settings(), store, [])
+        state = AppState(folder, store, [], settings=Settings())
         seen: dict[str, list[str]] = {}
 
         def trace(name: str, call: Callable[[], object]) -> None:
@@ -320,7 +320,8 @@ def queries_for(folder: Path, size: int) -> dict[str, list[str]]:
             call()
             store._conn.set_trace_callback(None)
 
-        trace("home", lambda: home_summary(state, [t for t, _, _ in TEMPLATES], lambda: now))
+        trace("home", lambda: home_summary(store, state.settings, [t for t, _, _ in TEMPLATES],
+                                          lambda: now))
         trace("stats screen", lambda: stats_data(state, None, lambda: now))
         trace("stats --json", lambda: (store.stats(), progress_in(store, TEMPLATES)))
         trace("mistakes", lambda: (mistakes(store, Bank()), leeches(store)))

@@ -1,8 +1,8 @@
 """The home screen: what is due today, how it has been going, and the modes.
 
 It paints before anything slow has happened: the figures arrive later, from the app's
-workers, through :meth:`HomeScreen.state_opened`, :meth:`HomeScreen.bank_loaded` and
-:meth:`HomeScreen.show_summary`.
+workers, through :meth:`HomeScreen.ready`, :meth:`HomeScreen.state_opened`,
+:meth:`HomeScreen.bank_loaded` and :meth:`HomeScreen.show_summary`.
 """
 
 from __future__ import annotations
@@ -103,13 +103,18 @@ class HomeScreen(Screen[None]):
 
     # ------------------------------------------------------------ fed by the app
 
-    def state_opened(self, warnings: list[str], *, ids_known: bool = False) -> None:
-        """Settings and history are open: stats can be shown; once the template ids are
-        known (``ids_known``), every mode can be picked (one that needs the templates
-        opens as soon as they are loaded)."""
+    def ready(self, summary: HomeSummary | None, *, ids_known: bool) -> None:
+        """Today's figures are known (None: they could not be computed, and the app says
+        why): the modes can be picked, those that need the templates once their ids are
+        known (``ids_known``); one picked before what it needs is loaded opens as soon
+        as it is."""
         self._enable(state=True, bank=ids_known)
-        self.query_one("#home-due", Static).update("Loading questions…")
-        self._warnings = list(warnings)
+        if summary is not None:
+            self.show_summary(summary)
+
+    def state_opened(self, warnings: list[str]) -> None:
+        """Settings and history are open: show what the user should know about them."""
+        self._warnings = [*warnings, *self._warnings]
         self._show_warnings()
 
     def bank_loaded(self, templates: int, problems: list[str]) -> None:
