@@ -13,8 +13,8 @@ Layout (after tconbeer/harlequin):
 - ``app.tcss``: every screen's styles, theme variables only.
 
 Start-up: the home screen is the default screen and paints first; after the first
-frame (Textual's ``Ready``) a thread worker opens settings and history
-(``open_light``), posts ``StateOpened``, loads the bank (sympy), posts
-``BankLoaded``. Drawing, grading and finishing a mock also run in threads, since they
+frame (Textual's ``Ready``) a thread worker opens the history, reads the template ids
+and computes today's figures (``HomeReady``), then reads the settings model
+(``StateOpened``) and loads the bank (sympy; ``BankLoaded``). Drawing, grading and finishing a mock also run in threads, since they
 may call sympy.
 """
