@@ -15,6 +15,6 @@ Layout (after tconbeer/harlequin):
 Start-up: the home screen is the default screen and paints first; after the first
 frame (Textual's ``Ready``) a thread worker opens the history, reads the template ids
 and computes today's figures (``HomeReady``), then reads the settings model
-(``StateOpened``) and loads the bank (sympy; ``BankLoaded``). Drawing, grading and finishing a mock also run in threads, since they
-may call sympy.
+(``StateOpened``) and loads the bank (sympy; ``BankLoaded``). Drawing, grading and
+finishing a mock also run in threads, since they may call sympy.
 """
