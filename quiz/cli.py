@@ -323,7 +323,9 @@ def _exit_now(code: int) -> None:
 
     sys.stdout.flush()  # BrokenPipeError: handled by main, as for any write
     sys.stderr.flush()
-    if threading.active_count() == 1:  # never cut a thread short
+    # Never cut a thread short, nor a profiler or coverage tracer that writes its data at
+    # exit (`python -m cProfile -o FILE -m quiz.cli check ...`).
+    if threading.active_count() == 1 and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(code)
 
 

@@ -301,3 +301,5 @@ def test_ask_and_check_as_processes_print_the_same_and_end_without_the_interpret
     threaded = quiz_process(data, *calls[0], before=cleaned + "\nimport threading, time\n"
                             "threading.Thread(target=time.sleep, args=(0.2,)).start()")
     assert threaded.returncode == 0 and threaded.stdout.endswith("}\ncleaned up\n")
+    profiled = quiz_process(data, *calls[0], before=cleaned + "\nsys.setprofile(lambda *a: None)")
+    assert profiled.returncode == 0 and profiled.stdout.endswith("}\ncleaned up\n")
