@@ -122,7 +122,7 @@ def check_json(variant: Any, part: int, answer: str,
     from questions.errors import TemplateError
     from quiz.core.errors import UsageError
     from quiz.core.grading import grade, read_earlier
-    from quiz.core.reading import Unreadable
+    from solver.formula import Unreadable
 
     if not 1 <= part <= len(variant.parts):
         raise TemplateError(f"{variant.id} has {len(variant.parts)} part(s); no part "

@@ -24,8 +24,8 @@ from quiz.core.kinds.base import (
     relative_error,
     unreadable_message,
 )
-from quiz.core.reading import Unreadable
 from quiz.core.types import Verdict
+from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
 if TYPE_CHECKING:
     from questions.variants import PartVariant

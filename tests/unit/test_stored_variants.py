@@ -262,13 +262,16 @@ def test_a_one_shot_command_from_a_warm_cache_imports_only_its_own_kind_and_no_t
         kind: str) -> None:
     data = str(tmp_path / "data")
     _, want, _ = run_cli(capsys, "--data-dir", data, *call)
-    watch = (*KIND_MODULES, "quiz.core.rubric", "tomllib", "pickle", "zipfile")
+    watch = (*KIND_MODULES, "quiz.core.rubric", "quiz.core.reading", "tomllib", "pickle",
+             "zipfile")
     fresh_process(data, [call], watch)  # draws and stores, with this sys.path's packs
     printed, imported = fresh_process(data, [call], watch)
     assert printed == want
-    # quiz.core.kinds.number reads the count mode from questions.kinds.number
+    # quiz.core.kinds.number reads the count mode from questions.kinds.number; a
+    # formula is read by solver.formula alone (not by the number and choice readers)
     assert imported == {f"quiz.core.kinds.{kind}"} | (
-        {"questions.kinds.number"} if kind == "number" else set())
+        {"questions.kinds.number"} if kind == "number" else set()) | (
+        set() if kind == "formula" else {"quiz.core.reading"})
 
 
 def quiz_process(data: str, *call: str, before: str = "") -> subprocess.CompletedProcess[str]:

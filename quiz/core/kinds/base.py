@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from questions.variants import Key, PartVariant
-from quiz.core.reading import Unreadable
 from quiz.core.types import Verdict
+from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
 if TYPE_CHECKING:
     from quiz.core.kinds.spoken import Checklist

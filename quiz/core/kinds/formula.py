@@ -13,7 +13,7 @@ from typing import Any
 
 from questions.variants import Key, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
-from quiz.core.reading import Unreadable
+from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
 __all__ = ["grade", "key_example", "letters_of", "read", "warm_texts"]
 
