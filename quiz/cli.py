@@ -313,7 +313,8 @@ QUICK_EXIT = frozenset({"ask", "check"})
 quiz.cli``): an ordinary exit first frees every object the process made, and once sympy
 is imported that takes about 60 ms, a fifth of importing it. These commands close
 their files (SQLite connections closed, their transactions committed) before they
-return, start no threads and register no exit handlers."""
+return and start no threads; the only exit handlers they leave are lambdify's, which
+drop its generated source from the in-memory line cache."""
 
 
 def _exit_now(code: int) -> None:
