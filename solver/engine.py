@@ -148,7 +148,9 @@ def derivation(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Deri
                 visit(a)
             else:
                 leaves.add(a)
-        fn = sp.lambdify([sym(a) for a in args], local, modules="math")
+        # No docstring: printing the expression into it was a third of lambdify's time,
+        # and nothing reads it (plans take the source from the line cache).
+        fn = sp.lambdify([sym(a) for a in args], local, modules="math", docstring_limit=-1)
         nodes.append(_Node(q, QUANTITIES[q].unit, text, local, args, fn))
 
     visit(name)
