@@ -282,7 +282,7 @@ def quiz_process(data: str, *call: str, before: str = "") -> subprocess.Complete
               "sys.exit(main())\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          env=env)
+                          env=env, timeout=120)
 
 
 def test_ask_and_check_as_processes_print_the_same_and_end_without_the_interpreters_clean_up(
@@ -301,8 +301,9 @@ def test_ask_and_check_as_processes_print_the_same_and_end_without_the_interpret
     failed = quiz_process(data, "check", "no/such-template#1", "--answer", "1",
                           before=cleaned)
     assert failed.returncode == 2 and failed.stdout == "cleaned up\n"
-    threaded = quiz_process(data, *calls[0], before=cleaned + "\nimport threading, time\n"
-                            "threading.Thread(target=time.sleep, args=(0.2,)).start()")
+    # (a thread that ends only when the interpreter shuts down: it waits for the main one)
+    threaded = quiz_process(data, *calls[0], before=cleaned + "\nimport threading\n"
+                            "threading.Thread(target=threading.main_thread().join).start()")
     assert threaded.returncode == 0 and threaded.stdout.endswith("}\ncleaned up\n")
     profiled = quiz_process(data, *calls[0], before=cleaned + "\nsys.setprofile(lambda *a: None)")
     assert profiled.returncode == 0 and profiled.stdout.endswith("}\ncleaned up\n")
