@@ -285,9 +285,17 @@ def comparison(j: Judgement) -> str:
                  f"{format_value(best.step_time, 's'):>10}")
     for k, name in TIME_NAMES.items():
         a, b = e.time.get(k, 0.0), best.time.get(k, 0.0)
-        if a > 0.002 * top or b > 0.002 * top:
+        ha, hb = e.hidden.get(k, 0.0), best.hidden.get(k, 0.0)
+        if a > 0.002 * top or b > 0.002 * top or ha > 0.002 * top or hb > 0.002 * top:
             lines.append(f"  {name[:22]:<22}{format_value(a, 's'):>10}  "
                          f"{format_value(b, 's'):>10}")
+        if ha > 0.002 * top or hb > 0.002 * top:
+            # Traffic that ran while the GPU computed: on the wire, but not in the step.
+            lines.append(f"    {'hidden by compute':<20}{format_value(ha, 's'):>10}  "
+                         f"{format_value(hb, 's'):>10}")
     lines.append(f"  {'yours':<10}{_bar(e.step_time, top)}  key {_bar(best.step_time, top)}")
+    if any(v > 0.002 * top for v in (*e.hidden.values(), *best.hidden.values())):
+        lines.append("  (only exposed collective time adds to the step; 'hidden' "
+                     "ran during compute)")
     lines.append(f"{'MFU':<24}{e.mfu:>10.1%}  {best.mfu:>10.1%}")
     return "\n".join(lines)

@@ -318,6 +318,7 @@ def why(w: Workload, e: Evaluation, best: Evaluation | None = None) -> list[str]
     if lay.cp > 1 and e.cp_link == "network":
         out.append(f"TP x CP = {lay.tp * lay.cp} spans nodes: the K/V ring runs on the "
                    f"network ({_s(e.time['cp'])} per step exposed).")
+    out += sharding_note(e)
     if best is not None and best.layout != lay:
         diffs = sorted(((e.time[k] - best.time.get(k, 0.0), k) for k in e.time),
                        reverse=True)
@@ -326,3 +327,34 @@ def why(w: Workload, e: Evaluation, best: Evaluation | None = None) -> list[str]
         if worse and e.step_time > best.step_time:
             out.append("Slower than the key on: " + "; ".join(worse) + ".")
     return out
+
+
+def sharding_note(e: Evaluation) -> list[str]:
+    """What ZeRO-2/3 do with a step's micro-batches, with the arithmetic per micro-batch:
+    traffic of sharding every micro-batch against the compute it can hide behind."""
+    lay = e.layout
+    if lay.zero < 2 or lay.dp * lay.cp == 1 or e.regather_per_mb <= 0:
+        return []
+    m, stage, wire, comp = e.microbatches, e.zero_in_step, e.regather_per_mb, \
+        e.compute_per_mb
+    what = ("gathers and reduce-scatters" if lay.zero == 3 else "reduce-scatters")
+    arithmetic = (f"{_s(wire)} of {what} per micro-batch against {_s(comp)} of compute "
+                  f"({_s(comp / 3)} forward, {_s(comp * 2 / 3)} backward)")
+    if stage < lay.zero:
+        kept = ("the gathered weights and full gradients" if stage == 1 else
+                "the gathered weights" if lay.zero == 3 else "full gradients")
+        once = ("gathers the weights and reduce-scatters the gradients once per step"
+                if stage == 1 else "gathers the weights once per step and "
+                "reduce-scatters the gradients of each micro-batch")
+        return [f"ZeRO-{lay.zero} here keeps {kept} through the step's {m} "
+                f"micro-batch{'es' if m > 1 else ''}, since that fits "
+                f"({_b(e.memory_per_gpu)} of {_b(e.usable)}): it {once}, hidden behind "
+                f"compute but for {_s(e.time['fsdp'] + e.time['dp'])}. Sharding every "
+                f"micro-batch as written would mean {arithmetic}."]
+    exposed = e.time["fsdp"] / m if m else 0.0
+    verdict = (f"so {_s(exposed)} of each micro-batch is exposed" if exposed > 0.02 * comp
+               else "and it hides behind that compute")
+    return [f"ZeRO-{lay.zero} shards again after every micro-batch: {arithmetic}, "
+            f"{verdict}; {_s(e.hidden.get('fsdp', 0.0))} of the step's traffic is "
+            "hidden. Keeping the gathered weights through the step would need more "
+            "memory than is free."]

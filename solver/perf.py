@@ -22,9 +22,12 @@ its source):
   a node, the network otherwise) at ``link_efficiency`` of the link's bandwidth:
   TP all-reduces (4 per layer per micro-batch, 6 with full recomputation; not
   overlapped); CP ring-attention K/V passes, hidden behind attention compute up to
-  ``cp_overlap``; EP all-to-alls; pipeline sends; ZeRO-3 weight gathers per micro-batch
-  hidden behind compute up to ``dp_overlap``; the data-parallel gradient reduction
-  hidden behind the last micro-batch's backward up to ``dp_overlap``.
+  ``cp_overlap``; EP all-to-alls; pipeline sends; ZeRO-2/3 gradient reduce-scatters and
+  weight gathers per micro-batch and the data-parallel gradient reduction (behind the
+  last micro-batch's backward). Those are sent layer by layer while compute runs: the
+  first layer's share is exposed, the rest hides behind ``dp_overlap`` of the compute of
+  its phase and only the excess shows. ZeRO-2/3 may keep gathered weights and full
+  gradients through a step's micro-batches when memory allows (see :func:`evaluate`).
 * **Optimizer step**: memory-bound, ``optimizer_traffic_bytes`` of HBM traffic per
   parameter the GPU updates.
 * **Memory** of the busiest pipeline stage: weights, gradients and optimizer states as
@@ -66,7 +69,8 @@ SOURCES: dict[str, str] = {
     "dp_overlap": (
         "fitted to the published runs; Megatron-LM overlaps the gradient reduction "
         "with backward (--overlap-grad-reduce) and weight gathers with forward "
-        "(--overlap-param-gather)"),
+        "(--overlap-param-gather); FSDP prefetches the next layer's all-gather and "
+        "reduce-scatters during backward the same way, so ZeRO-2/3 share it"),
     "elementwise_bytes": (
         "counted, not fitted: HBM bytes per hidden element per layer in the forward "
         "pass for two norms, two residual adds and two dropouts (BF16 reads and writes "
@@ -203,6 +207,17 @@ class Evaluation:
         hardware_flops: model + recomputed FLOPs per step (HFU's numerator).
         microbatches: micro-batches per pipeline per step.
         tp_link / cp_link / dp_link: "NVLink" or "network", the link each group uses.
+        hidden: seconds per step of each collective's traffic that ran under compute
+            (``time`` holds only the exposed part; both together are its time on the
+            wire).
+        zero_in_step: the sharding in effect during the step: ``layout.zero``, or
+            less when ZeRO-2/3 keep gathered weights or full gradients across the
+            step's micro-batches because that fits (3 -> 2: weights kept; -> 1:
+            gradients too).
+        compute_per_mb: compute seconds of one micro-batch (forward a third, backward
+            two thirds): the time ZeRO-2/3 traffic of a micro-batch hides behind.
+        regather_per_mb: seconds on the wire per micro-batch if ZeRO-2/3 sharded
+            every micro-batch as written (0 below ZeRO-2).
     """
 
     layout: Layout
@@ -220,6 +235,10 @@ class Evaluation:
     tp_link: str = "NVLink"
     cp_link: str = "NVLink"
     dp_link: str = "network"
+    hidden: dict[str, float] = field(default_factory=dict)
+    zero_in_step: int = 0
+    compute_per_mb: float = 0.0
+    regather_per_mb: float = 0.0
 
     @property
     def memory_per_gpu(self) -> float:
@@ -235,6 +254,7 @@ class Evaluation:
             "step_time": self.step_time, "time": dict(self.time), "mfu": self.mfu,
             "hfu": self.hfu, "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu,
             "microbatches": self.microbatches, "key": self.layout.key,
+            "hidden": dict(self.hidden), "zero_in_step": self.zero_in_step,
         })
         return out
 
@@ -314,6 +334,14 @@ def _ring(n: int, allreduce: bool) -> float:
 def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
     """Memory and step time of one layout (plain arithmetic; microseconds).
 
+    ZeRO-2 and ZeRO-3 fix what is sharded *between* steps. Within a step of several
+    micro-batches the runtime may keep gathered weights (and unsharded gradient
+    accumulators) until the step ends when memory allows, trading memory for traffic
+    (FSDP's ``reshard_after_backward=False`` with gradient sync held back; what a
+    pipeline schedule does with FSDP). The fastest such choice that fits is taken and
+    named in :attr:`Evaluation.zero_in_step`; when none fits, the layout is judged
+    with the stage as written.
+
     Args:
         w: the workload.
         lay: the layout.
@@ -321,9 +349,49 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
 
     Raises:
         LayoutImpossible: when the layout cannot be built (unless `checked`).
+
+    >>> w = _demo()
+    >>> e = evaluate(w, Layout(tp=1, dp=8, zero=3))
+    >>> e.zero_in_step < 3   # 8 micro-batches, 1.3 B params: keeping the weights fits
+    True
     """
     if not checked:
         check(w, lay)
+    if lay.zero < 2 or lay.dp * lay.cp == 1:
+        return _evaluate(w, lay, lay.zero)
+    usable = usable_memory(w)
+    best: Evaluation | None = None
+    for stage in range(1, lay.zero + 1):
+        if stage < lay.zero and sum(memory_of(w, lay, stage).values()) > usable:
+            continue
+        e = _evaluate(w, lay, stage)
+        if best is None or e.step_time < best.step_time:
+            best = e
+    assert best is not None  # the stage as written is always evaluated
+    return best
+
+
+def _exposed(traffic: float, window: float, overlap: float, pieces: float) -> float:
+    """Seconds of `traffic` a phase of `window` seconds of compute leaves exposed.
+
+    The traffic is sent layer by layer (``pieces`` layers) while compute runs: the
+    first piece has nothing to hide behind (a gather must land before the first layer
+    computes; the last layer's reduction starts after the last layer's backward), the
+    rest hides behind ``overlap`` of the window and only what exceeds it shows.
+
+    >>> _exposed(1.0, 4.0, 0.5, 10)    # fits in the window: only the first layer shows
+    0.1
+    >>> round(_exposed(3.0, 4.0, 0.5, 10), 6)   # 2.7 s to hide behind 2 s: 0.3 + 0.7
+    1.0
+    """
+    if traffic <= 0:
+        return 0.0
+    first = traffic / max(1.0, pieces)
+    return first + max(0.0, traffic - first - overlap * window)
+
+
+def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
+    """One layout with `stage` the sharding in effect during the step (<= lay.zero)."""
     c = w.constants
     tp, pp, cp, ep, dp, v, b = (lay.tp, lay.pp, lay.cp, lay.ep, lay.dp, lay.interleave,
                                 lay.micro_batch)
@@ -359,18 +427,22 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
     t_attn = 3 * fwd_attn / rate
 
     # ---------------------------------------------------------- communication
+    # `wire` is each collective's time on its link per micro-batch (or per step for the
+    # data-parallel terms); the step pays only its exposed part.
     tp_net = tp > node
     tp_bw = (w.inter_bw if tp_net else w.intra_bw) * link_eff
     act = tokens * h * w.weight_bytes
-    t_tp = ((6 if full else 4) * stage_layers * _ring(tp, True) * act / tp_bw
-            * (1 - c["tp_overlap"])) if tp > 1 else 0.0
+    wire_tp = ((6 if full else 4) * stage_layers * _ring(tp, True) * act / tp_bw
+               if tp > 1 else 0.0)
+    t_tp = wire_tp * (1 - c["tp_overlap"])
     cp_net = tp * cp > node
-    t_cp = 0.0
+    t_cp = wire_cp = 0.0
     if cp > 1:
         kv = 2 * tokens * w.kv_heads * w.head_dim * w.weight_bytes / min(tp, w.kv_heads)
         cp_bytes = (4 if full else 3) * (cp - 1) * kv * stage_layers
         cp_bw = (w.inter_bw if cp_net else w.intra_bw) * link_eff
-        t_cp = max(0.0, cp_bytes / cp_bw - c["cp_overlap"] * t_attn)
+        wire_cp = cp_bytes / cp_bw
+        t_cp = max(0.0, wire_cp - c["cp_overlap"] * t_attn)
     t_ep = 0.0
     if ep > 1 and w.moe_layers:
         ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
@@ -388,30 +460,31 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
     shard = dp * cp                              # ranks that hold the same weights
     dp_net = tp * cp * dp > node
     dp_bw = (w.inter_bw if dp_net else w.intra_bw) * link_eff
-    t_fsdp = 0.0
-    t_dp = 0.0
+    t_fsdp = t_dp = wire_fsdp = wire_dp = 0.0
     compute_mb = t_model + t_recompute
+    fwd_window, bwd_window = compute_mb / 3, compute_mb * 2 / 3
     o = c["dp_overlap"]
     if shard > 1:
         rs = _ring(shard, False) * held * w.grad_bytes / dp_bw
         ag = _ring(shard, False) * held * w.weight_bytes / dp_bw
-        if lay.zero >= 2:
+        if stage >= 2:
             # Sharded gradients: reduce-scattered after every micro-batch's backward;
-            # ZeRO-3 also gathers the weights before forward and (resharded) before
-            # backward. Each phase hides behind its own compute (forward 1/3, backward
-            # 2/3 of the micro-batch).
-            fwd_ag = ag if lay.zero == 3 else 0.0
-            bwd_ag = ag if lay.zero == 3 and w.fsdp_reshard else 0.0
-            t_fsdp = (max(0.0, fwd_ag - o * compute_mb / 3)
-                      + max(0.0, bwd_ag + rs - o * compute_mb * 2 / 3))
+            # ZeRO-3 also gathers the weights before each forward and (resharded after
+            # it) again before backward, prefetching a layer ahead of compute.
+            fwd_ag = ag if stage == 3 else 0.0
+            bwd_ag = ag if stage == 3 and w.fsdp_reshard else 0.0
+            wire_fsdp = fwd_ag + bwd_ag + rs
+            t_fsdp = (_exposed(fwd_ag, fwd_window, o, stage_layers)
+                      + _exposed(bwd_ag + rs, bwd_window, o, stage_layers))
         backward_last = (2 / 3) * (t_model + t_logits) + t_recompute
         # Plain DP all-reduces the gradients during the last micro-batch's backward;
         # ZeRO-1 reduce-scatters them there. ZeRO-1/2 then all-gather the updated
         # weights, hidden behind the next step's first forward.
-        reduce = 2 * rs if lay.zero == 0 else rs if lay.zero == 1 else 0.0
-        t_dp = max(0.0, reduce - o * backward_last)
-        if lay.zero in (1, 2):
-            t_dp += max(0.0, ag - o * compute_mb / 3)
+        reduce = 2 * rs if stage == 0 else rs if stage == 1 else 0.0
+        gather = ag if stage in (1, 2) else 0.0
+        wire_dp = reduce + gather
+        t_dp = (_exposed(reduce, backward_last, o, stage_layers)
+                + _exposed(gather, fwd_window, o, stage_layers))
     updated = held / shard if lay.zero >= 1 else held
     t_opt = updated * c["optimizer_traffic_bytes"] / w.hbm_bw
 
@@ -424,9 +497,13 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
         "tp": m * t_tp, "cp": m * t_cp, "ep": m * t_ep, "pp_send": m * t_p2p,
         "fsdp": m * t_fsdp, "bubble": bubble, "dp": t_dp, "optimizer": t_opt,
     }
+    # Traffic hidden behind compute, per step (all of it counts as on the wire; the
+    # pipeline bubble repeats one micro-batch's exposed part, not its hidden part).
+    hidden = {"tp": m * (wire_tp - t_tp), "cp": m * (wire_cp - t_cp),
+              "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
     step = sum(time.values())
 
-    memory = memory_of(w, lay)
+    memory = memory_of(w, lay, stage)
     usable = usable_memory(w)
 
     model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
@@ -436,6 +513,13 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
                                        if lay.recompute == "selective" else 0.0)
     hardware_flops = model_flops + extra * w.tokens
     denom = step * w.gpus * w.peak_flops
+    regather = 0.0
+    if shard > 1 and lay.zero >= 2:
+        # What sharding every micro-batch as written would put on the wire per
+        # micro-batch (the figure to set beside compute_mb when judging the choice).
+        regather = (_ring(shard, False) * held / dp_bw
+                    * (w.grad_bytes + (w.weight_bytes * (2 if w.fsdp_reshard else 1)
+                                       if lay.zero == 3 else 0.0)))
     return Evaluation(
         layout=lay, fits=sum(memory.values()) <= usable, memory=memory, usable=usable,
         time=time, step_time=step, mfu=model_flops / denom, hfu=hardware_flops / denom,
@@ -443,7 +527,9 @@ def evaluate(w: Workload, lay: Layout, *, checked: bool = False) -> Evaluation:
         hardware_flops=hardware_flops, microbatches=m,
         tp_link="network" if tp_net else "NVLink",
         cp_link="network" if cp_net else "NVLink",
-        dp_link="network" if dp_net else "NVLink")
+        dp_link="network" if dp_net else "NVLink",
+        hidden={k: max(0.0, x) for k, x in hidden.items()}, zero_in_step=stage,
+        compute_per_mb=compute_mb, regather_per_mb=regather)
 
 
 def _held(w: Workload, lay: Layout) -> float:
@@ -457,8 +543,17 @@ def _held(w: Workload, lay: Layout) -> float:
             + w.expert_params / pp / lay.ep)
 
 
-def memory_of(w: Workload, lay: Layout) -> dict[str, float]:
-    """Bytes per GPU by component, on the busiest pipeline stage (no legality check)."""
+def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, float]:
+    """Bytes per GPU by component, on the busiest pipeline stage (no legality check).
+
+    Args:
+        w: the workload.
+        lay: the layout.
+        stage: the sharding in effect during the step (default: ``lay.zero``, the
+            least memory the layout can run in); a lower stage keeps gathered weights
+            or full gradients until the step ends (see :func:`evaluate`).
+    """
+    zero = lay.zero if stage is None else stage
     tp, pp, v = lay.tp, lay.pp, lay.interleave
     m = w.global_batch // (lay.dp * lay.micro_batch)
     tokens = lay.micro_batch * w.seq / lay.cp
@@ -468,8 +563,10 @@ def memory_of(w: Workload, lay: Layout) -> dict[str, float]:
     shard = lay.dp * lay.cp
     wb, gb = w.weight_bytes, w.grad_bytes
     ob = w.master_bytes + w.optimizer_bytes
-    weights = held * wb / (shard if lay.zero >= 3 else 1)
-    grads = held * gb / (shard if lay.zero >= 2 else 1)
+    # Without resharding after forward (fsdp_reshard false), every layer's gathered
+    # weights stay alive from its forward to its backward: the peak holds them all.
+    weights = held * wb / (shard if zero >= 3 and w.fsdp_reshard else 1)
+    grads = held * gb / (shard if zero >= 2 else 1)
     optim = held * ob / (shard if lay.zero >= 1 else 1)
     if lay.recompute == "full":
         per_layer = 2 * tokens * w.hidden / sp_div
@@ -480,7 +577,8 @@ def memory_of(w: Workload, lay: Layout) -> dict[str, float]:
     inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
     acts = per_layer * stage_layers * inflight + work
     logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
-    gathered = 2 * w.layer_params / tp * wb if lay.zero == 3 else 0.0
+    # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
+    gathered = 2 * w.layer_params / tp * wb if zero == 3 and w.fsdp_reshard else 0.0
     memory = {"weights": weights, "gradients": grads, "optimizer": optim,
               "activations": acts, "logits": logits if pp == 1 else 0.0,
               "buffers": w.constants["workspace_bytes"] + gathered}

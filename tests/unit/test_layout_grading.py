@@ -86,3 +86,48 @@ def test_grading_a_drawn_layout_question_does_not_search_again(
                   "tp=1 pp=1 cp=1 ep=1 mb=1 zero=0"):
         grade(pv, typed)
     assert len(searches) == drawn <= 1
+
+
+def test_the_domain_reference_fsdp_layout_is_a_good_layout() -> None:
+    # Regression: DOMAIN.md's layout (TP 8 in each node, FSDP across the 64 nodes)
+    # scored 0.54, every micro-batch's gathers counted as if nothing kept them.
+    pv = make_variant(BANK.get("layout/lay-out-cluster"), 10).parts[0]
+    assert (pv.gpu, pv.overrides["gpus"], pv.overrides["seq"]) == ("h100", 512, 8192)
+    g = grade(pv, "tp=8 pp=1 cp=1 ep=1 mb=1 zero=3")
+    assert g.verdict == "correct", g.feedback
+    assert "keeps the gathered weights" in g.feedback
+    assert "per micro-batch against" in g.feedback      # the arithmetic behind it
+    assert "hidden by compute" in g.feedback            # what overlapped, term by term
+
+
+def test_fsdp_that_must_reshard_every_micro_batch_says_what_is_exposed() -> None:
+    from dataclasses import replace
+
+    # 40 GB GPUs: nothing spare to keep gathered weights through the step.
+    pv = seed_variant()
+    tight = replace(pv, overrides={**pv.overrides, "hbm_bytes": 40e9})
+    g = grade(tight, "tp=8 pp=1 cp=1 ep=1 mb=1 zero=3 recompute=none")
+    assert "shards again after every micro-batch" in g.feedback, g.feedback
+    assert "exposed" in g.feedback
+
+
+def test_expert_layouts_grade_correct_across_the_templates_workloads() -> None:
+    """Scan (bench/scan_layouts.py does it wider): on every workload the template draws,
+    TP 8 with a short pipeline is right, and so is DOMAIN's TP 8 + FSDP with one-sequence
+    micro-batches of 8,192 tokens (at 4,096 it stays within a few percent of right: the
+    step's gradient reduce-scatter outlasts the last half-size micro-batch's backward)."""
+    template = BANK.get("layout/lay-out-cluster")
+    seen: set[tuple[object, ...]] = set()
+    for seed in range(40):
+        pv = make_variant(template, seed).parts[0]
+        workload = (pv.gpu, *sorted(pv.overrides.items()))
+        if workload in seen:
+            continue
+        seen.add(workload)
+        assert grade(pv, "tp=8 pp=2 cp=1 ep=1 mb=1 zero=1").verdict == "correct"
+        fsdp = grade(pv, "tp=8 pp=1 cp=1 ep=1 mb=1 zero=3")
+        if pv.overrides["seq"] == 8192:
+            assert fsdp.verdict == "correct", (workload, fsdp.feedback)
+        else:
+            assert fsdp.score >= 0.8, (workload, fsdp.feedback)
+    assert len(seen) >= 12

@@ -31,7 +31,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     the key, with the two side by side component by component."""
     from questions.layout import comparison, judge
     from solver.engine import resolve_inputs
-    from solver.layouts import CP_WORTH, why
+    from solver.layouts import CP_WORTH, sharding_note, why
 
     key = pv.key
     try:
@@ -64,7 +64,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
         return Grade("correct", 1.0, read_as, None,
                      f"A good layout: it fits and steps in {format_value(e.step_time, 's')}"
                      f", {ratio:.0%} of the best layout's speed ({key.display})."
-                     + table, key)
+                     + "".join(" " + line for line in sharding_note(e)) + table, key)
     return Grade("partial", round(ratio, 4), read_as, None,
                  f"Legal and it fits, but the best layout ({key.display}) steps in "
                  f"{format_value(best.step_time, 's')}: yours reaches {ratio:.0%} of its "
