@@ -486,6 +486,8 @@ def test_a_long_streak_followed_back_past_hand_edits_is_that_of_every_row(
             else:  # the same instant, written with another offset
                 for (when,) in raw.execute("SELECT answered_at FROM attempts WHERE id = ?",
                                            ids[:1]).fetchall():
+                    if when == "then":  # a "bad-time" step broke this row already
+                        continue
                     moved = from_utc_text(when).astimezone(
                         timezone(timedelta(hours=5, minutes=45))).isoformat()
                     raw.execute("UPDATE attempts SET answered_at = ? WHERE id = ?",
