@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 __all__ = ["MODES", "Mode", "by_name", "menu_modes"]
 
 
+BLURB_WIDTH = 28
+"""Cells a menu blurb fits in at 80 columns; a longer one wraps under the keys."""
+
+
 @dataclass(frozen=True)
 class Mode:
     """One place the app can open.
@@ -32,7 +36,8 @@ class Mode:
     Attributes:
         name: the id used by ``app.open_mode(name)``, bindings and the menu option.
         title: what the menu and the command palette call it.
-        blurb: the menu's second line.
+        blurb: the menu's second line (at most :data:`BLURB_WIDTH` cells: the menu
+            is that narrow at 80 columns).
         palette: the command palette's description.
         opener: opens the mode on the app (called once its needs are met).
         key: the home screen's key for it ("" for none).
@@ -82,13 +87,17 @@ def _open_mock(app: QuizApp) -> None:
 
 
 def _open_learn(app: QuizApp) -> None:
-    from quiz.core.learn import bank_templates, progress_in
+    from quiz.core.learn import Progress, bank_templates, progress_in
     from quiz.tui.screens.learn import LearnScreen
 
     assert app.state is not None and app.bank is not None
+    state, bank = app.state, app.bank
+
+    def count() -> list[Progress]:
+        return progress_in(state.store, bank_templates(bank))
+
     app.go_home()
-    app.push_screen(LearnScreen(app.bank, progress_in(app.state.store,
-                                                      bank_templates(app.bank))))
+    app.push_screen(LearnScreen(bank, count(), recount=count))
 
 
 def _open_stats(app: QuizApp) -> None:
@@ -159,7 +168,7 @@ MODES: tuple[Mode, ...] = (
          "Walk through an item's or topic's questions one derivation step at a time",
          _open_learn, key="w", binding="Learn", help="learn: walk through step by step",
          needs_bank=True),
-    Mode("stats", "Stats", "accuracy, retention, forecast",
+    Mode("stats", "Stats", "accuracy and what is due",
          "Accuracy, retention and what is due", _open_stats, key="s", binding="Stats",
          help="stats"),
     Mode("mistakes", "Mistakes", "what you got wrong, to retry",

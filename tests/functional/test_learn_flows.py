@@ -164,3 +164,32 @@ async def test_a_spoken_part_is_answered_in_the_paragraph_box(data_dir: Path) ->
         assert app.state is not None
         (attempt,) = app.state.store.attempts()
         assert attempt.guided and attempt.answer_text == f"{first}\n{second}"
+
+
+async def test_the_picker_counts_again_after_a_walk_through(data_dir: Path) -> None:
+    """Regression: back from a walk-through, the picker still said "0 of N learned"
+    with no "walked through": it showed the counts of when it opened."""
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await pilot.press("w")
+        await wait_for(pilot, lambda: isinstance(app.screen, LearnScreen))
+        picker = app.screen
+        assert isinstance(picker, LearnScreen)
+        first = picker.progress[0]
+        assert first.walked == 0
+        await pilot.press("enter")
+        screen = await walk_shown(pilot)
+        w = screen.walkthrough
+        assert w is not None
+        while w.phase == "step":
+            await pilot.press("ctrl+r")
+            await settle(pilot)
+        part = w.part
+        assert part is not None
+        await answer(pilot, part.key.display)  # the guided attempt
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is picker)
+        await settle(pilot)
+        assert picker.progress[0].group == first.group and picker.progress[0].walked == 1
+        assert "1 walked through" in screen_text(picker.query_one("#learn-list"))

@@ -15,7 +15,7 @@ from quiz.tui.screens.help import HelpScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.widgets.answer_box import AnswerBox
 
-from .conftest import make_app, question_shown, settle
+from .conftest import make_app, question_shown, settle, started
 
 SMALL = (80, 24)
 
@@ -68,3 +68,32 @@ async def test_a_revealed_hint_is_in_view_and_pages_scroll_while_typing(
         assert scroll.scroll_y == scroll.max_scroll_y
         assert app.focused is box.input and box.value == "1"
         assert isinstance(app.screen, QuestionScreen)
+
+
+async def test_the_help_fits_80_columns_and_names_every_screens_keys(data_dir: Path) -> None:
+    """Regression: a description ran on under the keys column at 80x24, and the keys of
+    the feedback (w, v, f, l), of learn mode (ctrl+r) and of paragraph answers (ctrl+d)
+    were missing."""
+    from quiz.tui.screens.feedback import FeedbackScreen
+    from quiz.tui.screens.help import KEYS, WIDEST
+    from quiz.tui.screens.learn import WalkScreen
+
+    from .conftest import screen_text
+
+    rows = {section: dict(keys) for section, keys in KEYS}
+    assert all(len(what) <= WIDEST and len(keys) <= 15
+               for section in rows.values() for keys, what in section.items())
+    feedback = {b.key for b in FeedbackScreen.BINDINGS if hasattr(b, "key")}
+    assert feedback - {"enter", "escape"} <= set(rows["Feedback"])
+    assert "ctrl+r" in rows["Learn"] and {b.key for b in WalkScreen.BINDINGS
+                                           if hasattr(b, "key")} == {"ctrl+r", "escape"}
+    assert "ctrl+d" in rows["Question"] and "ctrl+d" in rows["Learn"]
+    app = make_app(data_dir)
+    async with app.run_test(size=SMALL) as pilot:
+        await started(pilot)
+        await pilot.press("f1")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.query_one("#help-text")
+        lines = screen_text(text).splitlines()
+        assert len(lines) == sum(len(keys) + 2 for _, keys in KEYS) - 1  # none wrapped

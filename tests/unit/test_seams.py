@@ -39,7 +39,7 @@ def test_every_subcommand_is_routed_to_a_module_with_run() -> None:
 
 
 def test_the_mode_table_feeds_the_menu_the_keys_and_the_help() -> None:
-    from quiz.tui.modes import MODES, by_name, menu_modes
+    from quiz.tui.modes import BLURB_WIDTH, MODES, by_name, menu_modes
     from quiz.tui.screens.help import help_text
     from quiz.tui.screens.home import HomeScreen
 
@@ -56,3 +56,4 @@ def test_the_mode_table_feeds_the_menu_the_keys_and_the_help() -> None:
             assert bound[mode.key] == f"app.open_mode('{mode.name}')"
         if mode.help:
             assert mode.help in help_text()
+        assert len(mode.blurb) <= BLURB_WIDTH, mode.blurb  # one line at 80x24

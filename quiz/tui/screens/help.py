@@ -28,6 +28,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ]),
     ("Question", [
         ("Enter", "submit (unreadable input costs no attempt)"),
+        ("ctrl+d", "submit a 30-second answer (Enter: a new line)"),
         ("ctrl+g", "reveal the next hint (it costs part of the score)"),
         ("PgUp PgDn", "scroll the question while you type"),
         ("ctrl+s", "skip: no score, asked again later (not in a mock)"),
@@ -37,7 +38,22 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Feedback", [
         ("Enter", "next question, or the next part of a scenario"),
         ("↑ ↓  PgUp PgDn", "scroll the worked solution"),
+        ("w", "walk through it one step at a time (after a miss)"),
+        ("v", "show or hide the question"),
+        ("f", "flag the question as wrong or unclear"),
+        ("l", "open a layout question in the layout lab"),
         ("Escape", "stop here"),
+    ]),
+    ("Learn", [
+        ("↑ ↓  Enter", "choose an item or topic to walk through"),
+        ("Enter", "submit a step or the question"),
+        ("ctrl+d", "submit a 30-second answer (Enter: a new line)"),
+        ("ctrl+r", "show the step's answer and working, and go on"),
+        ("Escape", "stop (the questions answered whole are saved)"),
+    ]),
+    ("Mistakes", [
+        ("r  n", "retry the same variant, or a fresh one"),
+        ("l", "practise the leeches (missed again and again)"),
     ]),
     ("Practice picker", [
         ("↑ ↓  Enter", "choose a topic or rapid-fire item and start"),
@@ -46,7 +62,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Template browser", [
         ("type", "filter by id, title, topic or tag"),
         ("↓  Enter", "open the highlighted template"),
-        ("p", "practise the highlighted template (Escape comes back)"),
+        ("p", "practise the highlighted template (Esc: back)"),
         ("[  ]", "previous / next seed in the preview"),
     ]),
 ]
@@ -62,6 +78,11 @@ def help_text() -> str:
         for keys, what in rows:
             lines.append(f"  [b $text-accent]{escape(keys):<15}[/] {escape(what)}")
     return "\n".join(lines)
+
+
+WIDEST = 51
+"""Cells a key's description may take: the table fits the dialog at 80 columns (a
+wrapped description would run on under the keys)."""
 
 
 class HelpScreen(ModalScreen[None]):

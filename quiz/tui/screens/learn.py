@@ -50,14 +50,21 @@ class LearnScreen(Screen[None]):
         Binding("escape", "app.open_mode('home')", "Back"),
     ]
 
-    def __init__(self, bank: Bank, progress: Sequence[Progress]) -> None:
+    def __init__(self, bank: Bank, progress: Sequence[Progress],
+                 recount: Callable[[], Sequence[Progress]] | None = None) -> None:
+        """Args:
+            bank: the templates.
+            progress: each item's and topic's progress, in the order listed.
+            recount: counts the progress again (when a walk-through comes back here).
+        """
         super().__init__()
         self.bank = bank
         self.progress = list(progress)
+        self.recount = recount
+        self._counted = True
+        """The progress shown is current (a walk-through since makes it stale)."""
 
     def compose(self) -> ComposeResult:
-        from questions.tags import tag_label
-
         yield TitleBar("Learn")
         yield Static("Learn: each question walked through one step at a time, easiest "
                      "first, then asked cold. Pick an item or topic, then Enter.",
@@ -69,21 +76,41 @@ class LearnScreen(Screen[None]):
                 rapid = False
                 if options:
                     options.append(None)
-            label = tag_label(p.group) if p.group.startswith("rapid-fire-") else p.group
-            options.append(Option(
-                f"{escape(label)}  [$text-muted]{p.learned} of {p.templates} learned"
-                + (f" · {p.walked} walked through" if p.walked > p.learned else "") + "[/]",
-                id=str(i)))
+            options.append(Option(_prompt(p), id=str(i)))
         yield OptionList(*options, id="learn-list")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#learn-list", OptionList).focus()
 
+    def on_screen_suspend(self) -> None:
+        self._counted = False  # a walk-through may follow: count again on the way back
+
+    def on_screen_resume(self) -> None:
+        if self._counted or self.recount is None:
+            return
+        self._counted = True
+        progress = list(self.recount())
+        if [p.group for p in progress] != [p.group for p in self.progress]:
+            return  # the bank changed under the screen: keep the list it shows
+        self.progress = progress
+        menu = self.query_one("#learn-list", OptionList)
+        for i, p in enumerate(progress):
+            menu.replace_option_prompt(str(i), _prompt(p))
+
     @on(OptionList.OptionSelected, "#learn-list")
     def _chosen(self, event: OptionList.OptionSelected) -> None:
         if event.option_id is not None:
             self.post_message(LearnChosen(self.progress[int(event.option_id)].group))
+
+
+def _prompt(p: Progress) -> str:
+    """An item's or topic's line in the picker: its name and how far learning got."""
+    from questions.tags import tag_label
+
+    label = tag_label(p.group) if p.group.startswith("rapid-fire-") else p.group
+    return (f"{escape(label)}  [$text-muted]{p.learned} of {p.templates} learned"
+            + (f" · {p.walked} walked through" if p.walked > p.learned else "") + "[/]")
 
 
 class WalkScreen(AnsweringScreen):

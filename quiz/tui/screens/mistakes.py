@@ -57,9 +57,9 @@ class MistakesScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
-        Binding("r", "retry(True)", "Retry same"),
-        Binding("n", "retry(False)", "Fresh variant"),
-        Binding("l", "leeches", "Practise leeches"),
+        Binding("r", "retry(True)", "Retry"),
+        Binding("n", "retry(False)", "New variant"),
+        Binding("l", "leeches", "Leeches"),
     ]
 
     def __init__(self, state: AppState, bank: Bank) -> None:
