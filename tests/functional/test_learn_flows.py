@@ -164,6 +164,11 @@ async def test_a_spoken_part_is_answered_in_the_paragraph_box(data_dir: Path) ->
         assert app.state is not None
         (attempt,) = app.state.store.attempts()
         assert attempt.guided and attempt.answer_text == f"{first}\n{second}"
+        assert attempt.verdict == "partial"  # the model answer follows, on lines of its own
+        done = text_of(screen, "#walk-done")
+        whole = done.split("\n~ the whole question: ", 1)[1]
+        assert whole.split("\n")[1].startswith("  Model answer: ") and "key" not in \
+            whole.split("\n")[0]
 
 
 async def test_the_picker_counts_again_after_a_walk_through(data_dir: Path) -> None:

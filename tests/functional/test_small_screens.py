@@ -74,6 +74,8 @@ async def test_the_help_fits_80_columns_and_names_every_screens_keys(data_dir: P
     """Regression: a description ran on under the keys column at 80x24, and the keys of
     the feedback (w, v, f, l), of learn mode (ctrl+r) and of paragraph answers (ctrl+d)
     were missing."""
+    from textual.binding import Binding
+
     from quiz.tui.screens.feedback import FeedbackScreen
     from quiz.tui.screens.help import KEYS, WIDEST
     from quiz.tui.screens.learn import WalkScreen
@@ -83,10 +85,10 @@ async def test_the_help_fits_80_columns_and_names_every_screens_keys(data_dir: P
     rows = {section: dict(keys) for section, keys in KEYS}
     assert all(len(what) <= WIDEST and len(keys) <= 15
                for section in rows.values() for keys, what in section.items())
-    feedback = {b.key for b in FeedbackScreen.BINDINGS if hasattr(b, "key")}
+    feedback = {b.key for b in FeedbackScreen.BINDINGS if isinstance(b, Binding)}
     assert feedback - {"enter", "escape"} <= set(rows["Feedback"])
     assert "ctrl+r" in rows["Learn"] and {b.key for b in WalkScreen.BINDINGS
-                                           if hasattr(b, "key")} == {"ctrl+r", "escape"}
+                                           if isinstance(b, Binding)} == {"ctrl+r", "escape"}
     assert "ctrl+d" in rows["Question"] and "ctrl+d" in rows["Learn"]
     app = make_app(data_dir)
     async with app.run_test(size=SMALL) as pilot:

@@ -335,10 +335,14 @@ class WalkScreen(AnsweringScreen):
             self.busy = False  # the typed answer stays in the box, to correct
             self.query_one("#walk-scroll", VerticalScroll).scroll_end(animate=False)
             return
+        from quiz.core.kinds import kind_of
+
         mark = {"correct": "✓", "partial": "~", "incorrect": "✗"}[g.verdict]
-        self.lines.append(f"[{style}]{mark}[/] {escape(a.what)}: {escape(g.read_as)}"
-                          + ("" if g.verdict == "correct"
-                             else f"  [$text-muted]key {escape(g.shown_key)}[/]"))
+        entry = kind_of(g.key.kind)
+        key = "" if g.verdict == "correct" else (
+            f"\n  [$text-muted]{entry.key_label}: {escape(g.shown_key)}[/]" if entry.paragraph
+            else f"  [$text-muted]key {escape(g.shown_key)}[/]")  # a paragraph: own lines
+        self.lines.append(f"[{style}]{mark}[/] {escape(a.what)}: {escape(g.read_as)}{key}")
         w = self.walkthrough
         if w is not None and w.phase == "cold" and a.phase == "whole":
             self._show_question(w.asked_variant)  # the fresh variant replaces the walked one
