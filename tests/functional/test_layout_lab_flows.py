@@ -64,3 +64,26 @@ def test_a_layout_questions_feedback_opens_the_lab_with_the_typed_layout() -> No
     setup, layout = lab_for(pv.model, pv.gpu, pv.overrides, "tp=16 pp=1 mb=1 zero=1")
     assert (setup.model, setup.gpus, setup.seq) == ("llama3-70b", 512, 8192)
     assert layout is not None and layout.tp == 16 and layout.dp == 32
+
+
+async def test_a_layout_answers_feedback_names_the_lab_key_and_opens_it(
+        data_dir: Path) -> None:
+    """Regression: `l` opened the lab from a layout question's feedback, but the keys
+    line never said so; the lab's title bar said only "quiz"."""
+    from quiz.tui.screens.feedback import FeedbackScreen
+
+    from .conftest import answer, question_shown, screen_text
+
+    app = make_app(data_dir, mode="practice", practice_topic="layout")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await started(pilot)
+        await question_shown(pilot)
+        await answer(pilot, "tp=8 pp=1 cp=1 ep=1 mb=1 zero=1")
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        feedback = app.screen
+        assert "l Lab" in screen_text(feedback.query_one("KeysLine"))
+        await pilot.press("l")
+        await wait_for(pilot, lambda: isinstance(app.screen, LayoutLabScreen))
+        assert "Layout lab" in screen_text(app.screen.query_one("TitleBar"))
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.screen is feedback)

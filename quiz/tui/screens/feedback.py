@@ -202,6 +202,8 @@ class FeedbackScreen(Screen[bool]):
         keys = [("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop")]
         if self.missed:
             keys.append(("w", "Walk through", "screen.walk"))
+        if self.outcome.question.part.kind == "layout":  # see check_action
+            keys.append(("l", "Lab", "screen.open_lab"))
         return keys + [("f", "Flag", "screen.flag"),
                        ("v", "Question", "screen.show_question"),
                        ("?", "Help", "app.open_mode('help')")]

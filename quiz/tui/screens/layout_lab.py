@@ -84,7 +84,7 @@ class LayoutLabScreen(Screen[None]):
         self.lab = Lab(setup, layout)
 
     def compose(self) -> ComposeResult:
-        yield TitleBar()
+        yield TitleBar("Layout lab")
         with VerticalScroll(id="lab-body"):
             yield Static("", id="lab-setup")
             yield Static("", id="lab-layout")
