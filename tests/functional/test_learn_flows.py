@@ -30,6 +30,16 @@ async def walk_shown(pilot: Pilot[Any]) -> WalkScreen:
     return screen
 
 
+async def picker_shown(pilot: Pilot[Any]) -> LearnScreen:
+    """From the home screen, open learn mode's picker (``w``)."""
+    await started(pilot)
+    await pilot.press("w")
+    await wait_for(pilot, lambda: isinstance(pilot.app.screen, LearnScreen))
+    screen = pilot.app.screen
+    assert isinstance(screen, LearnScreen)
+    return screen
+
+
 def text_of(screen: WalkScreen, selector: str) -> str:
     return screen_text(screen.query_one(selector))
 
@@ -70,11 +80,7 @@ async def test_a_walk_through_explains_a_wrong_step_then_asks_whole_and_cold(
 async def test_learn_is_on_home_and_lists_items_and_topics(data_dir: Path) -> None:
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await pilot.press("w")
-        await wait_for(pilot, lambda: isinstance(app.screen, LearnScreen))
-        screen = app.screen
-        assert isinstance(screen, LearnScreen)
+        screen = await picker_shown(pilot)
         groups = [p.group for p in screen.progress]
         assert "memory" in groups and all(p.learned == 0 for p in screen.progress)
         await pilot.press("escape")
@@ -176,11 +182,7 @@ async def test_the_picker_counts_again_after_a_walk_through(data_dir: Path) -> N
     with no "walked through": it showed the counts of when it opened."""
     app = make_app(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        await pilot.press("w")
-        await wait_for(pilot, lambda: isinstance(app.screen, LearnScreen))
-        picker = app.screen
-        assert isinstance(picker, LearnScreen)
+        picker = await picker_shown(pilot)
         first = picker.progress[0]
         assert first.walked == 0
         await pilot.press("enter")
