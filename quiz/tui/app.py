@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from quiz.core.settings_cache import DailyLimits
     from quiz.core.state import AppState, DataFolder
     from quiz.core.store import Store
-    from quiz.tui.data import HomeSummary
+    from quiz.tui.today import HomeSummary
 
 _DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
@@ -255,7 +255,7 @@ class QuizApp(App[int]):
     def _summary(self, store: Store, limits: Settings | DailyLimits,
                  ids: Sequence[str] | None) -> HomeSummary | None:
         """Today's figures (in a worker), or None after saying why they could not be."""
-        from quiz.tui.data import home_summary
+        from quiz.tui.today import home_summary
 
         try:
             return home_summary(store, limits, ids, self.now)

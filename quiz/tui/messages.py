@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from quiz.core.mistakes import Mistake
     from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
-    from quiz.tui.data import HomeSummary, StatsData, TemplatePreview
+    from quiz.tui.data import StatsData, TemplatePreview
+    from quiz.tui.today import HomeSummary
     from solver.layouts import Ranking
     from solver.perf import Workload
 

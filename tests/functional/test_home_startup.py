@@ -40,7 +40,7 @@ def ready(self, summary, *, ids_known):
     seen.update(summary=summary is not None and summary.due is not None,
                 modules=sorted(m for m in sys.modules
                                if m.split(".")[0] in ("pydantic", "sympy")
-                               or m in ("quiz.core.settings", "solver.engine")))
+                               or m in ("quiz.core.settings", "quiz.tui.data", "solver.engine")))
     shown(self, summary, ids_known=ids_known)
 
 HomeScreen.ready = ready

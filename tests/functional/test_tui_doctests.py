@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["quiz.tui.data", "quiz.tui.widgets.forecast", "quiz.tui.screens.report"]
+MODULES = ["quiz.tui.data", "quiz.tui.today", "quiz.tui.widgets.forecast",
+           "quiz.tui.screens.report"]
 
 
 @pytest.mark.parametrize("name", MODULES)

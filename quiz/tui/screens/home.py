@@ -23,7 +23,7 @@ from quiz.tui.modes import MODES, Mode, menu_modes
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from quiz.tui.data import HomeSummary
+    from quiz.tui.today import HomeSummary
 
 TITLE_TEXT = "Drill the arithmetic of distributed LLM training"
 """The home screen's headline (the start-up benchmark waits for it)."""
@@ -134,7 +134,7 @@ class HomeScreen(Screen[None]):
 
     def show_summary(self, summary: HomeSummary) -> None:
         """Show today's figures."""
-        from quiz.tui.data import percent
+        from quiz.tui.today import percent
 
         due = self.query_one("#home-due", Static)
         progress = self.query_one("#home-progress", Static)
