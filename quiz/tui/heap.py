@@ -8,6 +8,8 @@ times its median. Two things keep it off the paths a person waits on:
 - :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
   permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
+  :func:`freeze_alive` does the same at the first frame, so that start-up's own imports
+  do not trigger full collections over Textual's objects before the home is usable.
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming soon runs there, while they read, instead of inside their next keystroke or
@@ -39,6 +41,18 @@ DUE_AT = 5
 def freeze_startup() -> None:
     """Collect once, then leave every object alive now out of later collections."""
     gc.collect()
+    gc.freeze()
+
+
+def freeze_alive() -> None:
+    """Leave every object alive now out of later collections, without collecting first.
+
+    For the first frame: the heap is then Textual and the home screen, alive as long as
+    the app, and start-up's imports that follow allocate enough to trigger full
+    collections, each of which would scan all of it (tens of milliseconds, before the
+    home is usable). A collection first would cost what freezing spares; what little is
+    garbage now stays until :func:`thaw`.
+    """
     gc.freeze()
 
 
