@@ -166,7 +166,9 @@ class QuizApp(App[int]):
     def on_ready(self) -> None:
         # Ready comes after the first frame: the worker's imports (pydantic, sympy) hold
         # the GIL for a while, and the home screen must not wait for them.
-        heap.freeze_alive()  # Textual and the home: out of the imports' full collections
+        # Textual and the home: out of the imports' full collections (and collections
+        # back on, if `quiz` held them off for the first paint)
+        heap.freeze_alive()
         self._froze = True
         self._open()
 

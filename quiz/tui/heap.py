@@ -9,7 +9,9 @@ times its median. Two things keep it off the paths a person waits on:
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
   permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
   :func:`freeze_alive` does the same at the first frame, so that start-up's own imports
-  do not trigger full collections over Textual's objects before the home is usable.
+  do not trigger full collections over Textual's objects before the home is usable; and
+  :func:`hold_until_first_frame` keeps collections off until then (nothing allocated
+  before the first frame is garbage worth collecting).
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming soon runs there, while they read, instead of inside their next keystroke or
@@ -22,10 +24,11 @@ Neither changes what is collected, only when: collections stay automatic as well
 from __future__ import annotations
 
 import gc
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual.screen import Screen
-from textual.timer import Timer
+if TYPE_CHECKING:  # not imported: `quiz` calls this module before it imports Textual
+    from textual.screen import Screen
+    from textual.timer import Timer
 
 STILL = 0.1
 """Seconds without a new layout after which a shown screen counts as being read: longer
@@ -44,8 +47,27 @@ def freeze_startup() -> None:
     gc.freeze()
 
 
+_held = False
+"""Collections are off because :func:`hold_until_first_frame` turned them off."""
+
+
+def hold_until_first_frame() -> None:
+    """No collections until :func:`freeze_alive` (the app's first frame).
+
+    What start-up allocates up to then (Textual's import, the app, the home screen)
+    lives as long as the app, so a collection can free nearly nothing: it only delays
+    the first paint (some 10 ms of collections during Textual's import alone). Called
+    by ``quiz`` before it imports the app; collections that were already off stay off.
+    """
+    global _held
+    if gc.isenabled():
+        gc.disable()
+        _held = True
+
+
 def freeze_alive() -> None:
-    """Leave every object alive now out of later collections, without collecting first.
+    """Leave every object alive now out of later collections, without collecting first,
+    and turn collections back on if :func:`hold_until_first_frame` turned them off.
 
     For the first frame: the heap is then Textual and the home screen, alive as long as
     the app, and start-up's imports that follow allocate enough to trigger full
@@ -53,7 +75,11 @@ def freeze_alive() -> None:
     home is usable). A collection first would cost what freezing spares; what little is
     garbage now stays until :func:`thaw`.
     """
+    global _held
     gc.freeze()
+    if _held:
+        gc.enable()
+        _held = False
 
 
 def thaw() -> None:
