@@ -105,7 +105,7 @@ def _mistakes(args: argparse.Namespace) -> int:
             marks = (" [leech]" if m.leech else "") + (" [template changed]" if m.stale else "")
             print(f"  {a.answered_at:%Y-%m-%d}  {m.variant}{part}  {a.verdict}"
                   f"{' — ' + a.mistake if a.mistake else ''}{marks}")
-            print(f"      you: {a.answer_text.strip() or '(blank)'}   key: {m.shown_key}")
+            print(f"      you: {m.yours}   key: {m.shown_key}")
             for line in textwrap.wrap(m.feedback, width):
                 print(f"      {line}")
             print(f"      retry: quiz ask {m.variant}")

@@ -45,6 +45,8 @@ class Mistake:
         leech: the template is a leech.
         key_text: the key as people read it where it says more than ``key`` (a
             choice's letters with their options' text).
+        read_as: how the answer reads now ("C: <the option>", "1e12 B = 1 TB"); "" for
+            a paragraph (shown as typed) or an answer that cannot be graded now.
     """
 
     attempt: Attempt
@@ -57,11 +59,17 @@ class Mistake:
     leech: bool
     derivation: Derivation | None = None
     key_text: str | None = None
+    read_as: str = ""
 
     @property
     def shown_key(self) -> str:
         """The key as shown to people: :attr:`key_text`, else :attr:`key`."""
         return self.key_text or self.key
+
+    @property
+    def yours(self) -> str:
+        """The answer as shown to people: how it reads, else as typed."""
+        return self.read_as or self.attempt.answer_text.strip() or "(blank)"
 
     @property
     def variant(self) -> str:
@@ -145,7 +153,7 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
     from questions.variants import make_variant
     from quiz.core.errors import QuizError
     from quiz.core.grading import grade
-    from quiz.core.kinds import key_text
+    from quiz.core.kinds import key_text, kind_of
 
     wrong: list[Attempt] = []
     if limit is None or limit > 0:
@@ -175,19 +183,23 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
         try:
             variant = make_variant(template, a.seed)
             pv = variant.parts[min(part, len(variant.parts)) - 1]
+            read_as = ""
             if a.mistake in ("unanswered", "unreached") or not a.answer_text.strip():
                 feedback = "Time ran out before an answer."
             else:
                 earlier = _read_earlier(variant.parts, earlier_texts.get(a.id or -1, {}))
-                feedback = grade(pv, a.answer_text, earlier=earlier).feedback
+                g = grade(pv, a.answer_text, earlier=earlier)
+                feedback = g.feedback
+                if not kind_of(pv.kind).paragraph:  # a paragraph reads as its checklist
+                    read_as = g.read_as
             key, explanation, derivation = pv.key.display, pv.explanation, pv.derivation
             shown: str | None = key_text(pv)
         except (QuizError, ValueError, ArithmeticError) as exc:
             key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
-            derivation, shown = None, None
+            derivation, shown, read_as = None, None, ""
         out.append(Mistake(a, part, template.title, key, feedback, explanation,
                            template.version != a.template_version,
-                           a.template_id in leech_ids, derivation, shown))
+                           a.template_id in leech_ids, derivation, shown, read_as))
     return out
 
 

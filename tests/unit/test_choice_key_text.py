@@ -104,3 +104,30 @@ def test_the_mock_report_and_the_drill_summary_show_the_options(tmp_path: Path) 
         assert q is not None
         drill.submit("b" if q.part.key.display != "b" else "c")
         assert [m.key for m in drill.summary().missed] == [key_text(q.part)]
+
+
+def test_mistakes_show_the_picked_and_the_right_options(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: the list of mistakes said "you: b   key: a": two letters of options
+    no longer on screen."""
+    from datetime import UTC, datetime
+
+    from quiz.core.store import Attempt, Store
+
+    tid = "compute/recompute-trade-off"
+    pv = make_variant(BANK.get(tid), 1).parts[0]
+    wrong = next(c for c in "abcd" if c not in pv.key.correct)
+    data = tmp_path / "data"
+    data.mkdir()
+    with Store.open(data / "history.db") as store:
+        store.record_attempt(Attempt(
+            template_id=tid, template_version=BANK.get(tid).version, seed=1,
+            mode="practice", answer_text=wrong, verdict="incorrect", score=0.0,
+            topic="compute", answered_at=datetime(2025, 3, 3, tzinfo=UTC), seconds=5.0))
+    code, out, _ = run_cli(capsys, "--data-dir", str(data), "mistakes")
+    picked = pv.spec.choices[ord(wrong) - ord("a")]
+    assert code == 0 and f"you: {wrong.upper()}: {picked}" in " ".join(out.split())
+    assert f"key: {key_text(pv)}" in " ".join(out.split())
+    _, out, _ = run_cli(capsys, "--data-dir", str(data), "mistakes", "--json")
+    (entry,) = json.loads(out)["mistakes"]
+    assert entry["key"] == pv.key.display and entry["key_text"] == key_text(pv)

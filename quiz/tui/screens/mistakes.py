@@ -41,7 +41,7 @@ def detail_text(m: Mistake) -> str:
     """What was answered, the key and the feedback, for the detail pane."""
     a = m.attempt
     lines = [f"{m.title}  ({a.mode}, {a.answered_at:%Y-%m-%d %H:%M} UTC)",
-             f"You: {a.answer_text.strip() or '(blank)'}", f"Key: {m.shown_key}", m.feedback]
+             f"You: {m.yours}", f"Key: {m.shown_key}", m.feedback]
     if m.stale:
         lines.append("The template changed since: this variant may differ now.")
     return "\n".join(lines)
