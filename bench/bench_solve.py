@@ -7,7 +7,8 @@
 (c) one-shot `quiz ask` and `quiz check` of a number, a choice and a formula question,
     warm (the variant asked before), cold (a seed never asked, of a template asked
     before) and first (the template never asked: every cache but the bank's dropped),
-    vs `import sympy` (target <= 1.2x) and vs `python -c pass`.
+    vs `import sympy` (target <= 1.2x) and vs `python -c pass`; each row also gives its
+    median CPU time against `import sympy`'s (steadier than wall time on a loaded machine).
 
 Run: python bench/bench_solve.py [--rounds N] [--only a|b|c]
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,9 +35,18 @@ PYTHONDONTWRITEBYTECODE set, quiz's own modules are compiled again on every star
 
 
 def _wall(cmd: list[str]) -> float:
+    return _timed(cmd)[0]
+
+
+def _timed(cmd: list[str]) -> tuple[float, float]:
+    """The command's wall time and its CPU time (user + system, from the OS's account
+    of finished children): on a machine others load, CPU time moves far less."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True, env=ENV)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 ASKED = {  # answer kind -> (template, an answer to check)
@@ -95,14 +106,18 @@ def ask_and_check(rounds: int) -> None:
         for name, (cmd, seed, _) in rows.items():  # warm-up: bytecode, bank, caches
             _wall(command(cmd, seed, name))
         times: dict[str, list[float]] = {name: [] for name in rows}
+        cpu: dict[str, list[float]] = {name: [] for name in rows}
         for _ in range(rounds):
             for name, (cmd, seed, drop) in rows.items():
                 for file in drop:  # first: this template was never asked
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(file)
-                times[name].append(_wall(command(cmd, seed, name)))
+                wall, used = _timed(command(cmd, seed, name))
+                times[name].append(wall)
+                cpu[name].append(used)
     bare = statistics.median(times["python -c pass"])
     sympy = statistics.median(times["import sympy"])
+    sympy_cpu = statistics.median(cpu["import sympy"])
     for name, values in times.items():
         m = statistics.median(values)
         ratios = "" if name == "python -c pass" else f"; {m / bare:.1f}x pass"
@@ -110,7 +125,9 @@ def ask_and_check(rounds: int) -> None:
             ratios = f"; {m / sympy:.2f}x import sympy{ratios}"
         elif name not in BASELINES:
             ratios = f"; {m / sympy:.2f}x import sympy (target <= 1.2x){ratios}"
-        print(f"(c) {name:<32} {summary(values)}{ratios}")
+        used = statistics.median(cpu[name])
+        print(f"(c) {name:<32} {summary(values)}{ratios}; CPU median {used * 1000:.0f} ms "
+              f"({used / sympy_cpu:.2f}x import sympy's)")
 
 
 def one_shot(rounds: int) -> None:
