@@ -456,17 +456,20 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         t_p2p = 2 * v * act / tp / pp_bw
 
     # ---------------------------------------------------------- parameters held
-    held = _held(w, lay)
-    shard = dp * cp                              # ranks that hold the same weights
+    dense, expert = _held_parts(w, lay)
+    # Parameters through each ZeRO collective per rank: dense weights over the dp*cp
+    # ranks that hold them, routed experts over the dp*cp/ep that hold the same experts.
+    moved = (_ring(dp * cp, False) * dense
+             + _ring(max(1, dp * cp // ep), False) * expert)
     dp_net = tp * cp * dp > node
     dp_bw = (w.inter_bw if dp_net else w.intra_bw) * link_eff
     t_fsdp = t_dp = wire_fsdp = wire_dp = 0.0
     compute_mb = t_model + t_recompute
     fwd_window, bwd_window = compute_mb / 3, compute_mb * 2 / 3
     o = c["dp_overlap"]
-    if shard > 1:
-        rs = _ring(shard, False) * held * w.grad_bytes / dp_bw
-        ag = _ring(shard, False) * held * w.weight_bytes / dp_bw
+    if moved > 0:
+        rs = moved * w.grad_bytes / dp_bw
+        ag = moved * w.weight_bytes / dp_bw
         if stage >= 2:
             # Sharded gradients: reduce-scattered after every micro-batch's backward;
             # ZeRO-3 also gathers the weights before each forward and (resharded after
@@ -485,7 +488,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         wire_dp = reduce + gather
         t_dp = (_exposed(reduce, backward_last, o, stage_layers)
                 + _exposed(gather, fwd_window, o, stage_layers))
-    updated = held / shard if lay.zero >= 1 else held
+    updated = _kept(w, lay, lay.zero >= 1)
     t_opt = updated * c["optimizer_traffic_bytes"] / w.hbm_bw
 
     # ---------------------------------------------------------- step
@@ -514,10 +517,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     hardware_flops = model_flops + extra * w.tokens
     denom = step * w.gpus * w.peak_flops
     regather = 0.0
-    if shard > 1 and lay.zero >= 2:
+    if moved > 0 and lay.zero >= 2:
         # What sharding every micro-batch as written would put on the wire per
         # micro-batch (the figure to set beside compute_mb when judging the choice).
-        regather = (_ring(shard, False) * held / dp_bw
+        regather = (moved / dp_bw
                     * (w.grad_bytes + (w.weight_bytes * (2 if w.fsdp_reshard else 1)
                                        if lay.zero == 3 else 0.0)))
     return Evaluation(
@@ -532,15 +535,27 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         compute_per_mb=compute_mb, regather_per_mb=regather)
 
 
-def _held(w: Workload, lay: Layout) -> float:
-    """Parameters one GPU holds before ZeRO: its stage's layers / tp (experts / ep) and,
-    on the first or last stage, the embeddings or output layer."""
+def _held_parts(w: Workload, lay: Layout) -> tuple[float, float]:
+    """Parameters one GPU holds before ZeRO, as (dense, routed experts): its stage's
+    layers / tp and, on the first or last stage, the embeddings or output layer; its
+    stage's experts / ep, each split by tp too (Megatron-Core's expert tensor
+    parallelism defaults to the TP degree, as the compute above assumes)."""
     pp = lay.pp
     stage_layers = w.layers / pp
     emb_share = w.embedding_params if pp == 1 else w.embedding_params / (
         1 if w.tied_embeddings else 2)
-    return (w.layer_params * stage_layers / lay.tp + emb_share / lay.tp
-            + w.expert_params / pp / lay.ep)
+    return (w.layer_params * stage_layers / lay.tp + emb_share / lay.tp,
+            w.expert_params / pp / lay.ep / lay.tp)
+
+
+def _kept(w: Workload, lay: Layout, sharded: bool) -> float:
+    """Parameters of one GPU's share after ZeRO sharding (`sharded`) or before: dense
+    ones over the dp*cp ranks that hold them, routed experts over the dp*cp/ep ranks
+    that hold the same experts (expert data parallelism)."""
+    dense, expert = _held_parts(w, lay)
+    if not sharded:
+        return dense + expert
+    return dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
 
 
 def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, float]:
@@ -559,15 +574,13 @@ def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, f
     tokens = lay.micro_batch * w.seq / lay.cp
     sp_div = tp if w.sequence_parallel else 1
     stage_layers = w.layers / pp
-    held = _held(w, lay)
-    shard = lay.dp * lay.cp
     wb, gb = w.weight_bytes, w.grad_bytes
     ob = w.master_bytes + w.optimizer_bytes
     # Without resharding after forward (fsdp_reshard false), every layer's gathered
     # weights stay alive from its forward to its backward: the peak holds them all.
-    weights = held * wb / (shard if zero >= 3 and w.fsdp_reshard else 1)
-    grads = held * gb / (shard if zero >= 2 else 1)
-    optim = held * ob / (shard if lay.zero >= 1 else 1)
+    weights = _kept(w, lay, zero >= 3 and w.fsdp_reshard) * wb
+    grads = _kept(w, lay, zero >= 2) * gb
+    optim = _kept(w, lay, lay.zero >= 1) * ob
     if lay.recompute == "full":
         per_layer = 2 * tokens * w.hidden / sp_div
         work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
@@ -578,7 +591,9 @@ def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, f
     acts = per_layer * stage_layers * inflight + work
     logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
     # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
-    gathered = 2 * w.layer_params / tp * wb if zero == 3 and w.fsdp_reshard else 0.0
+    layer_experts = w.expert_params / max(1, w.moe_layers) / lay.ep / tp
+    gathered = (2 * (w.layer_params / tp + layer_experts) * wb
+                if zero == 3 and w.fsdp_reshard else 0.0)
     memory = {"weights": weights, "gradients": grads, "optimizer": optim,
               "activations": acts, "logits": logits if pp == 1 else 0.0,
               "buffers": w.constants["workspace_bytes"] + gathered}

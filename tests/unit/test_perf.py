@@ -178,3 +178,18 @@ def test_adding_traffic_never_shortens_the_step(lay: Layout, hbm: float, slower:
 
 def test_divisors() -> None:
     assert divisors(16384) == [2**i for i in range(15)]
+
+
+def test_moe_experts_are_split_by_tp_and_sharded_over_their_own_data_parallel_ranks() -> None:
+    # Regression: routed experts were held whole under TP (the compute already split
+    # them) and their ZeRO shards counted over every data-parallel rank, although only
+    # the dp*cp/ep ranks that hold the same experts can share them.
+    moe = workload_from_inputs(resolve_inputs("mixtral-8x7b", "h100", {
+        "gpus": 64, "global_batch": 1024, "seq": 4096, "microbatches": 1}))
+    for tp, ep in ((1, 8), (2, 4), (8, 1)):
+        lay = Layout(tp=tp, ep=ep, dp=64 // tp, zero=1)
+        held_dense = (moe.layer_params * moe.layers + moe.embedding_params) / tp
+        experts = moe.expert_params / (tp * ep)
+        want = held_dense / lay.dp + experts / (lay.dp // ep)
+        got = memory_of(moe, lay)["optimizer"] / (moe.master_bytes + moe.optimizer_bytes)
+        assert got == pytest.approx(want, rel=1e-9), (tp, ep)
