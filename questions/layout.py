@@ -295,7 +295,6 @@ def comparison(j: Judgement) -> str:
                          f"{format_value(hb, 's'):>10}")
     lines.append(f"  {'yours':<10}{_bar(e.step_time, top)}  key {_bar(best.step_time, top)}")
     if any(v > 0.002 * top for v in (*e.hidden.values(), *best.hidden.values())):
-        lines.append("  (only exposed collective time adds to the step; 'hidden' "
-                     "ran during compute)")
+        lines.append("  (the step counts exposed time; 'hidden' ran under compute)")
     lines.append(f"{'MFU':<24}{e.mfu:>10.1%}  {best.mfu:>10.1%}")
     return "\n".join(lines)
