@@ -86,6 +86,13 @@ def time_to_any(command: list[str], texts: tuple[str, ...], timeout: float = 60.
                 raise TimeoutError(f"none of {texts!r} appeared within {timeout}s:\n{pane}")
             time.sleep(0.01)
     finally:
+        # Quit as a person does (ctrl+q) before closing the session: a killed app leaves
+        # its history marked open, and the next start then checks every page of it.
+        _tmux("send-keys", "-t", name, "C-q")
+        deadline = time.perf_counter() + 5
+        while (time.perf_counter() < deadline
+               and _tmux("has-session", "-t", name).returncode == 0):
+            time.sleep(0.02)
         _tmux("kill-session", "-t", name)
 
 
