@@ -129,7 +129,10 @@ def _draw(catalog: Catalog, template_id: str, seed: int, mark: str,
         # The template's first draw: its other seeds' derivations too (not for a layout
         # key, a search that reads the engine itself at every draw).
         if view is None and all(p.answer_kind != "layout" for p in template.all_parts()):
-            _predraw(template, seed)
+            if DEFERRED is None:
+                _predraw(template, seed)
+            else:
+                DEFERRED.append((template, seed, drawing.file))
     drawing.keep_template(template_id, mark, template)
     return drawn, data
 
@@ -137,6 +140,11 @@ def _draw(catalog: Catalog, template_id: str, seed: int, mark: str,
 PREDRAWN = 8
 """Seeds (0, 1, ...) also drawn when a template is first drawn, so that the derivations
 their parameters need (another model, pipelining, ZeRO stage ...) are kept as plans."""
+
+DEFERRED: list[tuple[Template, int, Path]] | None = None
+"""None: a template's first draw predraws its other seeds there and then. A list (set by
+a one-shot command, see ``quiz.cli``): the predraws are left in it, to be done by
+:func:`predraw_deferred` after the command's output is written."""
 
 
 def _predraw(template: Template, seed: int) -> None:
@@ -147,6 +155,22 @@ def _predraw(template: Template, seed: int) -> None:
         if other != seed:
             with contextlib.suppress(QuizError):  # a seed the template cannot draw
                 to_json(make_variant(template, other))
+
+
+def predraw_deferred() -> None:
+    """Do the predraws left in :data:`DEFERRED` and keep their plans in each template's
+    ``drawing.db``, unless that file is gone meanwhile (the cache was cleared: nothing is
+    put back); then stop deferring."""
+    global DEFERRED
+    from solver import light
+
+    pending, DEFERRED = DEFERRED or [], None
+    for template, seed, file in pending:
+        drawing = Drawing(file)
+        with light.using(drawing):
+            _predraw(template, seed)
+        if file.exists():
+            drawing.save()
 
 
 def stamp(file: Path) -> str | None:

@@ -288,8 +288,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             # `quiz` alone: open the app without building the whole parser (start-up time).
             return _run(argparse.Namespace(command=None, data_dir=None, templates=[]))
         args = build_parser().parse_args(argv)
+        quick = argv is None and args.command in QUICK_EXIT
+        if quick:
+            from questions import stored
+
+            stored.DEFERRED = []  # a first draw's predraws: after the output (see below)
         code = _run(args)
-        if argv is None and args.command in QUICK_EXIT:
+        if quick:
             _exit_now(code)
         return code
     except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
@@ -324,10 +329,44 @@ def _exit_now(code: int) -> None:
 
     sys.stdout.flush()  # BrokenPipeError: handled by main, as for any write
     sys.stderr.flush()
+    _predraw_behind()
     # Never cut a thread short, nor a profiler or coverage tracer that writes its data at
     # exit (`python -m cProfile -o FILE -m quiz.cli check ...`).
     if threading.active_count() == 1 and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(code)
+
+
+def _predraw_behind() -> None:
+    """The predraws a template's first draw left (``questions.stored.DEFERRED``: its
+    other seeds' derivations, kept as plans so that a new seed needs no sympy) are done
+    by a detached child process once the output is written, so the command ends without
+    waiting for them; where there is no fork, or another thread runs, they are done
+    here. The child reads and writes nothing of the caller's: its standard streams are
+    /dev/null."""
+    import threading
+
+    from questions import stored
+
+    if not stored.DEFERRED:
+        stored.DEFERRED = None
+        return
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        stored.predraw_deferred()
+        return
+    try:
+        if os.fork() != 0:  # the command's process: done
+            return
+    except OSError:
+        stored.predraw_deferred()
+        return
+    try:  # the child: out of the caller's session, terminal and pipes
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        stored.predraw_deferred()
+    finally:
+        os._exit(0)
 
 
 def _check_clock() -> None:

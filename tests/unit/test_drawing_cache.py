@@ -211,3 +211,79 @@ def test_asking_and_checking_new_seeds_of_templates_asked_before_imports_no_symp
         assert code == 0
         want += out
     assert fresh_process(data, calls) == (want, set())
+
+
+def test_a_one_shot_first_draw_leaves_its_predraws_for_after_the_output(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`quiz ask`/`check` defer the other seeds' predraw (stored.DEFERRED); done later,
+    it keeps the same plans as a predraw done in the draw, and a new seed then needs no
+    validated template; a cleared cache is not filled again by a late predraw."""
+    now = tmp_path / "now" / "variants.db"
+    stored.variant(CATALOG, "memory/model-state", 3, now)
+    later = tmp_path / "later" / "variants.db"
+    monkeypatch.setattr(stored, "DEFERRED", [])
+    first = stored.variant(CATALOG, "memory/model-state", 3, later)
+    assert [(t.id, seed) for t, seed, _ in stored.DEFERRED or []] == [
+        ("memory/model-state", 3)]
+    assert drawing_rows(later, "plans") < drawing_rows(now, "plans")
+    stored.predraw_deferred()
+    assert stored.DEFERRED is None
+    assert drawing_rows(later, "plans") == drawing_rows(now, "plans")
+    assert json.dumps(ask_json(first)) == json.dumps(
+        ask_json(stored.variant(CATALOG, "memory/model-state", 3, now)))
+    validated: list[str] = []
+    real = type(CATALOG).templates
+
+    def counting(self: object, ids: list[str] | None = None) -> dict[str, Template]:
+        validated.extend(ids or [])
+        return real(self, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(CATALOG), "templates", counting)
+    assert isinstance(stored.variant(CATALOG, "memory/model-state", 5, later).template,
+                      stored.TemplateView)
+    assert validated == []
+
+    cleared = tmp_path / "cleared" / "variants.db"
+    monkeypatch.setattr(type(CATALOG), "templates", real)
+    monkeypatch.setattr(stored, "DEFERRED", [])
+    stored.variant(CATALOG, "compute/flops-formula", 0, cleared)
+    assert stored.DEFERRED
+    cleared.with_name(stored.DRAWING).unlink()
+    stored.predraw_deferred()
+    assert not cleared.with_name(stored.DRAWING).exists()
+
+
+def test_the_deferred_predraw_runs_in_a_detached_child_after_the_output(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """quiz.cli's exit: the command's process returns at once (the fork's parent); the
+    child leaves the session, points its standard streams at /dev/null and predraws."""
+    import os
+
+    from quiz import cli
+
+    cache = tmp_path / "variants.db"
+    monkeypatch.setattr(stored, "DEFERRED", [])
+    stored.variant(CATALOG, "memory/model-state", 3, cache)
+    before = drawing_rows(cache, "plans")
+    calls: list[str] = []
+    def parent() -> int:
+        calls.append("fork")
+        return 4242
+
+    monkeypatch.setattr(os, "fork", parent)
+    cli._predraw_behind()  # the parent: nothing drawn here
+    assert calls == ["fork"] and drawing_rows(cache, "plans") == before
+
+    def exit_(code: int) -> None:
+        calls.append(f"exit {code}")
+        raise SystemExit(code)
+
+    monkeypatch.setattr(os, "fork", lambda: 0)
+    monkeypatch.setattr(os, "setsid", lambda: calls.append("setsid"))
+    monkeypatch.setattr(os, "dup2", lambda a, b: calls.append(f"dup2 {b}"))
+    monkeypatch.setattr(os, "_exit", exit_)
+    with pytest.raises(SystemExit):
+        cli._predraw_behind()  # the child
+    assert calls[1:] == ["setsid", "dup2 0", "dup2 1", "dup2 2", "exit 0"]
+    assert drawing_rows(cache, "plans") > before
+    assert stored.DEFERRED is None
