@@ -206,13 +206,29 @@ async def run(answers: int) -> None:
 # ---------------------------------------------------------------- keystrokes, per kind
 
 KEY_ROWS = ("number", "choice", "choice-arrow", "multi", "table", "layout", "formula",
-            "formula-first", "spoken", "spoken-long")
+            "formula-first", "spoken", "spoken-long", "spoken-1500")
 """The keystroke rows: a kind, or a kind and what is pressed: choice-arrow, the cursor
 moved in a typed letter, which reads nothing new; formula, every keystroke's text read
 for the first time in the question (the box's cache of readings emptied before each);
 formula-first, the first keystroke of a new formula question (each sample a new
 question, once it has painted and gone quiet); spoken-long, the last sentence of a whole
-30-second answer typed and deleted (a reading's cost grows with the paragraph)."""
+30-second answer typed and deleted (a reading's cost grows with the paragraph);
+spoken-1500, the same at the end of a 1,500-character paragraph (the answer said about
+three times over)."""
+
+LONG_PARAGRAPH = 1500
+"""Characters of the spoken-1500 row's paragraph."""
+
+
+def paragraph(row: str, display: str) -> str:
+    """The whole paragraph a spoken row types the end of: the key's model answer, or
+    for spoken-1500 that answer repeated to :data:`LONG_PARAGRAPH` characters."""
+    if row != "spoken-1500":
+        return display
+    text = display
+    while len(text) < LONG_PARAGRAPH:
+        text += " " + display
+    return text[:LONG_PARAGRAPH]
 
 
 def templates_of(bank: Any, kind: str) -> list[str]:
@@ -229,7 +245,8 @@ def key_script(row: str, display: str) -> list[str]:
     refusals in turn), then deleted letter by letter; arrows move the cursor about."""
     if row == "choice-arrow":
         return ["left", "right", "home", "end"]
-    typed = {"spoken": display[:60], "spoken-long": display[-60:]}.get(row, display)
+    typed = {"spoken": display[:60], "spoken-long": display[-60:],
+             "spoken-1500": display[-60:]}.get(row, display)
     if row == "multi":  # a toggle per letter: "a, d" typed as a, space, d
         typed = " ".join(c for c in typed if c.isalpha())
     keys = [{" ": "space"}.get(c, c) for c in typed]
@@ -251,16 +268,20 @@ async def key_frames(pilot: Any, frames: list[float], key: str) -> tuple[float, 
 
 
 async def echo_sample(app: App[Any], pilot: Any, frames: list[float], *,
-                      area: bool = False) -> float:
+                      area: bool = False, text: str = "", key: str = "x") -> float:
     """One baseline sample: a key echoed by a bare Input (or text area) on a screen of
-    its own."""
+    its own; in a text area, ``key`` typed at the end of ``text`` (the paragraph of the
+    sample it is paired with)."""
     echo = EchoArea() if area else Echo()
     await app.push_screen(echo)
     field = echo.query_one(TextArea if area else Input)
     field.cursor_blink = False
+    if isinstance(field, TextArea) and text:
+        field.load_text(text)
+        field.move_cursor(field.document.end)
     field.focus()
     await until_quiet(pilot, lambda: True)
-    _echo, last = await key_frames(pilot, frames, "x")
+    _echo, last = await key_frames(pilot, frames, key)
     app.pop_screen()
     await until_quiet(pilot, lambda: True)
     return last
@@ -272,7 +293,7 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
     from quiz.tui.widgets.answer_box import AnswerBox
 
     echo: list[float] = []
-    area_echo: list[float] = []
+    area_echo: dict[str, list[float]] = defaultdict(list)
     first: dict[str, list[float]] = defaultdict(list)
     last: dict[str, list[float]] = defaultdict(list)
     late: dict[str, int] = defaultdict(int)
@@ -314,18 +335,21 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
             screen, box, display = await ask(templates_of(app.bank, kind)[:1])
             if row == "choice-arrow":
                 box.input.value = display
-            if row == "spoken-long":
-                box.paragraph.load_text(display[:-60])
+            if row in ("spoken-long", "spoken-1500"):
+                box.paragraph.load_text(paragraph(row, display)[:-60])
                 box.paragraph.move_cursor(box.paragraph.document.end)
                 await until_quiet(pilot, lambda: True)
             keys = key_script(row, display)
             for n in range(samples):
                 if row == "formula":
                     box._readings.clear()
-                sampled(row, n, await key_frames(pilot, frames, keys[n % len(keys)]))
+                key = keys[n % len(keys)]
+                before = box.paragraph.text
+                sampled(row, n, await key_frames(pilot, frames, key))
                 echo.append(await echo_sample(app, pilot, frames))
-                if kind == "spoken":
-                    area_echo.append(await echo_sample(app, pilot, frames, area=True))
+                if kind == "spoken":  # the same key at the end of the same text
+                    area_echo[row].append(await echo_sample(
+                        app, pilot, frames, area=True, text=before, key=key))
             await leave(screen)
     print(file=sys.stderr)
     e = statistics.median(echo)
@@ -338,13 +362,14 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                       if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
         print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
               f"{tail_ratio}{late[row]} of {len(ts)} painted over more than one frame")
-    if area_echo:
-        a = statistics.median(area_echo)
-        print(f"baseline: echo of a key in a bare 6-line TextArea  {summary(area_echo)}")
-        for row in rows:
-            if row.startswith("spoken"):
-                print(f"    {row:<13} median {statistics.median(last[row]) / a:.2f}x the "
-                      "TextArea's echo (the widget a paragraph is typed in)")
+    for row, area in area_echo.items():
+        print(f"baseline for {row}: the same key at the end of the same text in a bare "
+              f"6-line TextArea  {summary(area)}")
+        ts = last[row]
+        tail = (f"  p99 {percentile(ts, 0.99) / percentile(area, 0.99):.2f}x its p99"
+                if len(ts) >= P99_MIN_SAMPLES else "")
+        print(f"    {row:<13} median {statistics.median(ts) / statistics.median(area):.2f}x "
+              f"the TextArea's echo (the widget a paragraph is typed in){tail}")
     print("keystroke -> first frame painted (the echo; a reading from a worker comes "
           "after it):")
     for row in rows:

@@ -42,7 +42,7 @@ from quiz.tui.messages import (
     TaskFailed,
 )
 from quiz.tui.screens.home import HomeScreen
-from quiz.tui.textual_fixes import fix_styles_cache
+from quiz.tui.textual_fixes import fix_paint_cycles, fix_styles_cache
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -113,6 +113,7 @@ class QuizApp(App[int]):
                  ) -> None:
         super().__init__()
         fix_styles_cache()  # see quiz.tui.textual_fixes: widgets painted once stay alive
+        fix_paint_cycles()  # and: every painted line was a reference cycle
         if mode not in (None, "drill", "mock", "practice", "learn"):
             raise ValueError(f"unknown start mode {mode!r}")
         self.data_dir = data_dir

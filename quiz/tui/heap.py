@@ -17,8 +17,11 @@ times its median. Two things keep it off the paths a person waits on:
   coming soon runs there, while they read, instead of inside their next keystroke or
   Enter. "Still" matters: the feedback paints twice (the second layout shows or hides
   its scroll bar), and a collection between the two frames would delay the second.
+- :class:`TypingPauses`: while an answer is typed, a full collection that is coming soon
+  runs when the typing pauses (:data:`PAUSE`), not inside the keystroke whose
+  allocations would have set it off. A long spoken answer is hundreds of keystrokes.
 
-Neither changes what is collected, only when: collections stay automatic as well.
+None of them changes what is collected, only when: collections stay automatic as well.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # not imported: `quiz` calls this module before it imports Textual
     from textual.screen import Screen
     from textual.timer import Timer
+    from textual.widget import Widget
 
 STILL = 0.1
 """Seconds without a new layout after which a shown screen counts as being read: longer
@@ -87,6 +91,12 @@ def thaw() -> None:
     gc.unfreeze()
 
 
+PAUSE = 0.3
+"""Seconds without a keystroke that count as a pause in the typing: a gap between words
+or to think. Keys within a word come faster; a collection (a few ms) run in a pause is
+over before the next key but for a rare one typed just as it starts."""
+
+
 def full_collection_due() -> bool:
     """A full collection will be considered within a few young ones."""
     return gc.get_count()[2] >= DUE_AT
@@ -137,4 +147,33 @@ class ReadingTime:
         if not self.screen.is_current:  # moved on already: they wait on something else
             return
         if collect_if_due():
+            self.collections += 1
+
+
+class TypingPauses:
+    """Runs a due full collection once the typing into ``widget`` pauses (:data:`PAUSE`
+    seconds without a key).
+
+    Call :meth:`typed` on every keystroke (the widget must be mounted). While no full
+    collection is coming soon it only reads the collector's counts; when one is, each
+    key pushes the collection back to :data:`PAUSE` after it. Nothing runs if another
+    screen has come on top meanwhile.
+    """
+
+    def __init__(self, widget: Widget) -> None:
+        self.widget = widget
+        self._timer: Timer | None = None
+        self.collections = 0
+        """Full collections it ran (tests count them)."""
+
+    def typed(self) -> None:
+        """A key was typed: collect in the next pause, if a collection is due."""
+        if self._timer is not None:
+            self._timer.reset()
+        elif full_collection_due():
+            self._timer = self.widget.set_timer(PAUSE, self._paused, name="typing-pause")
+
+    def _paused(self) -> None:
+        self._timer = None
+        if self.widget.is_attached and self.widget.screen.is_current and collect_if_due():
             self.collections += 1

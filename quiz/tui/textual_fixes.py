@@ -14,6 +14,17 @@ collector must scan grew with every answer, and a full collection in the middle 
 Enter took up to half a second (issue 15). The method's result depends on its two colours
 only: :func:`fix_styles_cache` keys the same cache by the colours alone.
 
+**Painted lines that refer to themselves** (:func:`fix_paint_cycles`). ``Strip.divide``
+caches its result in the strip itself, and cutting a line at its own end gives
+``[self]``; ``Strip.crop_extend`` caches ``self`` when nothing is cropped or added. The
+compositor cuts every line it paints, so nearly every painted line became a reference
+cycle: refcounting never freed it, and each keystroke left some 300 container objects
+(lines, their seven small caches each, their dicts) for the cyclic collector. Typing a
+paragraph set off a full collection every ~150 keys, inside a keystroke (issue 15). And
+``LRUCache.clear`` (a text area clears its line cache on every edit) dropped its ring of
+entries whole, another cycle per keystroke. The fix returns the same results without
+caching a strip in itself, and unlinks the entries a cleared cache drops.
+
 **Removed widgets kept alive by the app's watchers**: a widget that watches an app
 reactive (Textual's ``TextArea`` watches ``App.theme``) stays in the app's watcher list,
 with everything it holds, until that reactive next changes. :func:`forget_watchers`
@@ -23,12 +34,15 @@ drops a removed node's entries (the pruning Textual does itself on the next chan
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from rich.style import Style as RichStyle
 from textual._styles_cache import StylesCache
+from textual.cache import LRUCache
 from textual.color import Color
 from textual.dom import DOMNode
+from textual.strip import Strip
 from textual.style import Style
 
 _INNER_OUTER_SIZE = 1024
@@ -59,6 +73,57 @@ def fix_styles_cache() -> bool:
 
     method.cache_clear()  # let go of the instances it holds already
     setattr(StylesCache, "get_inner_outer", get_inner_outer)  # noqa: B010 (typed apart)
+    return True
+
+
+def fix_paint_cycles() -> bool:
+    """Stop ``Strip.divide`` and ``Strip.crop_extend`` caching a strip in itself, and
+    ``LRUCache.clear`` leaving its entries linked in a ring.
+
+    ``divide`` and ``crop_extend`` return the strip itself (in a list, for ``divide``)
+    when the cut or crop is the whole strip; only that case changes: it is answered
+    before Textual's method, which would store the strip in its own cache. A cleared
+    ``LRUCache`` empties each entry (``[prev, next, key, value]``) it drops. Idempotent.
+    Returns True if applied now; False if already applied, or if Textual's ``Strip`` or
+    ``LRUCache`` no longer have the shape this fix is written for (nothing is changed).
+    """
+    if getattr(Strip.divide, "_no_self_cache", False):
+        return False
+    slots = getattr(Strip, "__slots__", ())
+    if "_divide_cache" not in slots or "_crop_extend_cache" not in slots or \
+            LRUCache.__slots__ != ["_maxsize", "_cache", "_full", "_head", "hits", "misses"]:
+        return False
+    divide = Strip.divide
+    crop_extend = Strip.crop_extend
+
+    def divide_without_cycle(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
+        cuts = [cut for cut in cuts if cut <= self.cell_length]  # as Textual filters
+        if cuts == [self.cell_length]:
+            return [self]
+        return divide(self, cuts)
+
+    def crop_extend_without_cycle(self: Strip, start: int, end: int,
+                                  style: RichStyle | None) -> Strip:
+        if start <= 0 and end == self.cell_length:  # nothing cut, nothing added
+            return self
+        return crop_extend(self, start, end, style)
+
+    clear = LRUCache.clear
+
+    def clear_unlinked(self: LRUCache[Any, Any]) -> None:
+        entries: dict[Any, list[object]] = self._cache  # Textual's own attributes
+        for entry in entries.values():
+            entry.clear()
+        clear(self)
+
+    divide_without_cycle._no_self_cache = True  # type: ignore[attr-defined]
+    fixes: list[tuple[Any, object]] = [(divide_without_cycle, divide), (clear_unlinked, clear),
+                                       (crop_extend_without_cycle, crop_extend)]
+    for fixed, textual in fixes:
+        fixed.__wrapped__ = textual  # Textual's own, which the tests compare them with
+    setattr(Strip, "divide", divide_without_cycle)  # noqa: B010 (typed apart)
+    setattr(Strip, "crop_extend", crop_extend_without_cycle)  # noqa: B010
+    setattr(LRUCache, "clear", clear_unlinked)  # noqa: B010
     return True
 
 

@@ -16,17 +16,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rich.segment import Segment
 from textual._styles_cache import StylesCache
+from textual.cache import LRUCache
 from textual.strip import Strip
 from textual.widget import Widget
 
 from quiz.tui import heap
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
-from quiz.tui.textual_fixes import fix_styles_cache
-from quiz.tui.widgets.answer_box import ParagraphArea
+from quiz.tui.textual_fixes import fix_paint_cycles, fix_styles_cache
+from quiz.tui.widgets.answer_box import AnswerBox, ParagraphArea
 
 from .conftest import answer, make_app, question_shown, settle, started, wait_for
+from .test_spoken_snapshots import spoken_app
 
 SIZE = (100, 30)
 WRONG = {"memory/model-state": "1 TB", "compute/flops-formula": "2*P*D",
@@ -131,6 +136,7 @@ async def test_a_due_full_collection_runs_while_the_feedback_is_read(
         return real()
 
     monkeypatch.setattr(heap, "collect_if_due", noted)
+    monkeypatch.setattr(heap, "PAUSE", 3600.0)  # none in a pause of the typing either
     app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
@@ -190,3 +196,111 @@ def test_the_heap_module_loads_no_textual() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"  # `quiz` holds collections before Textual loads
+
+
+async def test_typing_a_paragraph_leaves_no_painted_line_to_the_cycle_collector(
+        data_dir: Path) -> None:
+    """Regression of issue 15: nearly every line painted was a reference cycle (a strip
+    cut at its own end cached itself; a text area's cleared line cache left its ring of
+    entries linked), some 300 container objects per keystroke that only a collection
+    frees, so typing a paragraph set off a full collection every ~150 keys."""
+    app = spoken_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await question_shown(pilot)
+        area = app.screen.query_one(ParagraphArea)
+        area.cursor_blink = False
+        await settle(pilot)
+        was_enabled = gc.isenabled()
+        gc.collect()
+        gc.disable()
+        try:
+            for key in "TP 8 in the node then 1.13 TB of state":
+                await pilot.press({" ": "space"}.get(key, key))
+            await settle(pilot)
+            assert len(area.text) > 30  # every key was painted, and its reading
+            gc.set_debug(gc.DEBUG_SAVEALL)
+            gc.collect()
+            left = Counter(type(o).__name__ for o in gc.garbage
+                           if isinstance(o, Strip) or type(o).__module__.startswith("textual"))
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+            if was_enabled:
+                gc.enable()
+        assert left == Counter(), left  # before: some 20 strips a key
+
+
+@given(texts=st.lists(st.text(alphabet="ab c", min_size=1, max_size=6), min_size=1,
+                      max_size=4),
+       cuts=st.lists(st.integers(0, 30), max_size=4), start=st.integers(-2, 30),
+       end=st.integers(0, 30))
+@settings(max_examples=200, deadline=None)
+def test_the_paint_cycle_fix_gives_textuals_results(texts: list[str], cuts: list[int],
+                                                   start: int, end: int) -> None:
+    fix_paint_cycles()
+    assert not fix_paint_cycles()  # applied once, recognised after
+
+    def strip() -> Strip:
+        return Strip([Segment(t) for t in texts])
+
+    def texts_of(strips: Any) -> list[str]:
+        return [s.text for s in strips]
+
+    length = strip().cell_length
+    for cut in ([*sorted(cuts), length], [length], sorted(cuts)):
+        assert texts_of(strip().divide(cut)) == texts_of(
+            Strip.divide.__wrapped__(strip(), cut))  # type: ignore[attr-defined]
+    for a, b in ((start, end), (0, length), (start, length)):
+        assert strip().crop_extend(a, b, None).text == \
+            Strip.crop_extend.__wrapped__(strip(), a, b, None).text  # type: ignore[attr-defined]
+
+
+def test_a_cleared_line_cache_and_a_whole_strip_free_without_the_collector() -> None:
+    fix_paint_cycles()
+    was_enabled = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        for _ in range(50):
+            line = Strip([Segment("read as 1.13 TB")])
+            assert line.divide([line.cell_length]) == [line]
+            assert line.crop_extend(0, line.cell_length, None) is line
+            cache: LRUCache[int, Strip] = LRUCache(4)
+            for y in range(6):
+                cache[y] = line
+            cache.clear()
+            assert cache.get(5) is None and len(cache) == 0
+            cache[1] = line  # still usable after clearing
+            assert cache.get(1) is line
+            cache.clear()
+        del line, cache
+        assert gc.collect() == 0  # nothing was left in a cycle
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+async def test_a_due_full_collection_runs_in_a_pause_of_the_typing(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[object, str]] = []
+
+    def noted() -> bool:
+        seen.append((app.screen, app.screen.query_one(ParagraphArea).text))
+        return True
+
+    due = [False]
+    monkeypatch.setattr(heap, "full_collection_due", lambda: due[0])
+    monkeypatch.setattr(heap, "collect_if_due", noted)
+    monkeypatch.setattr(heap, "PAUSE", 0.2)
+    app = spoken_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await question_shown(pilot)
+        box = screen.query_one(AnswerBox)
+        await pilot.press(*"TP 8")
+        await settle(pilot)
+        assert box.pauses._timer is None  # nothing due: no timer, no collection
+        due[0] = True
+        await pilot.press(*"ab")  # typed in a burst
+        await wait_for(pilot, lambda: seen)
+        assert seen[-1] == (screen, "TP 8ab")  # once the typing stopped
+        assert box.pauses.collections == len(seen)

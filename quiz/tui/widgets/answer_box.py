@@ -20,6 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 from textual.widgets.text_area import Edit, EditResult
 
+from quiz.tui.heap import TypingPauses
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 from quiz.tui.textual_fixes import forget_watchers
 
@@ -178,6 +179,10 @@ class AnswerBox(Vertical):
         self._deadline: Timer | None = None
         self._last_typed = ""
         """The text the preview last read (or was cleared for)."""
+        self._shown: str | None = None
+        """What the preview shows (None: not set yet)."""
+        self.pauses = TypingPauses(self)
+        """Runs a due full garbage collection in a pause of the typing, not in a key."""
 
     def compose(self) -> ComposeResult:
         from quiz.core.reading import MAX_ANSWER_CHARS
@@ -267,7 +272,15 @@ class AnswerBox(Vertical):
         if self._deadline is not None:
             self._deadline.stop()
             self._deadline = None
-        _update_in_place(self.query_one("#answer-preview", Static), text)
+        self._paint_preview(text)
+
+    def _paint_preview(self, text: str) -> None:
+        # Most keys change no reading (a letter of a word, a digit of a number already
+        # read as something else): repainting the same preview would re-render its
+        # lines, widen the region the compositor redraws, and measure its height again.
+        if text != self._shown:
+            self._shown = text
+            _update_in_place(self.query_one("#answer-preview", Static), text)
 
     @on(Input.Changed, "#answer-input")
     def _changed(self, event: Input.Changed) -> None:
@@ -277,6 +290,7 @@ class AnswerBox(Vertical):
         """Read what is now typed into the preview (called by the input and the text
         area on every change, before the frame that echoes it)."""
         self._typed(value)
+        self.pauses.typed()
 
     @on(TextArea.Changed, "#answer-text")
     def _paragraph_changed(self, event: TextArea.Changed) -> None:
@@ -311,7 +325,7 @@ class AnswerBox(Vertical):
 
     def _missed_deadline(self) -> None:
         self._deadline = None
-        _update_in_place(self.query_one("#answer-preview", Static), STILL_READING)
+        self._paint_preview(STILL_READING)
 
     @on(Input.Submitted, "#answer-input")
     def _submitted(self, event: Input.Submitted) -> None:
