@@ -12,6 +12,7 @@ import io
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import cpu_guard, run_cli
@@ -343,3 +344,76 @@ def test_a_number_inside_a_claim_is_never_taken_for_a_wrong_figure() -> None:
     assert g.checklist is not None
     ratio = next(i for i in g.checklist.items if i.id == "ratio")
     assert ratio.status == "missing"
+
+
+SPOKEN_ALPHABET = st.sampled_from(
+    list("0123456789 .,;:!?\n") + [" GB", " TB", "B", " s", " ms", " days", " GPUs", "K",
+                                   " of", " x 10^3", "e9", "%", "1,130", " per GPU", "."])
+
+
+def read_whole(pv: PartVariant, text: str) -> tuple[list[tuple[int, tuple[str, ...]]], str]:
+    """What the reader found before it read in pieces: mentions of the whole text."""
+    found = mentions(text)
+    units = list(dict.fromkeys(f.unit for f in pv.key.figures))
+    said = []
+    for m in found:
+        for unit in units:
+            r = m.reading(unit)
+            if r is not None:
+                said.append(r[1])
+                break
+    return ([(m.start, m.candidates) for m in found],
+            ("figures read: " + " · ".join(said)) if said else "no figure read yet")
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(SPOKEN_ALPHABET, min_size=1, max_size=80).map("".join))
+def test_reading_in_pieces_finds_what_reading_the_whole_finds(text: str) -> None:
+    from quiz.core.kinds.spoken import read
+
+    pv = part("layout/thirty-second-answer", 26)
+    if not re.search(r"[A-Za-z0-9]", text):
+        return
+    got = read(pv, text)
+    numbers, read_as = read_whole(pv, text)
+    assert [(m.start, m.candidates) for m in got.value.numbers] == numbers
+    assert got.read_as == read_as
+
+
+def test_reading_in_pieces_keeps_only_the_first_numbers_of_a_long_answer() -> None:
+    from quiz.core.kinds.spoken import read
+    from quiz.core.rubric import MAX_MENTIONS
+
+    pv = part("layout/thirty-second-answer", 26)
+    text = "1 GB, " * (MAX_MENTIONS + 30)
+    got = read(pv, text[:MAX_SPOKEN_CHARS])
+    numbers, read_as = read_whole(pv, text[:MAX_SPOKEN_CHARS])
+    assert len(got.value.numbers) == len(numbers) <= MAX_MENTIONS
+    assert got.read_as == read_as
+
+
+def test_a_key_at_the_end_of_a_long_answer_reads_only_its_own_clause(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live preview reads the paragraph on every keystroke: the numbers of the
+    clauses before the one being typed are read once, whatever the answer's length."""
+    import quiz.core.kinds.spoken as spoken
+    from quiz.core.session import preview
+
+    read: list[str] = []
+
+    def counted(text: str) -> list[Any]:
+        read.append(text)
+        return mentions(text)
+
+    monkeypatch.setattr(spoken, "mentions", counted)
+    spoken.read_piece.cache_clear()
+    seed, answer, _ = ANSWERS["layout/thirty-second-answer"]
+    pv = part("layout/thirty-second-answer", seed)
+    long = (" ".join(answer.split()) + " ") * 3  # some 1,900 characters
+    assert len(long) > 1500
+    preview(pv, long[:len(long) - 121])  # every clause so far, each read once
+    assert sum(map(len, read)) > 500  # (the answer said three times over)
+    for end in range(len(long) - 120, len(long)):  # typing the last sentences
+        read.clear()
+        assert preview(pv, long[:end]).startswith("read as figures read: 16 bytes")
+        assert sum(map(len, read)) <= 200, end  # the clause typed in, not the whole

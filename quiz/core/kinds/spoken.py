@@ -22,13 +22,21 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from typing import Any, Final
 
 from questions.variants import FigureKey, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import Reading, Unreadable
-from quiz.core.rubric import MAX_SPOKEN_CHARS, Mention, find_phrase, mentions, normalize
+from quiz.core.rubric import (
+    MAX_MENTIONS,
+    MAX_SPOKEN_CHARS,
+    Mention,
+    find_phrase,
+    mentions,
+    normalize,
+)
 
 __all__ = ["CORRECT_SHARE", "WRONG_FACTOR", "Checklist", "Item", "SpokenReading",
            "check_key", "checklist", "grade", "json_fields", "prompt_lines", "read"]
@@ -52,10 +60,79 @@ _EXAMPLE: Final = ("sentences that give each figure with its unit and say each c
 
 @dataclass(frozen=True)
 class SpokenReading:
-    """A spoken answer as read: its text and the numbers in it."""
+    """A spoken answer as read: its text and the numbers in it.
+
+    Attributes:
+        text: the answer.
+        pieces: the numbers of each piece of the text (see :func:`pieces`), each with
+            where the piece starts; :attr:`numbers` puts them together.
+    """
 
     text: str
+    pieces: tuple[tuple[int, Piece], ...] = field(repr=False)
+
+    @cached_property
+    def numbers(self) -> tuple[Mention, ...]:
+        """Every number in the text (up to :data:`MAX_MENTIONS`), in order, as
+        :func:`quiz.core.rubric.mentions` finds them in the whole text."""
+        out = [m if offset == 0 else Mention(offset + m.start, m.candidates)
+               for offset, piece in self.pieces for m in piece.numbers]
+        return tuple(out[:MAX_MENTIONS])
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The numbers of one piece of an answer, read once for every text it is part of.
+
+    Attributes:
+        numbers: its numbers, with starts in the piece.
+        said: for each number read in one of the units asked for, (its index in
+            ``numbers``, the span read).
+    """
+
     numbers: tuple[Mention, ...]
+    said: tuple[tuple[int, str], ...]
+
+
+_PIECE_END: Final = re.compile(r"[.,;:!?]\s")
+"""Where a piece of an answer ends: a clause's punctuation and the space after it. No
+number or unit word reaches across one (a number holds no space after a comma or a
+point, and a unit word is letters), so reading the pieces apart finds what reading the
+whole finds; a key changes the numbers of its own piece only."""
+
+PIECES_KEPT: Final = 2048
+"""Pieces whose reading is remembered (a few answers' worth of clauses)."""
+
+
+def pieces(text: str) -> list[tuple[int, str]]:
+    """The text cut after each clause's punctuation and space, with where each starts.
+
+    >>> pieces("TP 8, then 1.13 TB. FSDP")
+    [(0, 'TP 8, '), (6, 'then 1.13 TB. '), (20, 'FSDP')]
+    """
+    out: list[tuple[int, str]] = []
+    start = 0
+    for m in _PIECE_END.finditer(text):
+        out.append((start, text[start:m.end()]))
+        start = m.end()
+    if start < len(text) or not out:
+        out.append((start, text[start:]))
+    return out
+
+
+@lru_cache(maxsize=PIECES_KEPT)
+def read_piece(piece: str, units: tuple[str, ...]) -> Piece:
+    """The numbers of one piece, and what each reads as in the first of ``units`` it
+    reads in (remembered: typing changes one piece, the others are read already)."""
+    found = tuple(mentions(piece))
+    said = []
+    for i, m in enumerate(found):
+        for unit in units:
+            r = m.reading(unit)
+            if r is not None:
+                said.append((i, r[1]))
+                break
+    return Piece(found, tuple(said))
 
 
 @dataclass(frozen=True)
@@ -161,17 +238,15 @@ def read(pv: PartVariant, text: str) -> Read:
         raise Unreadable("the answer is empty", _EXAMPLE)
     if not re.search(r"[A-Za-z0-9]", cleaned):
         raise Unreadable("write the answer in words and figures", _EXAMPLE)
-    found = tuple(mentions(text))
-    units = list(dict.fromkeys(f.unit for f in pv.key.figures))
-    said = []
-    for m in found:
-        for unit in units:
-            r = m.reading(unit)
-            if r is not None:
-                said.append(r[1])
-                break
+    units = tuple(dict.fromkeys(f.unit for f in pv.key.figures))
+    parts = tuple((start, read_piece(piece, units)) for start, piece in pieces(text))
+    said: list[str] = []
+    counted = 0  # numbers before this piece: the first MAX_MENTIONS of them count
+    for _, piece in parts:
+        said += [span for i, span in piece.said if counted + i < MAX_MENTIONS]
+        counted += len(piece.numbers)
     read_as = ("figures read: " + " · ".join(said)) if said else "no figure read yet"
-    return Read(SpokenReading(text, found), read_as)
+    return Read(SpokenReading(text, parts), read_as)
 
 
 def _given(pv: PartVariant) -> list[tuple[float, str]]:
