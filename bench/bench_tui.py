@@ -287,10 +287,21 @@ async def echo_sample(app: App[Any], pilot: Any, frames: list[float], *,
     return last
 
 
-async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
-    """Print keystroke -> painted per kind, each sample paired with an echo sample."""
+async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS,
+                     pace: float = 0.0) -> None:
+    """Print keystroke -> painted per kind, each sample paired with an echo sample.
+
+    Args:
+        pace: seconds to wait before each key once the last has painted (0: at once),
+            as a person types: 0.2 is 60 words a minute.
+    """
+    from bench_feedback import FullCollections, gc_line
+
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.widgets.answer_box import AnswerBox
+
+    collections = FullCollections()
+    in_gc: dict[str, list[tuple[float, float]]] = defaultdict(list)
 
     echo: list[float] = []
     area_echo: dict[str, list[float]] = defaultdict(list)
@@ -345,7 +356,12 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                     box._readings.clear()
                 key = keys[n % len(keys)]
                 before = box.paragraph.text
-                sampled(row, n, await key_frames(pilot, frames, key))
+                if pace:
+                    await asyncio.sleep(pace)
+                start = time.perf_counter()
+                times = await key_frames(pilot, frames, key)
+                in_gc[row].append((times[1], collections.within(start, start + times[1])))
+                sampled(row, n, times)
                 echo.append(await echo_sample(app, pilot, frames))
                 if kind == "spoken":  # the same key at the end of the same text
                     area_echo[row].append(await echo_sample(
@@ -362,6 +378,10 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS) -> None:
                       if len(ts) >= P99_MIN_SAMPLES else "")  # no p99 ratio from a few
         print(f"    {row:<13} {summary(ts)}  median {statistics.median(ts) / e:.2f}x echo  "
               f"{tail_ratio}{late[row]} of {len(ts)} painted over more than one frame")
+    print("full (generation-2) garbage collections inside a keystroke's sample:")
+    for row in rows:
+        if in_gc[row]:
+            print(f"    {row:<13} {gc_line(in_gc[row])}")
     for row, area in area_echo.items():
         print(f"baseline for {row}: the same key at the end of the same text in a bare "
               f"6-line TextArea  {summary(area)}")
@@ -385,8 +405,12 @@ def main() -> None:
     parser.add_argument("--rows", nargs="+", choices=KEY_ROWS, default=KEY_ROWS,
                         metavar="ROW", help="with --keys: only these rows "
                         f"({', '.join(KEY_ROWS)})")
+    parser.add_argument("--pace", type=float, default=0.0, metavar="SECONDS",
+                        help="with --keys: wait this long before each key, as a person "
+                        "types (0.2 s: 60 words a minute); 0: each key once the last "
+                        "has painted")
     args = parser.parse_args()
-    asyncio.run(keystrokes(args.keys, tuple(args.rows)) if args.keys
+    asyncio.run(keystrokes(args.keys, tuple(args.rows), args.pace) if args.keys
                 else run(args.answers))
 
 
