@@ -417,3 +417,30 @@ def test_a_key_at_the_end_of_a_long_answer_reads_only_its_own_clause(
         read.clear()
         assert preview(pv, long[:end]).startswith("read as figures read: 16 bytes")
         assert sum(map(len, read)) <= 200, end  # the clause typed in, not the whole
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # the words after a figure name it: the network's time, not the nearer NVLink key
+    ("TP sends 37.6 GB per GPU per micro-batch: that takes 0.2 s on the network, "
+     "22 ms on NVLink.", {"tp_bytes": ("right", "37.6 GB"), "t_net": ("wrong", "0.2 s"),
+                          "t_nvl": ("wrong", "22 ms"), "t_compute": ("missing", "")}),
+    # the words before it, when none follow in its clause
+    ("The network takes 0.2 s, NVLink 22 ms.",
+     {"t_net": ("wrong", "0.2 s"), "t_nvl": ("wrong", "22 ms")}),
+    # two figures in one clause: each takes the words up to the next number
+    ("TP traffic takes 0.3 s on NVLink and 1.1 s on the network",
+     {"t_nvl": ("wrong", "0.3 s"), "t_net": ("wrong", "1.1 s")}),
+    # a value right for one figure, said of another, is that other figure stated wrong
+    ("0.22 s on the network.", {"t_net": ("wrong", "0.22 s"),
+                                "t_compute": ("missing", "")}),
+    ("the arithmetic at peak takes 0.22 s", {"t_compute": ("right", "0.22 s")}),
+    # words that name no figure, or two: paired by value, as before
+    ("It takes 0.3 s.", {"t_compute": ("wrong", "0.3 s"), "t_net": ("missing", "")}),
+    ("It takes 0.75 s (network vs NVLink).", {"t_net": ("right", "0.75 s")}),
+])
+def test_the_words_next_to_a_figure_say_which_figure_it_is(
+        text: str, expected: dict[str, tuple[str, str]]) -> None:
+    g = grade(part("communication/why-not-tp-across-nodes", 7), text)
+    assert g.checklist is not None
+    got = {i.id: (i.status, i.said) for i in g.checklist.items if i.kind == "figure"}
+    assert {k: got[k] for k in expected} == expected

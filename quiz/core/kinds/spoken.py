@@ -270,11 +270,85 @@ def _tolerance(f: FigureKey, scale: float) -> float:
     return max(min(f.tolerance * scale, MAX_TOLERANCE), rounding_tolerance(f.value))
 
 
-def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
+_NOT_CUES: Final = frozenset({"a", "an", "and", "are", "at", "by", "for", "in", "is", "it",
+                              "its", "of", "on", "or", "per", "s", "that", "the", "this",
+                              "to", "with"})
+"""Words too common to tell one figure from another ("on the network": "network")."""
+_CLAUSE_MARK: Final = re.compile(r"[,;:!?]|\.(?!\d)")
+"""Where a clause ends: the words next to a number are looked for within its clause (a
+new line is only where the text wraps)."""
+CUE_WORDS: Final = 3
+"""Words read on each side of a number: "0.2 s on the network", "the network takes
+0.2 s"; further words qualify the figure ("33.6 MB per micro-batch with TP 8" is not
+the TP figure)."""
+
+
+def _tokens(text: str) -> list[str]:
+    return re.findall(r"[a-z][a-z0-9]*", text.lower())
+
+
+def _words(text: str) -> set[str]:
+    return set(_tokens(text)) - _NOT_CUES
+
+
+class _Cues:
+    """Which figure the words next to a number name, when they name exactly one.
+
+    A figure's cues are the words of its label that no other figure of its unit has in
+    its label ("network" for "TP traffic time on the network" beside "... on NVLink").
+    The words read are the :data:`CUE_WORDS` after the number, short of the next number
+    and of the end of its clause ("0.2 s on the network"); only when no word follows
+    it there, those before it, after the number before and the clause's start ("the
+    network takes 0.2 s,"). Words that name two figures, or none, name nothing: the
+    figure is then paired by its value alone.
+    """
+
+    def __init__(self, text: str, numbers: tuple[Mention, ...],
+                 figures: tuple[FigureKey, ...]) -> None:
+        self.text = text
+        self.numbers = numbers
+        self.figures = figures
+        self.cues = {f.id: frozenset(_words(f.label) - set().union(
+            *(_words(g.label) for g in figures if g.unit == f.unit and g.id != f.id)))
+            for f in figures}
+        self.marks = [m.start() for m in _CLAUSE_MARK.finditer(text)]
+        self._named: dict[tuple[int, str], str | None] = {}
+
+    def _end(self, i: int) -> int:
+        m = self.numbers[i]
+        return m.start + len(m.span() or m.candidates[-1])
+
+    def _around(self, i: int) -> tuple[str, str]:
+        start, end = self.numbers[i].start, self._end(i)
+        after_end = self.numbers[i + 1].start if i + 1 < len(self.numbers) else len(self.text)
+        after_end = min([after_end, *(p for p in self.marks if p >= end)])
+        before_start = self._end(i - 1) if i > 0 else 0
+        before_start = max([before_start, *(p + 1 for p in self.marks if p < start)])
+        return self.text[end:after_end], self.text[before_start:start]
+
+    def named(self, i: int, unit: str) -> str | None:
+        """The figure of ``unit`` the words next to number ``i`` name, or None."""
+        key = (i, unit)
+        if key not in self._named:
+            self._named[key] = None
+            after, before = map(_tokens, self._around(i))
+            words = set(after[:CUE_WORDS] if after else before[-CUE_WORDS:])
+            hits = {f.id for f in self.figures if f.unit == unit and self.cues[f.id] & words}
+            self._named[key] = hits.pop() if len(hits) == 1 else None
+        return self._named[key]
+
+    def elsewhere(self, i: int, f: FigureKey) -> bool:
+        """The words next to number ``i`` name another figure of ``f``'s unit."""
+        named = self.named(i, f.unit)
+        return named is not None and named != f.id
+
+
+def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: float,
              derive: bool, phrased: list[tuple[int, int]]) -> list[Item]:
     figures = pv.key.figures
     used: set[int] = set()
     found: dict[str, Item] = {}
+    cues = _Cues(text, numbers, tuple(figures))
 
     def said(i: int, unit: str) -> tuple[float, str] | None:
         return None if i in used else numbers[i].reading(unit)
@@ -283,7 +357,8 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
         tol = _tolerance(f, scale)
         for i, m in enumerate(numbers):
             r = said(i, f.unit)
-            if r is not None and relative_error(r[0], f.value) <= tol:
+            if r is not None and relative_error(r[0], f.value) <= tol \
+                    and not cues.elsewhere(i, f):
                 used.add(i)
                 found[f.id] = Item("figure", f.id, f.label, "right", f.weight, f.weight,
                                    r[1], f.display, value=r[0], key_value=f.value,
@@ -309,8 +384,8 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
                 break
     given = _given(pv)
     pairs = []
-    for f in figures:  # wrong: the nearest unexplained number, within WRONG_FACTOR
-        if f.id in found:
+    for f in figures:  # wrong: the number its words name (however far, if said with a
+        if f.id in found:  # unit), else the nearest unexplained one within WRONG_FACTOR
             continue
         for i, _ in enumerate(numbers):
             r = said(i, f.unit)
@@ -321,11 +396,15 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
                 continue  # a bare 128 is no wrong count of requests or tokens/s
             if any(a <= numbers[i].start < b for a, b in phrased):
                 continue  # the 4 of "4 all-reduces" belongs to a claim
+            named = cues.named(i, f.unit)
             distance = abs(math.log(r[0] / f.value))
-            if distance <= math.log(WRONG_FACTOR):
-                pairs.append((distance, f.id, i, r))
+            if named == f.id and (distance <= math.log(WRONG_FACTOR)
+                                  or f.unit not in _PLAIN_COUNTS):
+                pairs.append((0, distance, f.id, i, r))  # "0.2 s on the network"
+            elif named is None and distance <= math.log(WRONG_FACTOR):
+                pairs.append((1, distance, f.id, i, r))
     by_id = {f.id: f for f in figures}
-    for _, fid, i, r in sorted(pairs, key=lambda p: p[0]):
+    for _, _, fid, i, r in sorted(pairs, key=lambda p: p[:2]):
         if fid in found or i in used:
             continue
         f = by_id[fid]
@@ -343,7 +422,8 @@ def _figures(pv: PartVariant, numbers: tuple[Mention, ...], scale: float,
                and re.search(r"[A-Za-z%]", r[1])
                and not any(u == f.unit and relative_error(r[0], v) <= 0.005
                            for v, u in given)
-               and not any(a <= numbers[i].start < b for a, b in phrased)]
+               and not any(a <= numbers[i].start < b for a, b in phrased)
+               and not cues.elsewhere(i, f)]
         if len(far) == 1:
             _, i, r = far[0]
             used.add(i)
@@ -395,7 +475,7 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
               find_phrase(hay, c.phrases)) for c in a.claims]
     phrased = [(m[0], m[0] + len(m[1])) for _, against, hit in found
                for m in (against, hit) if m is not None]
-    items = _figures(pv, reading.numbers, scale, derive, phrased)
+    items = _figures(pv, reading.text, reading.numbers, scale, derive, phrased)
     for c, against, hit in found:
         if against is not None:
             items.append(Item("claim", c.id, c.label, "contradicted", c.weight, 0.0,
