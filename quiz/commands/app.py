@@ -44,8 +44,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         app.run()
     finally:
-        if app.state is not None:  # closed cleanly: the next start skips the page check
-            app.state.store.close()
+        app.close_store()  # closed cleanly: the next start skips the page check
     return int(app.return_code or 0)
 
 

@@ -142,6 +142,11 @@ class QuizApp(App[int]):
         self._settings_lock = threading.Lock()
         self.state: AppState | None = None
         """Settings and history, once open."""
+        self._store: Store | None = None
+        """The history, from the moment the start-up worker opens it (before the settings
+        model, so before :attr:`state`): :meth:`close_store` closes it."""
+        self._store_closed = False
+        self._store_lock = threading.Lock()
         self.bank: Bank | None = None
         """The question templates, once loaded."""
         self.failure: str | None = None
@@ -207,6 +212,8 @@ class QuizApp(App[int]):
 
         try:
             folder = open_folder(self.data_dir, self.template_dirs, now=self.now)
+            if not self._keep_store(folder.store):
+                return  # the app has already ended
             first_run = not folder.store.has_attempts()
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post_message(TaskFailed("opening your history", str(exc)))
@@ -245,6 +252,25 @@ class QuizApp(App[int]):
         import quiz.core.session  # noqa: F401  (sympy and the solver, before the first draw)
 
         self.post_message(StartupFinished())
+
+    def _keep_store(self, store: Store) -> bool:
+        """Hold the history the start-up worker opened, so that it is closed at exit even
+        when the person quits before the settings are read; False (the history closed
+        at once) when the app has already ended."""
+        with self._store_lock:
+            if self._store_closed:
+                store.close()
+                return False
+            self._store = store
+            return True
+
+    def close_store(self) -> None:
+        """Close the history, marking it closed cleanly (the next start then skips reading
+        every page); safe to call twice, and before the history was ever opened."""
+        with self._store_lock:
+            self._store_closed = True
+            if self._store is not None:
+                self._store.close()
 
     def _with_settings(self, folder: DataFolder) -> AppState | None:
         """The settings read onto the open folder (in a worker), or None after saying why
