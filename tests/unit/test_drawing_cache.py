@@ -132,11 +132,8 @@ def drawing_rows(cache: Path, table: str) -> int:
         return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
 
 
-def test_a_new_seed_of_a_template_drawn_before_comes_from_the_drawing_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "variants.db"
-    stored.variant(CATALOG, "memory/model-state", 3, cache)
-    assert drawing_rows(cache, "templates") == 1 and drawing_rows(cache, "plans") >= 2
+def count_validated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids the catalog validates from now on (a list that fills as they are)."""
     validated: list[str] = []
     real = type(CATALOG).templates
 
@@ -145,6 +142,15 @@ def test_a_new_seed_of_a_template_drawn_before_comes_from_the_drawing_file(
         return real(self, ids)  # type: ignore[arg-type]
 
     monkeypatch.setattr(type(CATALOG), "templates", counting)
+    return validated
+
+
+def test_a_new_seed_of_a_template_drawn_before_comes_from_the_drawing_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path / "variants.db"
+    stored.variant(CATALOG, "memory/model-state", 3, cache)
+    assert drawing_rows(cache, "templates") == 1 and drawing_rows(cache, "plans") >= 2
+    validated = count_validated(monkeypatch)
     got = stored.variant(CATALOG, "memory/model-state", 4, cache)
     assert validated == []  # neither validated nor drawn from the model
     assert isinstance(got.template, stored.TemplateView)
@@ -231,14 +237,8 @@ def test_a_one_shot_first_draw_leaves_its_predraws_for_after_the_output(
     assert drawing_rows(later, "plans") == drawing_rows(now, "plans")
     assert json.dumps(ask_json(first)) == json.dumps(
         ask_json(stored.variant(CATALOG, "memory/model-state", 3, now)))
-    validated: list[str] = []
     real = type(CATALOG).templates
-
-    def counting(self: object, ids: list[str] | None = None) -> dict[str, Template]:
-        validated.extend(ids or [])
-        return real(self, ids)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(type(CATALOG), "templates", counting)
+    validated = count_validated(monkeypatch)
     assert isinstance(stored.variant(CATALOG, "memory/model-state", 5, later).template,
                       stored.TemplateView)
     assert validated == []
