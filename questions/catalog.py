@@ -22,7 +22,14 @@ own table, away from the (large) compiled data, so listing reads a few hundred b
 per template.
 
 The cache holds data, never code: a cached template is validated again by pydantic when
-it is used, and a damaged or unreadable cache is ignored (and rebuilt).
+it is used, and a damaged or unreadable cache is ignored (and rebuilt). One exception,
+for one-shot commands (``quiz ask``/``check``, :func:`questions.stored.variant`): beside
+the data, the cache keeps the fields pydantic gave when it compiled the file (a *view*,
+:func:`questions.stored.bank_view_json`, with one shape of the models and the solver's
+quantity catalogue for the whole cache), so that a template's first draw needs neither
+pydantic nor, for a question that derives nothing, sympy. A view is only as fresh as
+its file's row (the same stamp checks), is read as plain JSON (records, lists, tuples,
+numbers, text), and one that does not read or draw falls back to validating the data.
 """
 
 from __future__ import annotations
@@ -42,7 +49,7 @@ if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
     from questions.schema import Template
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
 
 _SCHEMA = """
@@ -61,7 +68,11 @@ CREATE TABLE IF NOT EXISTS entries (
     kind TEXT,
     problems TEXT             -- JSON [[line, field, reason], ...]
 );
-CREATE TABLE IF NOT EXISTS compiled (path TEXT PRIMARY KEY, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS compiled (
+    path TEXT PRIMARY KEY,
+    data TEXT NOT NULL,       -- what pydantic validates again (questions.schema)
+    view TEXT                 -- the validated fields for questions.stored.bank_view
+);
 """
 
 RACY_NS = 3 * 10**9
@@ -146,6 +157,7 @@ class Catalog:
     pack_labels: dict[str, str] = field(default_factory=dict)
     _fresh: dict[str, Template] = field(default_factory=dict, repr=False)
     _cache: Path | None = field(default=None, repr=False)
+    _meta: dict[str, str] | None = field(default=None, repr=False)
 
     @property
     def ids(self) -> list[str]:
@@ -177,6 +189,35 @@ class Catalog:
                     list(self.problems),
                     {tid: e.pack for tid, e in self.entries.items() if e.pack is not None},
                     dict(self.pack_labels), {tid: self.entries[tid] for tid in ids})
+
+    def cached_view(self, template_id: str) -> str | None:
+        """The validated fields the cache keeps of a template compiled by an earlier run
+        (:func:`questions.stored.bank_view_json`; None: none kept, or the template was
+        compiled by this run, or there is no cache). Read by one-shot commands, which
+        draw from it without pydantic (:func:`questions.stored.variant`)."""
+        entry = self.entries.get(template_id)
+        if entry is None or template_id in self._fresh or self._cache is None:
+            return None
+        try:
+            with contextlib.closing(_reader(self._cache)) as conn:
+                row = conn.execute("SELECT view FROM compiled WHERE path = ?",
+                                   (entry.file,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if row is None or row[0] is None else str(row[0])
+
+    def cached_meta(self, key: str) -> str | None:
+        """What the cache keeps beside the templates for the code that compiled them:
+        ``shape`` (:func:`questions.stored.view_shape`) and ``quantities`` (the solver's
+        catalogue, :func:`solver.light.catalogue_json`); None: not kept."""
+        if self._meta is None:
+            self._meta = {}
+            if self._cache is not None:
+                with contextlib.suppress(sqlite3.Error), \
+                        contextlib.closing(_reader(self._cache)) as conn:
+                    self._meta = {str(k): str(v) for k, v in conn.execute(
+                        "SELECT key, value FROM meta WHERE key IN (?, ?)", _EXTRAS)}
+        return self._meta.get(key)
 
     def templates(self, ids: Sequence[str] | None = None) -> dict[str, Template]:
         """The templates with these ids (None: all), validated; unknown ids are left out.
@@ -306,6 +347,8 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
                 looked.append((name, None, None))
                 stale.append((name, current, mtime))
         compiled = _compile_all(stale, writes)
+        if writes.compiled:  # this code's schema and solver were imported to compile
+            writes.extras = _extras()
         for name, row, failure in looked:
             pack = source.packs.get(name)
             if failure is not None:
@@ -488,10 +531,11 @@ class _Writes:
 
     now: int
     entries: list[tuple[Any, ...]] = field(default_factory=list)
-    compiled: list[tuple[str, str]] = field(default_factory=list)
+    compiled: list[tuple[str, str, str | None]] = field(default_factory=list)
     failed: list[tuple[str]] = field(default_factory=list)
     restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
     gone: list[tuple[str]] = field(default_factory=list)
+    extras: list[tuple[str, str]] = field(default_factory=list)
 
     def merge(self, other: _Writes) -> None:
         """Add what another process's compilation would write."""
@@ -506,7 +550,9 @@ class _Writes:
         with contextlib.suppress(sqlite3.Error), conn:
             conn.executemany("INSERT OR REPLACE INTO entries VALUES "
                              "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
-            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?)", self.compiled)
+            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?, ?)",
+                             self.compiled)
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self.extras)
             conn.executemany("DELETE FROM compiled WHERE path = ?", self.failed)
             conn.executemany("UPDATE entries SET stamp = ?, mtime = ?, checked = ? "
                              "WHERE path = ?", self.restamped)
@@ -563,7 +609,7 @@ def _compile(name: str, current: str, mtime: int,
             writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
                                    entry.title, entry.topic, json.dumps(entry.tags),
                                    entry.difficulty, entry.kind, None))
-            writes.compiled.append((name, json.dumps(_dump(template))))
+            writes.compiled.append((name, json.dumps(_dump(template)), _view(template)))
             return entry, [], template
     writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
                            None, None, None,
@@ -575,6 +621,37 @@ def _compile(name: str, current: str, mtime: int,
 def _dump(template: Template) -> dict[str, Any]:
     """The template as data that validates back to an equal template."""
     return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _view(template: Template) -> str | None:
+    """What one-shot commands draw the template from without pydantic (None: a value no
+    JSON holds)."""
+    from questions.stored import bank_view_json
+
+    try:
+        return bank_view_json(template)
+    except (TypeError, ValueError):
+        return None
+
+
+_EXTRAS = ("shape", "quantities")
+"""The keys of :meth:`Catalog.cached_meta`."""
+
+
+def _extras() -> list[tuple[str, str]]:
+    """The :data:`_EXTRAS` rows for this code (none for a schema no shape describes)."""
+    from questions.stored import view_shape
+    from solver.light import catalogue_json
+
+    try:
+        return [("shape", view_shape()), ("quantities", catalogue_json())]
+    except TypeError:
+        return []
+
+
+def _reader(cache: Path) -> sqlite3.Connection:
+    """The cache opened for reading only (never created, never locked for long)."""
+    return sqlite3.connect(f"{cache.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
 
 
 def _from_row(name: str, row: tuple[Any, ...]) -> tuple[Entry | None, list[Problem]]:
@@ -630,6 +707,7 @@ def _connect(cache: Path) -> sqlite3.Connection:
             with conn:
                 conn.execute("DELETE FROM entries")
                 conn.execute("DELETE FROM compiled")
+                conn.execute("DELETE FROM meta")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                              (mark,))
     except BaseException:

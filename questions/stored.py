@@ -27,8 +27,9 @@ A new seed is drawn without sympy or pydantic too, once its template was drawn b
 drawing reads of the validated template (as a :class:`TemplateView`, by template id and
 the same stamp) and of the solver (derivations as :class:`solver.light.Plan` data, and
 the quantities' names, units and meanings, all under the code stamp), so a cold variant
-only draws its numbers and fills them in. A template never drawn is validated, and a
-derivation never built is built by the engine, as before; both are then kept. A view
+only draws its numbers and fills them in. A template never drawn here comes from the
+view the compiled bank kept when pydantic validated it (:func:`bank_view`), else it is
+validated; a derivation never built is built by the engine; both are then kept. A view
 that cannot be drawn (a bug the tests look for) only costs the full draw.
 """
 
@@ -101,7 +102,7 @@ def variant(catalog: Catalog, template_id: str, seed: int, cache: Path | None) -
             return from_json(catalog, seed, json.loads(found))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             pass  # a record this code cannot read: draw it again (and replace it)
-    drawing = Drawing(cache.with_name(DRAWING))
+    drawing = Drawing(cache.with_name(DRAWING), base=catalog.cached_meta)
     drawn, data = _draw(catalog, template_id, seed, mark, drawing)
     drawing.save()
     _write(cache, ref, mark, json.dumps(data))
@@ -116,25 +117,51 @@ def _draw(catalog: Catalog, template_id: str, seed: int, mark: str,
     from solver import light  # not imported by a variant read back
 
     view = drawing.template(template_id, mark)
+    first = view is None  # the template's first draw here: no view kept yet
+    if first:
+        view = _bank_view(catalog, template_id)  # as the bank compiled it
     with light.using(drawing):
         if view is not None:
             try:
                 drawn = make_variant(cast("Template", view), seed)
-                return drawn, to_json(drawn)  # derivations are worked out here
+                data = to_json(drawn)  # derivations are worked out here
             except Exception:  # a view drawn unlike its model: the model says what is wrong
-                pass
+                view = None
+            else:
+                if first:
+                    _predraws(cast("Template", view), seed, drawing)
+                    drawing.keep_template(template_id, mark, view)
+                return drawn, data
         template = catalog.templates([template_id])[template_id]
         drawn = make_variant(template, seed)
         data = to_json(drawn)
-        # The template's first draw: its other seeds' derivations too (not for a layout
-        # key, a search that reads the engine itself at every draw).
-        if view is None and all(p.answer_kind != "layout" for p in template.all_parts()):
-            if DEFERRED is None:
-                _predraw(template, seed)
-            else:
-                DEFERRED.append((template, seed, drawing.file))
+        if first:
+            _predraws(template, seed, drawing)
     drawing.keep_template(template_id, mark, template)
     return drawn, data
+
+
+def _bank_view(catalog: Catalog, template_id: str) -> TemplateView | None:
+    """The template as the compiled bank keeps it (validated when it was compiled), else
+    None."""
+    text, shape = catalog.cached_view(template_id), catalog.cached_meta("shape")
+    if text is None or shape is None:
+        return None
+    try:
+        return bank_view(text, shape)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _predraws(template: Template, seed: int, drawing: Drawing) -> None:
+    """A template's first draw: its other seeds' derivations too, now or (a one-shot
+    command) after the output; not for a layout key, a search that reads the engine
+    itself at every draw."""
+    if all(p.answer_kind != "layout" for p in template.all_parts()):
+        if DEFERRED is None:
+            _predraw(template, seed)
+        else:
+            DEFERRED.append((template, seed, drawing.file))
 
 
 PREDRAWN = 8
@@ -242,9 +269,12 @@ class TemplateView(View):
         return str(self.all_parts()[0].__dict__["answer_kind"])
 
 
-def template_json(t: Template) -> dict[str, Any]:
-    """What :func:`template_from_json` needs: every field, and the parts."""
-    return {"fields": {name: encode(getattr(t, name)) for name in type(t).model_fields},
+def template_json(t: Template | TemplateView) -> dict[str, Any]:
+    """What :func:`template_from_json` needs: every field, and the parts (of a validated
+    template, or of a view of one)."""
+    names = [n for n in t.__dict__ if n != "_parts"] if isinstance(t, TemplateView) \
+        else type(t).model_fields
+    return {"fields": {name: encode(getattr(t, name)) for name in names},
             "parts": [encode(p) for p in t.all_parts()]}
 
 
@@ -258,6 +288,103 @@ def template_from_json(data: Mapping[str, Any]) -> TemplateView:
     if not parts or not all(isinstance(p, View) for p in parts):
         raise ValueError("a template's parts are not records")
     return TemplateView({k: decode(v) for k, v in data["fields"].items()}, parts)
+
+
+# ---------------------------------------------------------------- views kept by the bank
+
+
+def bank_view_json(t: Template) -> str:
+    """What the compiled bank keeps of a validated template for :func:`bank_view`: its
+    fields as pydantic dumps them (in pydantic's compiled code: a tenth of a millisecond,
+    where :func:`template_json` walks every field in Python), and a single-part
+    template's one part, which :meth:`Template.all_parts` builds."""
+    part = None if t.parts else t.all_parts()[0].model_dump()
+    return json.dumps({"fields": t.model_dump(), "part": part})
+
+
+def view_shape() -> str:
+    """Which fields of the template models hold models, tuples, lists and dicts of them,
+    as JSON (see :func:`bank_view`); the same for every template, so the bank keeps it
+    once. Built from the models' annotations (imports the schema: pydantic).
+
+    Raises:
+        TypeError: an annotation this shape cannot describe (a union of a model and
+            something else): then the bank keeps no views.
+    """
+    import types
+    import typing
+
+    from pydantic import BaseModel
+
+    from questions.schema import Part, Template
+
+    models: dict[str, dict[str, Any]] = {}
+
+    def describe(a: Any) -> Any:
+        if isinstance(a, type) and issubclass(a, BaseModel):
+            if a.__name__ not in models:
+                models[a.__name__] = {}  # before its fields: a model may hold itself
+                models[a.__name__] = {n: describe(f.annotation)
+                                      for n, f in a.model_fields.items()}
+            return {"m": a.__name__}
+        origin, args = typing.get_origin(a), typing.get_args(a)
+        if origin is typing.Annotated:
+            return describe(args[0])
+        if origin in (typing.Union, types.UnionType):
+            inner = [describe(x) for x in args if x is not type(None)]
+            if all(d == "v" for d in inner):
+                return "v"
+            if len(inner) == 1:  # Model | None, tuple | None: None is kept as None
+                return inner[0]
+            raise TypeError(f"cannot describe {a!r}")
+        if origin is list:
+            d = describe(args[0])
+            return "v" if d == "v" else {"l": d}
+        if origin is dict:
+            d = describe(args[1])
+            return "v" if d == "v" else {"d": d}
+        if origin is tuple:
+            if any(describe(x) != "v" for x in args if x is not Ellipsis):
+                raise TypeError(f"cannot describe {a!r}")
+            return {"t": "v"}
+        if origin is typing.Literal or a in (str, int, float, bool, type(None)):
+            return "v"
+        raise TypeError(f"cannot describe {a!r}")
+
+    describe(Template)
+    describe(Part)
+    return json.dumps(models)
+
+
+def bank_view(text: str, shape: str) -> TemplateView:
+    """The :class:`TemplateView` of a template the bank kept (:func:`bank_view_json`),
+    given the models' :func:`view_shape`: the same fields, records, tuples and lists as
+    :func:`template_from_json` gives, read without pydantic.
+
+    Raises:
+        KeyError, TypeError, ValueError, AttributeError: data of another shape.
+    """
+    models = json.loads(shape)
+    data = json.loads(text)
+
+    def build(value: Any, d: Any) -> Any:
+        if d == "v" or value is None:
+            return value
+        (tag, inner), = d.items()
+        if tag == "m":
+            fields = models[inner]
+            if not isinstance(value, dict) or value.keys() != fields.keys():
+                raise ValueError(f"a {inner} of other fields")
+            return View({n: build(v, fields[n]) for n, v in value.items()})
+        if tag == "d" and isinstance(value, dict):
+            return {str(k): build(v, inner) for k, v in value.items()}
+        if tag in ("l", "t") and isinstance(value, list):
+            return [build(v, inner) for v in value] if tag == "l" else tuple(value)
+        raise ValueError(f"{value!r} is not of shape {d!r}")
+
+    fields = build(data["fields"], {"m": "Template"}).__dict__
+    parts = list(fields["parts"]) or [build(data["part"], {"m": "Part"})]
+    return TemplateView(fields, parts)
 
 
 # ---------------------------------------------------------------- records
@@ -462,8 +589,9 @@ class Drawing:
     written by other code is emptied); reading never creates the file, and a missing,
     damaged, locked or unwritable one only means drawing with pydantic and sympy."""
 
-    def __init__(self, file: Path) -> None:
+    def __init__(self, file: Path, base: Callable[[str], str | None] | None = None) -> None:
         self.file = file
+        self._base = base
         self._conn: sqlite3.Connection | None = None
         self._opened = False
         self._pending: dict[str, str] = {}
@@ -485,17 +613,18 @@ class Drawing:
         return self._conn
 
     def get(self, key: str) -> str | None:
-        """A derivation plan or the quantity catalogue, as JSON text (None: not kept)."""
+        """A derivation plan or the quantity catalogue, as JSON text (None: not kept
+        here nor by the ``base`` the file was opened with)."""
         if key in self._pending:
             return self._pending[key]
         db = self._db()
-        if db is None:
-            return None
-        try:
-            row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return None if row is None else str(row[0])
+        row = None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return str(row[0])
+        return None if self._base is None else self._base(key)
 
     def put(self, key: str, text: str) -> None:
         """Keep a plan (written by :meth:`save`)."""
@@ -513,7 +642,7 @@ class Drawing:
         except (sqlite3.Error, KeyError, TypeError, ValueError, AttributeError):
             return None
 
-    def keep_template(self, template_id: str, mark: str, t: Template) -> None:
+    def keep_template(self, template_id: str, mark: str, t: Template | TemplateView) -> None:
         """Keep a validated template's view (written by :meth:`save`)."""
         with contextlib.suppress(TypeError):  # a field no record can hold: not kept
             self._templates.append((template_id, mark, json.dumps(template_json(t))))

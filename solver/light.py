@@ -208,20 +208,28 @@ class _Catalogue(Mapping[str, Any]):
 QUANTITIES: Mapping[str, Any] = _Catalogue()
 """Every quantity by name; each value has ``.name``, ``.unit`` and ``.meaning``."""
 
-_META_KEY = "quantities"
+CATALOGUE_KEY = "quantities"
+"""The key a source keeps the quantity catalogue under (:func:`catalogue_json`)."""
 
 
 def _load_meta(source: Source) -> dict[str, Info]:
-    text = source.get(_META_KEY)
+    text = source.get(CATALOGUE_KEY)
     if text is not None:
         with contextlib.suppress(ValueError, TypeError):
             return {name: Info(name, str(unit), str(meaning))
                     for name, (unit, meaning) in json.loads(text).items()}
+    text = catalogue_json()
+    source.put(CATALOGUE_KEY, text)
+    return {name: Info(name, unit, meaning)
+            for name, (unit, meaning) in json.loads(text).items()}
+
+
+def catalogue_json() -> str:
+    """The quantity catalogue (names, units, meanings) as the JSON text a source keeps
+    under ``"quantities"`` (imports the engine's table: sympy)."""
     from solver.quantities import QUANTITIES as table
 
-    meta = {q.name: Info(q.name, q.unit, q.meaning) for q in table.values()}
-    source.put(_META_KEY, json.dumps({q.name: [q.unit, q.meaning] for q in meta.values()}))
-    return meta
+    return json.dumps({q.name: [q.unit, q.meaning] for q in table.values()})
 
 
 def given_quantities(values: Mapping[str, Value], origin: Mapping[str, str] | None = None,

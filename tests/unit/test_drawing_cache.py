@@ -14,7 +14,8 @@ from helpers import run_cli
 from test_stored_variants import BANK, CATALOG, TEMPLATE, answers, fresh_process, same
 
 from questions import stored
-from questions.catalog import build
+from questions.catalog import Catalog, build
+from questions.loader import bank_files
 from questions.schema import Template
 from questions.variants import make_variant
 from quiz.commands.ask import ask_json, check_json, render_ask
@@ -287,3 +288,72 @@ def test_the_deferred_predraw_runs_in_a_detached_child_after_the_output(
     assert calls[1:] == ["setsid", "dup2 0", "dup2 1", "dup2 2", "exit 0"]
     assert drawing_rows(cache, "plans") > before
     assert stored.DEFERRED is None
+
+
+@pytest.fixture(scope="module")
+def cached_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The bundled bank compiled into a cache by another build (as a command finds it)."""
+    cache = tmp_path_factory.mktemp("bank") / "bank.db"
+    build(bank_files([], cache=cache), cache)
+    return build(bank_files([], cache=cache), cache)
+
+
+@pytest.mark.parametrize("tid", sorted(BANK.templates))
+def test_the_view_the_compiled_bank_keeps_reads_and_draws_like_the_validated_template(
+        tid: str, cached_catalog: Catalog) -> None:
+    template = BANK.get(tid)
+    view = stored._bank_view(cached_catalog, tid)
+    assert isinstance(view, stored.TemplateView)
+    assert all(same(getattr(view, name), getattr(template, name))
+               for name in type(template).model_fields)
+    assert same(view.all_parts(), template.all_parts())
+    assert view.__dict__.keys() - {"_parts"} == type(template).model_fields.keys()
+    drawn = make_variant(view, 5)  # type: ignore[arg-type]
+    assert json.dumps(stored.to_json(drawn)) == json.dumps(
+        stored.to_json(make_variant(template, 5)))
+
+
+def test_a_first_draw_takes_the_template_from_the_compiled_bank_without_validating_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached_catalog: Catalog) -> None:
+    cache = tmp_path / "variants.db"
+    monkeypatch.setattr(cached_catalog, "_fresh", {})  # (another test may have compiled)
+    validated = count_validated(monkeypatch)
+    first = stored.variant(cached_catalog, "memory/model-state", 3, cache)
+    assert validated == [] and isinstance(first.template, stored.TemplateView)
+    assert json.dumps(ask_json(first)) == json.dumps(
+        ask_json(make_variant(BANK.get("memory/model-state"), 3)))
+    assert drawing_rows(cache, "templates") == 1  # kept, so a new seed is no first draw
+
+
+def test_a_damaged_view_in_the_compiled_bank_only_costs_a_validation(
+        tmp_path: Path) -> None:
+    want = json.dumps(ask_json(make_variant(BANK.get("memory/model-state"), 3)))
+    for case, (sql, value) in enumerate([
+            ("UPDATE compiled SET view = ?", '{"fields": {}, "part": null}'),
+            ("UPDATE compiled SET view = ?", "not json"),
+            ("UPDATE compiled SET view = ?", None),
+            ("UPDATE meta SET value = ? WHERE key = 'shape'", '{"Part": {}}'),
+            ("DELETE FROM meta WHERE key = 'shape' AND ? IS NULL", None)]):
+        bank = tmp_path / str(case) / "bank.db"
+        build(bank_files([], cache=bank), bank)
+        with sqlite3.connect(bank) as conn:
+            conn.execute(sql, (value,))
+        catalog = build(bank_files([], cache=bank), bank)
+        got = stored.variant(catalog, "memory/model-state", 3, bank.with_name("variants.db"))
+        assert not isinstance(got.template, stored.TemplateView), case  # validated
+        assert json.dumps(ask_json(got)) == want
+
+
+def test_a_first_ask_of_a_compiled_template_imports_no_pydantic_and_a_choice_no_sympy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = str(tmp_path / "data")
+    assert run_cli(capsys, "--data-dir", data, "templates", "list")[0] == 0  # compiled
+    calls = {"choice": ["check", "parallelism/activations-only-axis#3", "--answer", "b"],
+             "number": ["ask", "memory/model-state#3", "--json"],
+             "formula": ["ask", "compute/flops-formula#3", "--json"]}
+    for kind, call in calls.items():
+        want = run_cli(capsys, "--data-dir", str(tmp_path / "other"), *call)[1]
+        printed, imported = fresh_process(data, [call])
+        assert printed == want
+        # a number's first derivations still come from the solver (sympy)
+        assert imported == (set() if kind == "choice" else {"sympy", "solver.engine"}), kind
