@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -329,8 +330,10 @@ def test_a_damaged_view_in_the_compiled_bank_only_costs_a_validation(
         tmp_path: Path) -> None:
     want = json.dumps(ask_json(make_variant(BANK.get("memory/model-state"), 3)))
     for case, (sql, value) in enumerate([
-            ("UPDATE compiled SET view = ?", '{"fields": {}, "part": null}'),
-            ("UPDATE compiled SET view = ?", "not json"),
+            ("UPDATE compiled SET view = ?", zlib.compress(b'{"fields": {}, "part": null}')),
+            ("UPDATE compiled SET view = ?", zlib.compress(b"not json")),
+            ("UPDATE compiled SET view = ?", b"not zlib"),
+            ("UPDATE compiled SET view = ?", "text"),
             ("UPDATE compiled SET view = ?", None),
             ("UPDATE meta SET value = ? WHERE key = 'shape'", '{"Part": {}}'),
             ("DELETE FROM meta WHERE key = 'shape' AND ? IS NULL", None)]):
