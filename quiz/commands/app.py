@@ -27,8 +27,12 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             sys.stderr.write(f"quiz: {problem}\n")
             return 2
+    from quiz.tui import early
     from quiz.tui.heap import hold_until_first_frame
 
+    # Today's figures on another core while Textual is imported (see quiz.tui.early).
+    figures = early.start(getattr(args, "data_dir", None),
+                          getattr(args, "templates", None) or [])
     hold_until_first_frame()  # the app turns collections back on at its first frame
     from quiz.tui.app import QuizApp
 
@@ -40,11 +44,14 @@ def run(args: argparse.Namespace) -> int:
                   mock_closing=_closing(args),
                   practice_topic=getattr(args, "topic", None),
                   practice_difficulty=getattr(args, "difficulty", None),
-                  learn_target=getattr(args, "target", None))
+                  learn_target=getattr(args, "target", None),
+                  early=figures)
     try:
         app.run()
     finally:
         app.close_store()  # closed cleanly: the next start skips the page check
+        if figures is not None:
+            figures.close()  # the app quit before reading them: the child closes first
     return int(app.return_code or 0)
 
 

@@ -59,7 +59,8 @@ class AppState(DataFolder):
 
 def open_folder(data_dir: str | Path | None = None,
                 template_dirs: Sequence[str] = (),
-                now: Callable[[], datetime] | None = None) -> DataFolder:
+                now: Callable[[], datetime] | None = None,
+                *, repair: bool = True) -> DataFolder:
     """Open the history (creating the data folder on first use); the settings are not
     read (see :func:`with_settings`).
 
@@ -67,6 +68,8 @@ def open_folder(data_dir: str | Path | None = None,
         data_dir: the `--data-dir` value, if any.
         template_dirs: the `--templates` values.
         now: the store's clock (aware datetimes), injectable for tests.
+        repair: move an unusable history aside (see :meth:`Store.open`); False: raise
+            :class:`StoreError` instead.
     """
     folder = locations.data_dir(data_dir)
     try:
@@ -74,7 +77,7 @@ def open_folder(data_dir: str | Path | None = None,
     except OSError as exc:
         raise StoreError(f"{folder}: cannot create the data folder: "
                          f"{exc.strerror or exc}") from exc
-    store = Store.open(locations.db_path(folder), now=now)
+    store = Store.open(locations.db_path(folder), now=now, repair=repair)
     warnings = [store.recovery_message] if store.recovery_message else []
     dirs = [locations.user_templates_dir(folder), *locations.extra_template_dirs(
         template_dirs)]

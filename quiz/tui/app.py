@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from quiz.core.settings_cache import DailyLimits
     from quiz.core.state import AppState, DataFolder
     from quiz.core.store import Store
+    from quiz.tui.early import EarlyFigures
     from quiz.tui.today import HomeSummary
 
 _DEFAULT_THEME = "textual-dark"
@@ -86,6 +87,9 @@ class QuizApp(App[int]):
             :func:`quiz.core.state.load_bank_for`); tests pass a slow one.
         template_files: the template files (default: the bundled bank and the user's
             folders); tests pass a fixed set.
+        early: today's figures being computed by a helper process
+            (:func:`quiz.tui.early.start`, which ``quiz`` calls before importing
+            Textual); None: the start-up worker computes them.
     """
 
     TITLE = "quiz"
@@ -110,6 +114,7 @@ class QuizApp(App[int]):
                  seed: int | None = None,
                  bank_loader: Callable[[AppState], Bank] | None = None,
                  template_files: Callable[[DataFolder], Sequence[Path]] | None = None,
+                 early: EarlyFigures | None = None,
                  ) -> None:
         super().__init__()
         fix_styles_cache()  # see quiz.tui.textual_fixes: widgets painted once stay alive
@@ -130,6 +135,7 @@ class QuizApp(App[int]):
         self.seed = seed
         self.bank_loader = bank_loader
         self.template_files = template_files
+        self._early = early
         self.template_ids: list[str] | None = None
         """Every template's id, once the catalog is read (before the bank loads)."""
         self.home_ready = False
@@ -208,6 +214,12 @@ class QuizApp(App[int]):
         # pydantic). They come first, in this one thread, so that nothing competes with
         # them for the interpreter; the settings model, the templates and the solver
         # follow, and a mode picked meanwhile waits for what it needs.
+        # With figures from the helper process (quiz.tui.early) the home is usable at
+        # once, and the history is opened here only after that frame is painted.
+        early = self._early.result() if self._early is not None else None
+        if early is not None:
+            self.post_message(HomeReady(early.first_run, early.template_ids, early.summary))
+            self._home_painted.wait(PAINT_WAIT)
         from quiz.core.state import cached_limits, catalog_for, load_bank_for, open_folder
 
         try:
@@ -226,14 +238,16 @@ class QuizApp(App[int]):
             catalog_problem = str(exc)
         ids = catalog.ids if catalog is not None else None
         state: AppState | None = None
-        limits: Settings | DailyLimits | None = cached_limits(folder)
-        if limits is None:  # a first start, or the settings file changed: validate first
-            state = self._with_settings(folder)
-            if state is None:
-                return
-            limits = state.settings
-        self.post_message(HomeReady(first_run, ids, self._summary(folder.store, limits, ids)))
-        self._home_painted.wait(PAINT_WAIT)
+        if early is None:
+            limits: Settings | DailyLimits | None = cached_limits(folder)
+            if limits is None:  # a first start, or the settings changed: validate first
+                state = self._with_settings(folder)
+                if state is None:
+                    return
+                limits = state.settings
+            self.post_message(HomeReady(first_run, ids,
+                                        self._summary(folder.store, limits, ids)))
+            self._home_painted.wait(PAINT_WAIT)
         if state is None:
             state = self._with_settings(folder)
             if state is None:

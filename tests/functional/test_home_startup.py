@@ -9,15 +9,18 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from textual.widgets import OptionList
 
 from quiz import locations
+from quiz.core import state
 from quiz.core.settings import load_settings
+from quiz.tui.early import EarlyFigures, Figures
 from quiz.tui.screens.home import HomeScreen
 from quiz.tui.screens.stats import StatsScreen
+from quiz.tui.today import HomeSummary
 
 from .conftest import TEMPLATES, make_app, screen_text, seed_history, started, wait_for
 
@@ -167,3 +170,61 @@ def test_quitting_before_the_settings_are_read_still_closes_the_history_cleanly(
     late = Store.open(tmp_path / "late.db")
     assert not app._keep_store(late)    # opened after the app ended: closed at once
     assert recovery.closed_cleanly(late.path)
+
+
+class _Answered(EarlyFigures):
+    """What the helper process would answer (quiz.tui.early), without a process."""
+
+    def __init__(self, figures: Figures | None) -> None:
+        super().__init__(pid=0, fd=-1)
+        self.figures = figures
+        self.asked = 0
+
+    def result(self, timeout: float = 0) -> Figures | None:
+        self.asked += 1
+        return self.figures
+
+
+async def test_figures_from_the_helper_show_before_the_app_opens_the_history(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed_history(data_dir)
+    warm_settings_cache(data_dir)
+    release = gate_settings(monkeypatch)
+    from questions.loader import load_bank
+
+    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
+    opened: list[bool] = []
+    real_open = state.open_folder
+
+    def open_folder(*args: Any, **kw: Any) -> DataFolder:
+        opened.append(True)
+        return real_open(*args, **kw)
+
+    monkeypatch.setattr(state, "open_folder", open_folder)
+    helper = _Answered(Figures(False, ids, HomeSummary(attempts=4242, streak=9,
+                                                       recent_accuracy=0.5, due=7,
+                                                       new_available=2)))
+    app = make_app(data_dir, early=helper)
+    async with app.run_test(size=SIZE) as pilot:
+        due = app.home.query_one("#home-due")
+        await wait_for(pilot, lambda: "in today's drill" in screen_text(due))
+        assert "7 questions in today's drill: 2 new, 5 to review" in screen_text(due)
+        assert "4242 answers in all" in screen_text(app.home.query_one("#home-accuracy"))
+        assert app.template_ids == ids and app.state is None
+        release.set()
+        await started(pilot)
+        assert opened and app.state is not None  # then the app opened it, as before
+        assert helper.asked == 1
+
+
+async def test_without_figures_from_the_helper_the_app_computes_them(
+        data_dir: Path) -> None:
+    seed_history(data_dir)
+    locations.config_path(data_dir).write_text("new_per_day = 2\n")
+    warm_settings_cache(data_dir)
+    helper = _Answered(None)
+    app = make_app(data_dir, early=helper)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert "2 questions in today's drill" in screen_text(app.home.query_one("#home-due"))
+        assert helper.asked == 1

@@ -87,6 +87,7 @@ class Store:
         *,
         now: Callable[[], datetime] | None = None,
         tz: tzinfo | None = None,
+        repair: bool = True,
     ) -> Store:
         """Open (creating and migrating as needed) the history at ``path``.
 
@@ -97,6 +98,9 @@ class Store:
             path: The database file. Its folder is created if missing.
             now: Clock returning an aware datetime; defaults to :func:`utc_now`.
             tz: Local time zone for days (streaks, backups); None: the system's.
+            repair: move an unusable file aside and start a fresh history (the
+                default); False: raise :class:`StoreError` instead and leave the file
+                as it is (a reader that must change nothing, see :mod:`quiz.tui.early`).
 
         Returns:
             The open store; check :attr:`recovered_from` after opening.
@@ -142,6 +146,8 @@ class Store:
                     recovery_message=message,
                 )
             conn.close()
+            if not repair:
+                raise StoreError(f"{path}: {problem}")
             if recovered_from is not None:
                 break
             try:
