@@ -27,12 +27,12 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             sys.stderr.write(f"quiz: {problem}\n")
             return 2
-    from quiz.tui import early
+    from quiz.tui.early import start as start_helper
     from quiz.tui.heap import hold_until_first_frame
 
     # Today's figures on another core while Textual is imported (see quiz.tui.early).
-    figures = early.start(getattr(args, "data_dir", None),
-                          getattr(args, "templates", None) or [])
+    figures = start_helper(getattr(args, "data_dir", None),
+                           getattr(args, "templates", None) or [])
     hold_until_first_frame()  # the app turns collections back on at its first frame
     from quiz.tui.app import QuizApp
 

@@ -593,9 +593,12 @@ def test_the_launcher_passes_the_mode_and_its_options(monkeypatch: pytest.Monkey
     import argparse
 
     from quiz.commands import app as launcher
+    from quiz.tui import early
 
     seen: list[QuizApp] = []
     monkeypatch.setattr(QuizApp, "run", lambda self, *a, **k: seen.append(self))
+    helpers: list[tuple[object, object]] = []  # no helper process forked from the tests
+    monkeypatch.setattr(early, "start", lambda *a: helpers.append(a))
     args = argparse.Namespace(command="mock", data_dir=str(data_dir), templates=[],
                               minutes=1, questions=2)
     assert launcher.run(args) == 0
@@ -609,3 +612,4 @@ def test_the_launcher_passes_the_mode_and_its_options(monkeypatch: pytest.Monkey
     assert (practice.start_mode, practice.practice_topic, practice.practice_difficulty) == \
         ("practice", "rapid-fire-3", 1)
     assert home.start_mode is None
+    assert helpers == [(str(data_dir), []), (str(data_dir), []), (None, [])]
