@@ -5,7 +5,9 @@ neither sympy nor the core. The home screen is the default screen; one thread wo
 then opens the history, reads the template ids and computes today's figures
 (``HomeReady``: the home is usable), then reads the settings model (``StateOpened``)
 and loads the question bank (``BankLoaded``, which imports sympy). A mode picked before
-what it needs is loaded opens as soon as it is.
+what it needs is loaded opens as soon as it is. Started by ``quiz``, the figures come
+from a helper process that computed them while Textual was imported
+(:mod:`quiz.tui.early`), and the worker opens the history once they are shown.
 
 Screens are imported when first shown, for the same reason.
 """
