@@ -15,8 +15,8 @@ times its median. Two things keep it off the paths a person waits on:
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming soon runs there, while they read, instead of inside their next keystroke or
-  Enter. "Still" matters: the feedback paints twice (the second layout shows or hides
-  its scroll bar), and a collection between the two frames would delay the second.
+  Enter. "Still" matters: a screen may be laid out twice (the second layout shows or
+  hides a scroll bar), and a collection between the two frames would delay the second.
 - :class:`TypingPauses`: while an answer is typed, a full collection that is coming soon
   runs when the typing pauses (:data:`PAUSE`), not inside the keystroke whose
   allocations would have set it off. A long spoken answer is hundreds of keystrokes.

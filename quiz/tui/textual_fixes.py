@@ -25,6 +25,14 @@ paragraph set off a full collection every ~150 keys, inside a keystroke (issue 1
 entries whole, another cycle per keystroke. The fix returns the same results without
 caching a strip in itself, and unlinks the entries a cleared cache drops.
 
+**A screen under an opaque one repaints the top screen** (:func:`fix_hidden_repaints`).
+Textual lets the screen under the top one show through a transparent background, so a
+change to it asks the top screen to repaint the same places on its next tick. Pushing a
+screen refreshes the one it covers: every Enter that showed the (opaque) feedback
+screen painted it once more, 20-40 ms after its first frame, with nothing new. When the
+top screen's background is opaque the lower screen keeps its own bookkeeping (it is
+repainted in full when it shows again) but no longer repaints the top one.
+
 **Removed widgets kept alive by the app's watchers**: a widget that watches an app
 reactive (Textual's ``TextArea`` watches ``App.theme``) stays in the app's watcher list,
 with everything it holds, until that reactive next changes. :func:`forget_watchers`
@@ -42,6 +50,7 @@ from textual._styles_cache import StylesCache
 from textual.cache import LRUCache
 from textual.color import Color
 from textual.dom import DOMNode
+from textual.screen import Screen
 from textual.strip import Strip
 from textual.style import Style
 
@@ -124,6 +133,39 @@ def fix_paint_cycles() -> bool:
     setattr(Strip, "divide", divide_without_cycle)  # noqa: B010 (typed apart)
     setattr(Strip, "crop_extend", crop_extend_without_cycle)  # noqa: B010
     setattr(LRUCache, "clear", clear_unlinked)  # noqa: B010
+    return True
+
+
+def fix_hidden_repaints() -> bool:
+    """Stop a screen covered by an opaque one from repainting the top screen.
+
+    Idempotent. Returns True if applied now; False if already applied or if Textual's
+    ``Screen`` and ``App`` no longer have the private methods this is written for.
+    """
+    from textual.app import App
+
+    refresh: Any = getattr(Screen, "_compositor_refresh", None)
+    if refresh is None or getattr(refresh, "_hidden_repaints", False) or not all(
+            hasattr(App, name) for name in ("_background_screens", "_update_mouse_over")):
+        return False
+
+    def compositor_refresh(self: Screen[Any]) -> None:
+        app = self.app
+        top = app.screen
+        if (self is not top and not app.is_inline and top.styles.background.a >= 1
+                and self in app._background_screens and self._compositor._dirty_regions):
+            # Textual's own steps for a screen under the top one, but the top's repaint
+            self._set_dirty(*self._compositor._dirty_regions)
+            self._repaint_required = True
+            self._compositor._dirty_regions.clear()
+            self._dirty_widgets.clear()
+            app._update_mouse_over(self)
+            return
+        refresh(self)
+
+    compositor_refresh._hidden_repaints = True  # type: ignore[attr-defined]
+    compositor_refresh.__wrapped__ = refresh  # type: ignore[attr-defined]
+    setattr(Screen, "_compositor_refresh", compositor_refresh)  # noqa: B010
     return True
 
 

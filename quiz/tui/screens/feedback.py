@@ -9,13 +9,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.markup import escape
-from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.tui import heap
 from quiz.tui.data import percent, seconds_text
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.keys_line import KeysLine
+from quiz.tui.widgets.one_frame import PaintedOnce, SizedScroll, SizedStatic
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.verdict import VerdictBanner
 
@@ -108,10 +108,11 @@ _WALK_OFFER = ("[b $text-warning]Missed again:[/] press [b]w[/] to walk through 
                "step at a time.")
 
 
-class FeedbackScreen(Screen[bool]):
+class FeedbackScreen(PaintedOnce[bool]):
     """How an answer was graded, and the worked solution.
 
-    Dismisses with True to go on (Enter) or False to stop (Escape).
+    Dismisses with True to go on (Enter) or False to stop (Escape). Each answer is
+    painted in one frame (:mod:`quiz.tui.widgets.one_frame`).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -159,10 +160,10 @@ class FeedbackScreen(Screen[bool]):
         out = self.outcome
         yield TitleBar("Feedback")
         yield VerdictBanner(out.grade.verdict, out.grade.score, id="feedback-verdict")
-        with VerticalScroll(id="feedback-scroll"):
-            yield Static(out.question.prompt, id="feedback-question", markup=False)
-            yield Static(summary_markup(out), id="feedback-summary")
-            walk = Static(_WALK_OFFER, id="feedback-walk-offer")
+        with SizedScroll(id="feedback-scroll"):
+            yield SizedStatic(out.question.prompt, id="feedback-question", markup=False)
+            yield SizedStatic(summary_markup(out), id="feedback-summary")
+            walk = SizedStatic(_WALK_OFFER, id="feedback-walk-offer")
             walk.display = self.missed and self.leech
             yield walk
             yield Derivation(out.question.part.derivation, title="Worked solution",

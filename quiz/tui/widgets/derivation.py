@@ -5,17 +5,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.console import Group, RenderableType
-from rich.padding import Padding
+from rich.segment import Segment
 from rich.style import Style as RichStyle
 from rich.text import Text
 from textual.css.styles import RulesMap
 from textual.strip import Strip
 from textual.style import Style
-from textual.visual import RenderOptions, RichVisual
+from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 
 from quiz.tui.data import Block, derivation_blocks
+from quiz.tui.widgets.one_frame import SizedByLayout
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation as Worked
@@ -31,11 +31,12 @@ _LAYOUT = {  # kind -> (blank line above, left indent)
 }
 
 
-class Derivation(Widget):
+class Derivation(SizedByLayout, Widget):
     """A derivation as one widget, each kind of line styled apart.
 
     One widget, not one per line: a screen of thirty small widgets spends most of its
-    time in styling and layout, which made the feedback screen slow to appear. The
+    time in styling and layout, which made the feedback screen slow to appear (and
+    its new height asks for no second layout: :class:`SizedByLayout`). The
     kinds are styled by component classes (``derivation--step`` and so on), so themes
     and the stylesheet still decide the colours.
 
@@ -65,7 +66,7 @@ class Derivation(Widget):
         self.title = title
         self.blocks: list[Block] = self._blocks(content)
         """What is shown, in order (the title first, as a block of kind ``title``)."""
-        self._rendered: _RenderedOnce | None = None
+        self._rendered: _Lines | None = None
 
     def _blocks(self, content: Worked | Sequence[Block]) -> list[Block]:
         blocks = list(content) if isinstance(content, Sequence) else derivation_blocks(content)
@@ -82,51 +83,82 @@ class Derivation(Widget):
         """The derivation as plain text, one block per paragraph."""
         return "\n\n".join(block.text for block in self.blocks)
 
-    def render(self) -> RichVisual:
+    def render(self) -> Visual:
         styles = {name: self.get_component_rich_style(name, partial=True)
                   for name in self.COMPONENT_CLASSES}
         rendered = self._rendered
         if rendered is None or rendered.styles != styles:  # new blocks, or a new theme
-            rendered = self._rendered = _RenderedOnce(self, self._group(styles), styles)
+            rendered = self._rendered = _Lines(self, self.blocks, styles)
         return rendered
 
-    def _group(self, styles: dict[str, RichStyle]) -> RenderableType:
-        parts: list[RenderableType] = []
-        for block in self.blocks:
-            gap, indent = _LAYOUT.get(block.kind, (True, 0))
-            style = styles.get(f"derivation--{block.kind}", "")
-            parts.append(Padding(Text(block.text, style=style), (int(gap), 0, 0, indent)))
-        return Group(*parts)
 
-
-class _RenderedOnce(RichVisual):
-    """A derivation's renderable, rendered through Rich once per width.
+class _Lines(Visual):
+    """A derivation's lines: each block wrapped once per width and base style.
 
     Textual asks a widget's visual for its height at every layout and for its lines at
-    every paint that finds the widget changed, and a screen's first layout runs twice:
-    the derivation, the tallest thing on the feedback screen, went through Rich four
-    times for one Enter. Its text and styles are fixed (the widget makes a new one when
-    either changes), so the lines are kept by width.
+    every paint that finds the widget changed, and a screen's first layout may run
+    twice. The lines are made once, by width and base style, and the height is their
+    count. They are what Rich made of a ``Group`` of ``Padding(Text(block), (gap, 0,
+    0, indent))`` (a blank line above most blocks, an indent, each line padded to the
+    width), made directly: Rich's ``Text.wrap`` wraps each block, and nothing else of
+    Rich's render pipeline runs (Padding, Group, lines split and cropped twice, the
+    whole thing once for the height and again for the lines), which took 6-12 ms of
+    the Enter on a long worked solution (issue 15). A test compares the two over the
+    whole bank.
     """
 
-    def __init__(self, widget: Widget, renderable: RenderableType,
+    def __init__(self, widget: Widget, blocks: Sequence[Block],
                  styles: dict[str, RichStyle]) -> None:
-        super().__init__(widget, renderable)
+        self.widget = widget
+        self.blocks = list(blocks)
         self.styles = styles
         """The component styles it was made with."""
-        self._heights: dict[int, int] = {}
-        self._strips: dict[tuple[int, int | None, Style], list[Strip]] = {}
+        self._lines: dict[tuple[int, RichStyle], list[Strip]] = {}
+
+    def lines(self, width: int, base: RichStyle) -> list[Strip]:
+        """The lines at ``width`` on ``base`` (the widget's own style), made once."""
+        key = (width, base)
+        made = self._lines.get(key)
+        if made is None:
+            made = self._lines[key] = self._make(width, base)
+        return made
+
+    def _make(self, width: int, base: RichStyle) -> list[Strip]:
+        console = self.widget.app.console
+        options = self.widget.app.console_options
+        justify = options.justify or "default"
+        overflow = options.overflow or "fold"
+        tab_size = console.tab_size or 8
+        add = base.__add__
+        blank = Strip([Segment(" " * width, base)], width)
+        out: list[Strip] = []
+        for block in self.blocks:
+            gap, indent = _LAYOUT.get(block.kind, (True, 0))
+            if gap:
+                out.append(blank)
+            inner = max(1, width - indent)  # a terminal narrower than the indent
+            style = self.styles.get(f"derivation--{block.kind}") or RichStyle.null()
+            text = Text(block.text, style=style, end="")
+            left = [Segment(" " * indent, base)] if indent else []
+            for line in text.wrap(console, inner, justify=justify, overflow=overflow,
+                                  tab_size=tab_size, no_wrap=options.no_wrap or False):
+                # Rich styles a line without spans by its text's style (as a span of
+                # the joined lines); a block's text is plain, but keep spans if any
+                parts = line.render(console) if line.spans else [Segment(line.plain, style)]
+                segments = left + [Segment(t, add(s)) for t, s, _ in parts if t]
+                length = indent + line.cell_len
+                if length < width:
+                    segments.append(Segment(" " * (width - length), base))
+                out.append(Strip(segments, max(width, length)).crop(0, width))
+        return out
+
+    def get_optimal_width(self, rules: RulesMap, container_width: int) -> int:
+        return container_width
 
     def get_height(self, rules: RulesMap, width: int) -> int:
-        if width not in self._heights:
-            self._heights[width] = super().get_height(rules, width)
-        return self._heights[width]
+        return len(self.lines(width, self.widget.visual_style.rich_style))
 
     def render_strips(self, width: int, height: int | None, style: Style,
                       options: RenderOptions) -> list[Strip]:
-        if options.selection is not None:  # text being selected: drawn as it changes
-            return super().render_strips(width, height, style, options)
-        key = (width, height, style)
-        if key not in self._strips:
-            self._strips[key] = super().render_strips(width, height, style, options)
-        return self._strips[key]
+        lines = self.lines(width, style.rich_style)
+        return lines if height is None else lines[:height]

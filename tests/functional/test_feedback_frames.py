@@ -1,0 +1,85 @@
+"""An answer's feedback is laid out once and painted in one go (issue 15).
+
+Textual laid the feedback screen out twice for one Enter (the new height of a widget
+asked for a second layout) and painted it up to four times, the last frames 20-40 ms
+after the first with nothing new in them: a scroll bar refreshed before the paint, and
+the question screen underneath, refreshed when the feedback covered it. The person saw
+the feedback at the first frame but the Enter was not over until the last.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.screen import Screen
+
+from quiz.tui.screens.feedback import FeedbackScreen
+from quiz.tui.screens.question import QuestionScreen
+from quiz.tui.textual_fixes import fix_hidden_repaints
+
+from .conftest import answer, make_app, question_shown, settle, started, wait_for
+
+SIZE = (80, 24)
+
+
+class Frames:
+    """The layouts of each screen and the frames the app paints."""
+
+    def __init__(self, app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.layouts: list[str] = []
+        self.frames: list[str] = []
+        layout = Screen._refresh_layout
+
+        def counted_layout(screen: Screen[Any], *args: Any, **kw: Any) -> None:
+            self.layouts.append(type(screen).__name__)
+            layout(screen, *args, **kw)
+
+        monkeypatch.setattr(Screen, "_refresh_layout", counted_layout)
+        display = app._display
+
+        def counted_display(screen: Screen[Any], renderable: Any) -> None:
+            if renderable is not None:
+                self.frames.append(type(screen).__name__)
+            display(screen, renderable)
+
+        app._display = counted_display
+
+    def clear(self) -> None:
+        self.layouts.clear()
+        self.frames.clear()
+
+
+@pytest.mark.parametrize(("topic", "answers"), [
+    ("compute/flops-formula", ("2*P*D", "6*P*D", "2*P*D", "6*P*D", "2*P*D")),
+    ("memory/model-state", ("1 GB", "3 TB", "1 GB", "3 TB", "1 GB"))])
+async def test_each_feedback_is_laid_out_once_and_painted_in_one_update(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch, topic: str,
+        answers: tuple[str, ...]) -> None:
+    app = make_app(data_dir, mode="practice", practice_topic=topic)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        frames = Frames(app, monkeypatch)
+        for n, typed in enumerate(answers):
+            screen = await question_shown(pilot)
+            assert isinstance(screen, QuestionScreen)
+            await settle(pilot)
+            frames.clear()
+            await answer(pilot, typed)
+            await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+            await settle(pilot)
+            await pilot.pause(0.1)
+            if n >= 2:  # the first builds the screen; the second styles its scroll bars
+                assert frames.layouts == ["FeedbackScreen"], frames.layouts
+                # from its first frame: the layout's paint, then the full repaint the
+                # screen asked for when shown, in the same tick; never one more later
+                shown = frames.frames[frames.frames.index("FeedbackScreen"):]
+                assert shown in (["FeedbackScreen"], ["FeedbackScreen"] * 2), frames.frames
+            await pilot.press("enter")
+
+
+def test_the_hidden_repaints_fix_is_applied_once() -> None:
+    fix_hidden_repaints()
+    assert not fix_hidden_repaints()
+    assert getattr(Screen._compositor_refresh, "_hidden_repaints", False)
