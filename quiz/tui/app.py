@@ -139,6 +139,8 @@ class QuizApp(App[int]):
         self.bank_loader = bank_loader
         self.template_files = template_files
         self._early = early
+        self._early_shown = False
+        """The home screen was built with the helper's figures (see get_default_screen)."""
         self.template_ids: list[str] | None = None
         """Every template's id, once the catalog is read (before the bank loads)."""
         self.home_ready = False
@@ -166,7 +168,17 @@ class QuizApp(App[int]):
     # ------------------------------------------------------------ start-up
 
     def get_default_screen(self) -> Screen[Any]:
-        return HomeScreen()
+        # Today's figures, when the helper process has them already (it usually has on a
+        # machine with a core to spare): then the first frame shows them.
+        if self._early is None or not self._early.done():
+            return HomeScreen()
+        figures, self._early = self._early.result(), None
+        if figures is None:
+            return HomeScreen()  # it had none: the start-up worker computes them
+        self._early_shown = True
+        self.post_message(HomeReady(figures.first_run, figures.template_ids,
+                                    figures.summary, shown=True))
+        return HomeScreen(figures.summary, ids_known=True)
 
     @property
     def home(self) -> HomeScreen:
@@ -223,6 +235,7 @@ class QuizApp(App[int]):
         if early is not None:
             self.post_message(HomeReady(early.first_run, early.template_ids, early.summary))
             self._home_painted.wait(PAINT_WAIT)
+        shown = early is not None or self._early_shown
         from quiz.core.state import cached_limits, catalog_for, load_bank_for, open_folder
 
         try:
@@ -241,7 +254,7 @@ class QuizApp(App[int]):
             catalog_problem = str(exc)
         ids = catalog.ids if catalog is not None else None
         state: AppState | None = None
-        if early is None:
+        if not shown:
             limits: Settings | DailyLimits | None = cached_limits(folder)
             if limits is None:  # a first start, or the settings changed: validate first
                 state = self._with_settings(folder)
@@ -346,7 +359,8 @@ class QuizApp(App[int]):
     def _home_ready(self, event: HomeReady) -> None:
         self.template_ids = event.template_ids
         self.home_ready = True
-        self.home.ready(event.summary, ids_known=event.template_ids is not None)
+        if not event.shown:
+            self.home.ready(event.summary, ids_known=event.template_ids is not None)
         if event.first_run and self.start_mode is None:
             from quiz.tui.screens.welcome import WelcomeScreen
 

@@ -99,6 +99,13 @@ class EarlyFigures:
         self._pid: int | None = pid
         self._fd: int | None = fd
 
+    def done(self) -> bool:
+        """Whether the child has answered (or ended) already: :meth:`result` would not
+        wait."""
+        import select
+
+        return self._fd is not None and bool(select.select([self._fd], [], [], 0)[0])
+
     def result(self, timeout: float = WAIT) -> Figures | None:
         """The child's figures, or None (it had none, it failed, or it took longer than
         ``timeout`` seconds and was stopped). The first call reaps the child; later

@@ -39,6 +39,8 @@ class HomeReady(Message):
     first_run: bool
     template_ids: list[str] | None
     summary: HomeSummary | None
+    shown: bool = False
+    """The home screen was built showing them (they were known before the first frame)."""
 
 
 @dataclass

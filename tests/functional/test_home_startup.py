@@ -180,6 +180,9 @@ class _Answered(EarlyFigures):
         self.figures = figures
         self.asked = 0
 
+    def done(self) -> bool:
+        return False  # still computing when the home screen is built
+
     def result(self, timeout: float = 0) -> Figures | None:
         self.asked += 1
         return self.figures
@@ -228,3 +231,33 @@ async def test_without_figures_from_the_helper_the_app_computes_them(
         await started(pilot)
         assert "2 questions in today's drill" in screen_text(app.home.query_one("#home-due"))
         assert helper.asked == 1
+
+
+class _Done(_Answered):
+    """A helper that answered before the home screen was built."""
+
+    def done(self) -> bool:
+        return True
+
+
+async def test_figures_the_helper_has_before_the_first_frame_are_in_it(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seed_history(data_dir)
+    warm_settings_cache(data_dir)
+    from questions.loader import load_bank
+
+    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
+    updates: list[object] = []
+    monkeypatch.setattr(HomeScreen, "ready", lambda self, *a, **k: updates.append(a))
+    helper = _Done(Figures(False, ids, HomeSummary(attempts=4242, streak=9,
+                                                   recent_accuracy=0.5, due=7,
+                                                   new_available=2)))
+    app = make_app(data_dir, early=helper)
+    async with app.run_test(size=SIZE) as pilot:
+        # the screen was built with them: nothing to fill in after the first frame
+        due = app.home.query_one("#home-due")
+        assert "7 questions in today's drill: 2 new, 5 to review" in screen_text(due)
+        assert not app.home.query_one("#home-menu", OptionList).get_option("drill").disabled
+        await started(pilot)
+        assert app.home_ready and app.template_ids == ids and app.state is not None
+        assert updates == [] and helper.asked == 1

@@ -43,7 +43,13 @@ def _prompt(key: str, name: str, blurb: str, note: str = "") -> str:
 
 
 class HomeScreen(Screen[None]):
-    """Today's drill, streak and accuracy, the modes, and any warnings."""
+    """Today's drill, streak and accuracy, the modes, and any warnings.
+
+    Args:
+        summary: today's figures, when they are known before the screen is built (as
+            :meth:`ready` shows them); None: "Opening your history…" until they are.
+        ids_known: with ``summary``, the template ids are known too.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(mode.key, f"app.open_mode('{mode.name}')", mode.binding)
@@ -52,16 +58,20 @@ class HomeScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self) -> None:
+    def __init__(self, summary: HomeSummary | None = None, *, ids_known: bool = False) -> None:
         super().__init__()
         self._warnings: list[str] = []
-        self._state = self._bank = self._failed = False
+        self._summary = summary
+        self._state = summary is not None
+        self._bank = self._state and ids_known
+        self._failed = False
 
     def compose(self) -> ComposeResult:
         yield TitleBar()
         yield Static(TITLE_TEXT, id="home-title")
         with Horizontal(id="home-main"):
-            yield OptionList(*self._options(state=False, bank=False), id="home-menu")
+            yield OptionList(*self._options(state=self._state, bank=self._bank),
+                             id="home-menu")
             with Vertical(id="home-today"):
                 yield Static("Today", classes="panel-title")
                 yield Static("Opening your history…", id="home-due")
@@ -78,6 +88,8 @@ class HomeScreen(Screen[None]):
     def on_mount(self) -> None:
         self.query_one("#home-warnings").display = False
         self.query_one("#home-menu", OptionList).focus()
+        if self._summary is not None:
+            self.show_summary(self._summary)
 
     def _options(self, *, state: bool, bank: bool) -> list[Option]:
         options = []
