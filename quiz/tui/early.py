@@ -108,7 +108,7 @@ class EarlyFigures:
 
     def result(self, timeout: float = WAIT) -> Figures | None:
         """The child's figures, or None (it had none, it failed, or it took longer than
-        ``timeout`` seconds and was stopped). The first call reaps the child; later
+        ``timeout`` seconds and was stopped). Only the first call reads them; later
         calls return None."""
         import pickle
         import select
@@ -143,12 +143,16 @@ class EarlyFigures:
         return figures if isinstance(figures, Figures) else None
 
     def close(self) -> None:
-        """Wait for the child if nobody read its answer (the app quit at once): it
-        closes the history it opened, which keeps the clean-close mark."""
+        """Wait for the child: if nobody read its answer (the app quit at once) it may
+        still have the history open, and it closes it cleanly (keeping the clean-close
+        mark) before it ends."""
         self.result()
+        self._reap(stop=False, wait=True)
 
-    def _reap(self, *, stop: bool) -> None:
-        pid, self._pid = self._pid, None
+    def _reap(self, *, stop: bool, wait: bool = False) -> None:
+        """Stop the child (``stop``) and collect its exit; without ``wait`` a child that
+        has answered but not quite ended yet is collected later, by :meth:`close`."""
+        pid = self._pid
         if pid is None:
             return
         try:
@@ -156,9 +160,11 @@ class EarlyFigures:
                 import signal
 
                 os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
+            if os.waitpid(pid, 0 if stop or wait else os.WNOHANG) == (0, 0):
+                return  # still ending: not worth waiting for here
         except OSError:
-            pass  # already reaped
+            pass  # already collected
+        self._pid = None
 
 
 def start(data_dir: str | Path | None, template_dirs: Sequence[str]) -> EarlyFigures | None:
@@ -210,5 +216,6 @@ def _child(read: int, write: int, data_dir: str | Path | None,
             data = memoryview(pickle.dumps(figures))
             while data:
                 data = data[os.write(write, data):]
+        os.close(write)  # the end of the answer now, not when the process is gone
     finally:
         os._exit(0)
