@@ -34,10 +34,12 @@ from typing import TYPE_CHECKING, NamedTuple
 if TYPE_CHECKING:
     from quiz.tui.today import HomeSummary
 
-WAIT = 5.0
+WAIT = 20.0
 """Most seconds the app waits for the child's answer (it usually has it before the
-first frame). Past that the child is stopped and the app computes the figures itself:
-nothing the child does takes that long unless something is wrong."""
+first frame). Past that the child is stopped and the app computes the figures itself.
+Generous: the child does what the app would do in its place, and with a big bank that
+was never compiled (a new folder, an upgrade) that is seconds of compiling, which
+stopping it would only start again."""
 
 
 SHARED = ("dataclasses", "datetime", "difflib", "tempfile", "typing_extensions")
