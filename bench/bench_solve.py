@@ -6,8 +6,9 @@
     plain Python arithmetic; target <= 1 ms absolute.
 (c) one-shot `quiz ask` and `quiz check` of a number, a choice and a formula question,
     warm (the variant asked before), cold (a seed never asked, of a template asked
-    before) and first (the template never asked: every cache but the bank's dropped),
-    vs `import sympy` (target <= 1.2x) and vs `python -c pass`; each row also gives its
+    before), first (the template never asked: every cache but the bank's dropped) and,
+    for `ask`, fresh (a new data folder: the bank compiled too), vs `import sympy`
+    (target <= 1.2x; none for fresh) and vs `python -c pass`; each row also gives its
     median CPU time against `import sympy`'s (steadier than wall time on a loaded machine).
 
 Run: python bench/bench_solve.py [--rounds N] [--only a|b|c]
@@ -63,11 +64,14 @@ def ask_and_check(rounds: int) -> None:
     """(c) one-shot `quiz ask` and `quiz check` for a number, a choice and a formula
     question: warm (this ID#SEED was asked before: read back from the variant cache),
     cold (a seed never asked, of a template asked before: drawn from the kept template
-    view and derivation plans) and first (the template never asked in this data folder:
-    validated, and derived with sympy), vs `import sympy` and vs a bare `python -c
-    pass`, every command once per round in turn; target <= 1.2x sympy.
+    view and derivation plans), first (the template never asked in this data folder:
+    drawn from the view the compiled bank keeps, derived with sympy) and fresh (`ask`
+    in a new data folder: the whole bank compiled first), vs `import sympy` and vs a
+    bare `python -c pass`, every command once per round in turn; target <= 1.2x sympy
+    (the fresh rows have none: a data folder is new once).
 
-    The compiled-bank cache is warm in every row (bench_startup times a cold bank).
+    The compiled-bank cache is warm in every row but fresh (bench_startup times a cold
+    bank of 6,500 templates).
     """
     py = sys.executable
     script = os.path.join(os.path.dirname(py), "quiz")  # the installed console script
@@ -85,6 +89,8 @@ def ask_and_check(rounds: int) -> None:
             data = os.path.join(tmp, kind)  # a data folder per question: its own cache
             caches = tuple(os.path.join(data, "cache", name)
                            for name in ("variants.db", "drawing.db"))
+            every = (*caches, *(os.path.join(data, "cache", name)
+                                for name in ("bank.db", "packs.json")))
             quiz = [py, "-m", "quiz.cli", "--data-dir", data]
             for state in ("warm", "cold", "first"):
                 seed = None if state == "cold" else ASKED_SEED
@@ -92,6 +98,7 @@ def ask_and_check(rounds: int) -> None:
                 rows[f"ask {kind} {state}"] = ([*quiz, "ask", tid, "--json"], seed, drop)
                 rows[f"check {kind} {state}"] = (
                     [*quiz, "check", tid, "--answer", answer, "--json"], seed, drop)
+            rows[f"ask {kind} fresh"] = ([*quiz, "ask", tid, "--json"], ASKED_SEED, every)
         if os.path.exists(script):
             tid, _ = ASKED["number"]
             rows["ask number warm (console script)"] = (
@@ -121,7 +128,7 @@ def ask_and_check(rounds: int) -> None:
     for name, values in times.items():
         m = statistics.median(values)
         ratios = "" if name == "python -c pass" else f"; {m / bare:.1f}x pass"
-        if name == "import sympy, os._exit":
+        if name == "import sympy, os._exit" or name.endswith("fresh"):
             ratios = f"; {m / sympy:.2f}x import sympy{ratios}"
         elif name not in BASELINES:
             ratios = f"; {m / sympy:.2f}x import sympy (target <= 1.2x){ratios}"
