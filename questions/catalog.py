@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
     from questions.schema import Template
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
 
 _SCHEMA = """
@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS compiled (
     data TEXT NOT NULL,       -- what pydantic validates again (questions.schema)
     view BLOB                 -- zlib: the validated fields (questions.stored.bank_view)
 );
+CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 RACY_NS = 3 * 10**9
@@ -212,6 +213,26 @@ class Catalog:
             return zlib.decompress(row[0]).decode("utf-8")
         except (zlib.error, UnicodeDecodeError):
             return None
+
+    def fresh(self, template_id: str) -> Template | None:
+        """The template, if this run compiled (and validated) it."""
+        return self._fresh.get(template_id)
+
+    def kept(self, key: str) -> str | None:
+        """What drawing reads of the solver, as the cache keeps it for this code: the
+        quantity catalogue (``quantities``) or a derivation plan by its key
+        (:func:`solver.light.key_text`; filled behind a compile by
+        :func:`questions.stored.fill_plans`); None: not kept."""
+        if key in _EXTRAS:
+            return self.cached_meta(key)
+        if self._cache is None:
+            return None
+        try:
+            with contextlib.closing(_reader(self._cache)) as conn:
+                row = conn.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return None if row is None else str(row[0])
 
     def cached_meta(self, key: str) -> str | None:
         """What the cache keeps beside the templates for the code that compiled them:
@@ -356,6 +377,8 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
         compiled = _compile_all(stale, writes)
         if writes.compiled:  # this code's schema and solver were imported to compile
             writes.extras = _extras()
+            if cache is not None and conn is not None and FILLS is not None:
+                FILLS.append((catalog, cache))  # its plans: behind the command (quiz.cli)
         for name, row, failure in looked:
             pack = source.packs.get(name)
             if failure is not None:
@@ -643,6 +666,12 @@ def _view(template: Template) -> bytes | None:
         return None
 
 
+FILLS: list[tuple[Catalog, Path]] | None = None
+"""None: nothing more is done after a build. A list (set by ``quiz.cli`` when ``main``
+is the process's entry point): each build that compiled files adds its catalog and
+cache, whose derivation plans :func:`questions.stored.fill_plans` then works out in a
+detached process once the command is done."""
+
 _EXTRAS = ("shape", "quantities")
 """The keys of :meth:`Catalog.cached_meta`."""
 
@@ -656,6 +685,21 @@ def _extras() -> list[tuple[str, str]]:
         return [("shape", view_shape()), ("quantities", catalogue_json())]
     except TypeError:
         return []
+
+
+def keep_plans(cache: Path, plans: Mapping[str, str]) -> None:
+    """Add derivation plans to the cache (those it has are left as they are), unless the
+    cache is gone or was compiled by other code meanwhile; never creates the file."""
+    if not plans or not cache.exists():
+        return
+    with contextlib.suppress(sqlite3.Error), \
+            contextlib.closing(sqlite3.connect(cache, timeout=LOCK_WAIT_S)) as conn:
+        found = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
+        if found is None or found[0] != fingerprint():
+            return
+        conn.execute("PRAGMA synchronous = OFF")  # only a cache: a torn row is refused
+        with conn:
+            conn.executemany("INSERT OR IGNORE INTO plans VALUES (?, ?)", plans.items())
 
 
 def _reader(cache: Path) -> sqlite3.Connection:
@@ -706,7 +750,7 @@ def _connect(cache: Path) -> sqlite3.Connection:
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             with conn:  # an older layout (or a new file): start again
-                for table in ("files", "entries", "compiled", "meta"):
+                for table in ("files", "entries", "compiled", "meta", "plans"):
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executescript(_SCHEMA)
@@ -717,6 +761,7 @@ def _connect(cache: Path) -> sqlite3.Connection:
                 conn.execute("DELETE FROM entries")
                 conn.execute("DELETE FROM compiled")
                 conn.execute("DELETE FROM meta")
+                conn.execute("DELETE FROM plans")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                              (mark,))
     except BaseException:

@@ -102,7 +102,7 @@ def variant(catalog: Catalog, template_id: str, seed: int, cache: Path | None) -
             return from_json(catalog, seed, json.loads(found))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError):
             pass  # a record this code cannot read: draw it again (and replace it)
-    drawing = Drawing(cache.with_name(DRAWING), base=catalog.cached_meta)
+    drawing = Drawing(cache.with_name(DRAWING), base=catalog.kept)
     drawn, data = _draw(catalog, template_id, seed, mark, drawing)
     drawing.save()
     _write(cache, ref, mark, json.dumps(data))
@@ -161,14 +161,14 @@ def _predraws(template: Template, seed: int, drawing: Drawing) -> None:
         if DEFERRED is None:
             _predraw(template, seed)
         else:
-            DEFERRED.append((template, seed, drawing.file))
+            DEFERRED.append((template, seed, drawing))
 
 
 PREDRAWN = 8
 """Seeds (0, 1, ...) also drawn when a template is first drawn, so that the derivations
 their parameters need (another model, pipelining, ZeRO stage ...) are kept as plans."""
 
-DEFERRED: list[tuple[Template, int, Path]] | None = None
+DEFERRED: list[tuple[Template, int, Drawing]] | None = None
 """None: a template's first draw predraws its other seeds there and then. A list (set by
 a one-shot command, see ``quiz.cli``): the predraws are left in it, to be done by
 :func:`predraw_deferred` after the command's output is written."""
@@ -192,12 +192,64 @@ def predraw_deferred() -> None:
     from solver import light
 
     pending, DEFERRED = DEFERRED or [], None
-    for template, seed, file in pending:
-        drawing = Drawing(file)
+    for template, seed, drawn in pending:
+        drawing = Drawing(drawn.file, base=drawn.base)  # the file as it is now
         with light.using(drawing):
             _predraw(template, seed)
-        if file.exists():
+        if drawing.file.exists():
             drawing.save()
+
+
+FILL_SEEDS = PREDRAWN
+"""Seeds (0, 1, ...) of each template drawn by :func:`fill_plans`."""
+FILL_BUDGET_S = 5.0
+"""CPU seconds :func:`fill_plans` may spend (a bank of thousands stops part way: the
+templates listed first have their plans; a first draw of another derives its own)."""
+
+
+class _Plans:
+    """Plans a fill reads (the compiled bank's, and the catalogue) and works out."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self.catalog = catalog
+        self.new: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        return self.new.get(key) or self.catalog.kept(key)
+
+    def put(self, key: str, text: str) -> None:
+        self.new[key] = text
+
+
+def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> int:
+    """Work out the derivation plans of the catalog's templates (seeds 0 to
+    :data:`FILL_SEEDS` - 1, in catalog order, within ``budget`` CPU seconds) and keep
+    them in the compiled bank ``cache``, so that a template's first draw needs no sympy.
+    Done behind a command that compiled the bank (``quiz.cli``); returns the plans kept.
+    """
+    import time
+
+    from questions.variants import make_variant
+    from solver import light
+
+    source = _Plans(catalog)
+    deadline = time.process_time() + budget
+    with light.using(source):
+        for template_id in catalog.entries:
+            if time.process_time() > deadline:
+                break
+            view = catalog.fresh(template_id) or cast("Template | None",
+                                                      _bank_view(catalog, template_id))
+            if view is None or any(p.answer_kind == "layout" for p in view.all_parts()):
+                continue  # (a layout key reads the engine itself at every draw)
+            for seed in range(FILL_SEEDS):
+                with contextlib.suppress(Exception):  # a seed that cannot be drawn
+                    to_json(make_variant(view, seed))
+    from questions.catalog import keep_plans
+
+    plans = {k: v for k, v in source.new.items() if k != light.CATALOGUE_KEY}
+    keep_plans(cache, plans)
+    return len(plans)
 
 
 def stamp(file: Path) -> str | None:
@@ -591,7 +643,7 @@ class Drawing:
 
     def __init__(self, file: Path, base: Callable[[str], str | None] | None = None) -> None:
         self.file = file
-        self._base = base
+        self.base = base
         self._conn: sqlite3.Connection | None = None
         self._opened = False
         self._pending: dict[str, str] = {}
@@ -624,7 +676,7 @@ class Drawing:
                 row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
         if row is not None:
             return str(row[0])
-        return None if self._base is None else self._base(key)
+        return None if self.base is None else self.base(key)
 
     def put(self, key: str, text: str) -> None:
         """Keep a plan (written by :meth:`save`)."""

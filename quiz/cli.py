@@ -293,9 +293,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             from questions import stored
 
             stored.DEFERRED = []  # a first draw's predraws: after the output (see below)
+        if argv is None:
+            from questions import catalog
+
+            catalog.FILLS = []  # a compiled bank's plans: after the output (see below)
         code = _run(args)
         if quick:
             _exit_now(code)
+        elif argv is None:
+            sys.stdout.flush()
+            _behind()
         return code
     except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
         sys.stderr.close()
@@ -329,42 +336,70 @@ def _exit_now(code: int) -> None:
 
     sys.stdout.flush()  # BrokenPipeError: handled by main, as for any write
     sys.stderr.flush()
-    _predraw_behind()
+    _behind()
     # Never cut a thread short, nor a profiler or coverage tracer that writes its data at
     # exit (`python -m cProfile -o FILE -m quiz.cli check ...`).
     if threading.active_count() == 1 and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(code)
 
 
-def _predraw_behind() -> None:
-    """The predraws a template's first draw left (``questions.stored.DEFERRED``: its
-    other seeds' derivations, kept as plans so that a new seed needs no sympy) are done
-    by a detached child process once the output is written, so the command ends without
-    waiting for them; where there is no fork, or another thread runs, they are done
-    here. The child reads and writes nothing of the caller's: its standard streams are
+def _behind() -> None:
+    """What a command leaves to do once its output is written, done by a detached child
+    process so that the command ends without waiting for it:
+
+    - the predraws a template's first draw left (``questions.stored.DEFERRED``: its
+      other seeds' derivations, kept as plans so that a new seed needs no sympy); where
+      there is no fork, or another thread runs, they are done here;
+    - the derivation plans of a bank this command compiled (``questions.catalog.FILLS``,
+      :func:`questions.stored.fill_plans`, at a lower priority), so that a template's
+      first draw needs no sympy either; skipped where there is no fork.
+
+    The child reads and writes nothing of the caller's: its standard streams are
     /dev/null."""
     import threading
 
-    from questions import stored
+    # Only modules the command imported: a command that drew nothing imports none here.
+    fills: list[Any] = []
+    if "questions.catalog" in sys.modules:
+        from questions import catalog
 
-    if not stored.DEFERRED:
-        stored.DEFERRED = None
+        fills, catalog.FILLS = catalog.FILLS or [], None
+    if "questions.stored" not in sys.modules:
+        predraw: Callable[[], None] | None = None
+    else:
+        from questions import stored
+
+        predraw = stored.predraw_deferred if stored.DEFERRED else None
+        stored.DEFERRED = stored.DEFERRED or None
+    if predraw is None and not fills:
         return
     if not hasattr(os, "fork") or threading.active_count() != 1:
-        stored.predraw_deferred()
+        if predraw is not None:
+            predraw()
         return
     try:
         if os.fork() != 0:  # the command's process: done
             return
     except OSError:
-        stored.predraw_deferred()
+        if predraw is not None:
+            predraw()
         return
     try:  # the child: out of the caller's session, terminal and pipes
         os.setsid()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        stored.predraw_deferred()
+        if predraw is not None:
+            predraw()
+        if fills:
+            import contextlib
+
+            from questions.stored import fill_plans
+
+            with contextlib.suppress(OSError):
+                os.nice(19)  # behind whatever the person does next
+            for found, cache in fills:
+                fill_plans(found, cache)
     finally:
         os._exit(0)
 

@@ -273,7 +273,7 @@ def test_the_deferred_predraw_runs_in_a_detached_child_after_the_output(
         return 4242
 
     monkeypatch.setattr(os, "fork", parent)
-    cli._predraw_behind()  # the parent: nothing drawn here
+    cli._behind()  # the parent: nothing drawn here
     assert calls == ["fork"] and drawing_rows(cache, "plans") == before
 
     def exit_(code: int) -> None:
@@ -285,7 +285,7 @@ def test_the_deferred_predraw_runs_in_a_detached_child_after_the_output(
     monkeypatch.setattr(os, "dup2", lambda a, b: calls.append(f"dup2 {b}"))
     monkeypatch.setattr(os, "_exit", exit_)
     with pytest.raises(SystemExit):
-        cli._predraw_behind()  # the child
+        cli._behind()  # the child
     assert calls[1:] == ["setsid", "dup2 0", "dup2 1", "dup2 2", "exit 0"]
     assert drawing_rows(cache, "plans") > before
     assert stored.DEFERRED is None
@@ -360,3 +360,95 @@ def test_a_first_ask_of_a_compiled_template_imports_no_pydantic_and_a_choice_no_
         assert printed == want
         # a number's first derivations still come from the solver (sympy)
         assert imported == (set() if kind == "choice" else {"sympy", "solver.engine"}), kind
+
+
+def test_plans_worked_out_behind_a_compile_let_a_first_ask_derive_nothing(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "data"
+    assert run_cli(capsys, "--data-dir", str(data), "templates", "list")[0] == 0
+    bank = data / "cache" / "bank.db"
+    assert stored.fill_plans(build(bank_files([], cache=bank), bank), bank) > 100
+    calls = [["ask", "memory/model-state#3", "--json"],
+             ["check", "communication/fsdp-traffic#5", "--answer", "1 GB", "--json"],
+             ["ask", "compute/flops-formula#2", "--json"]]
+    for call in calls:
+        want = run_cli(capsys, "--data-dir", str(tmp_path / "other"), *call)[1]
+        assert fresh_process(str(data), [call]) == (want, set()), call
+
+
+def test_a_damaged_or_hostile_plan_in_the_compiled_bank_is_derived_again(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bank = tmp_path / "cache" / "bank.db"
+    catalog = build(bank_files([], cache=bank), bank)
+    stored.fill_plans(catalog, bank, budget=60)
+    hostile = json.dumps({"name": "x", "leaves": [], "conventions": [], "steps": [
+        {"name": "x", "unit": "1", "text": "", "args": [], "formula": "", "pretty": "",
+         "code": "def _lambdifygenerated():\n    return __import__('os').system('x')",
+         "substitution": [""], "whiteboard": [""]}]})
+    with sqlite3.connect(bank) as conn:
+        keys = [k for (k,) in conn.execute("SELECT key FROM plans")]
+        conn.executemany("UPDATE plans SET data = ? WHERE key = ?",
+                         [("{" if i % 2 else hostile, k) for i, k in enumerate(keys)])
+    again = build(bank_files([], cache=bank), bank)
+    for tid in ("memory/model-state", "communication/fsdp-traffic"):
+        got = stored.variant(again, tid, 4, tmp_path / "cache" / "variants.db")
+        assert json.dumps(ask_json(got)) == json.dumps(ask_json(make_variant(BANK.get(tid), 4)))
+
+
+def test_a_fill_keeps_nothing_past_its_budget_or_in_a_cache_of_other_code(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from questions import catalog as compiled
+
+    bank = tmp_path / "bank.db"
+    catalog = build(bank_files([], cache=bank), bank)
+    assert stored.fill_plans(catalog, bank, budget=-1) == 0
+    monkeypatch.setattr(compiled, "fingerprint", lambda: "other code")
+    assert stored.fill_plans(catalog, bank) > 0  # worked out, but not kept:
+    with sqlite3.connect(bank) as conn:
+        assert conn.execute("SELECT count(*) FROM plans").fetchone()[0] == 0
+    compiled.keep_plans(tmp_path / "gone.db", {"k": "v"})
+    assert not (tmp_path / "gone.db").exists()
+
+
+def test_a_command_that_compiled_the_bank_leaves_its_plans_to_a_detached_child(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from questions import catalog as compiled
+    from quiz import cli
+
+    bank = tmp_path / "bank.db"
+    monkeypatch.setattr(compiled, "FILLS", [])
+    catalog = build(bank_files([], cache=bank), bank)
+    fills = compiled.FILLS
+    assert fills is not None and len(fills) == 1 and fills[0][0] is catalog
+    build(bank_files([], cache=bank), bank)  # warm: nothing compiled, nothing to fill
+    assert len(fills) == 1
+    calls: list[str] = []
+
+    def fill(found: object, cache: Path) -> int:
+        calls.append(f"fill {cache.name}")
+        return 0
+
+    def parent() -> int:
+        calls.append("fork")
+        return 4242
+
+    monkeypatch.setattr(stored, "fill_plans", fill)
+    monkeypatch.setattr(os, "fork", parent)
+    cli._behind()  # the parent: the command ends
+    assert calls == ["fork"] and compiled.FILLS is None
+
+    def exit_(code: int) -> None:
+        calls.append(f"exit {code}")
+        raise SystemExit(code)
+
+    monkeypatch.setattr(compiled, "FILLS", [(catalog, bank)])
+    monkeypatch.setattr(os, "fork", lambda: 0)
+    monkeypatch.setattr(os, "setsid", lambda: None)
+    monkeypatch.setattr(os, "dup2", lambda a, b: None)
+    monkeypatch.setattr(os, "nice", lambda n: calls.append(f"nice {n}"))
+    monkeypatch.setattr(os, "_exit", exit_)
+    with pytest.raises(SystemExit):
+        cli._behind()  # the child
+    assert calls[1:] == ["nice 19", "fill bank.db", "exit 0"]
