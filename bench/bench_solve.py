@@ -20,6 +20,7 @@ import argparse
 import contextlib
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -56,6 +57,10 @@ ASKED = {  # answer kind -> (template, an answer to check)
     "formula": ("compute/flops-formula", "6*P*D"),
 }
 BASELINES = ("python -c pass", "import sympy", "import sympy, os._exit")
+SETTLE_S = 3.0
+"""A pause after each round: a fresh row's compile leaves the bank's plans to a detached
+process (about 2 s of CPU at the lowest priority), which would otherwise share the
+machine with the next round's rows."""
 ASKED_SEED = 3
 """The seed of the warm and first rows (cold rows ask seeds from 1000 on, each once)."""
 
@@ -65,8 +70,9 @@ def ask_and_check(rounds: int) -> None:
     question: warm (this ID#SEED was asked before: read back from the variant cache),
     cold (a seed never asked, of a template asked before: drawn from the kept template
     view and derivation plans), first (the template never asked in this data folder:
-    drawn from the view the compiled bank keeps, derived with sympy) and fresh (`ask`
-    in a new data folder: the whole bank compiled first), vs `import sympy` and vs a
+    drawn from the view the compiled bank keeps, and the plans worked out behind the
+    command that compiled it) and fresh (`ask` in a new data folder: the whole bank
+    compiled first, its plans derived with sympy), vs `import sympy` and vs a
     bare `python -c pass`, every command once per round in turn; target <= 1.2x sympy
     (the fresh rows have none: a data folder is new once).
 
@@ -89,8 +95,6 @@ def ask_and_check(rounds: int) -> None:
             data = os.path.join(tmp, kind)  # a data folder per question: its own cache
             caches = tuple(os.path.join(data, "cache", name)
                            for name in ("variants.db", "drawing.db"))
-            every = (*caches, *(os.path.join(data, "cache", name)
-                                for name in ("bank.db", "packs.json")))
             quiz = [py, "-m", "quiz.cli", "--data-dir", data]
             for state in ("warm", "cold", "first"):
                 seed = None if state == "cold" else ASKED_SEED
@@ -98,12 +102,15 @@ def ask_and_check(rounds: int) -> None:
                 rows[f"ask {kind} {state}"] = ([*quiz, "ask", tid, "--json"], seed, drop)
                 rows[f"check {kind} {state}"] = (
                     [*quiz, "check", tid, "--answer", answer, "--json"], seed, drop)
-            rows[f"ask {kind} fresh"] = ([*quiz, "ask", tid, "--json"], ASKED_SEED, every)
         if os.path.exists(script):
             tid, _ = ASKED["number"]
             rows["ask number warm (console script)"] = (
                 [script, "--data-dir", os.path.join(tmp, "number"), "ask", tid, "--json"],
                 ASKED_SEED, ())
+        for kind, (tid, _) in ASKED.items():  # last in each round: see SETTLE_S
+            new = os.path.join(tmp, f"fresh-{kind}")  # a data folder of its own, made anew
+            rows[f"ask {kind} fresh"] = ([py, "-m", "quiz.cli", "--data-dir", new, "ask", tid,
+                                          "--json"], ASKED_SEED, (new,))
 
         def command(cmd: list[str], seed: int | None, name: str) -> list[str]:
             if name in BASELINES:
@@ -116,12 +123,15 @@ def ask_and_check(rounds: int) -> None:
         cpu: dict[str, list[float]] = {name: [] for name in rows}
         for _ in range(rounds):
             for name, (cmd, seed, drop) in rows.items():
-                for file in drop:  # first: this template was never asked
+                for file in drop:  # first: this template was never asked (fresh: nothing)
+                    if os.path.isdir(file):
+                        shutil.rmtree(file)
                     with contextlib.suppress(FileNotFoundError):
                         os.remove(file)
                 wall, used = _timed(command(cmd, seed, name))
                 times[name].append(wall)
                 cpu[name].append(used)
+            time.sleep(SETTLE_S)
     bare = statistics.median(times["python -c pass"])
     sympy = statistics.median(times["import sympy"])
     sympy_cpu = statistics.median(cpu["import sympy"])

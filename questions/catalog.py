@@ -30,6 +30,9 @@ quantity catalogue for the whole cache), so that a template's first draw needs n
 pydantic nor, for a question that derives nothing, sympy. A view is only as fresh as
 its file's row (the same stamp checks), is read as plain JSON (records, lists, tuples,
 numbers, text), and one that does not read or draw falls back to validating the data.
+The cache also keeps derivation plans for this code (data checked by a whitelist when
+read, as in :mod:`solver.light`), worked out behind the command that compiled the bank
+(:data:`FILLS`, :func:`questions.stored.fill_plans`).
 """
 
 from __future__ import annotations
