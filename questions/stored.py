@@ -222,10 +222,11 @@ class _Plans:
 
 
 def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> int:
-    """Work out the derivation plans of the catalog's templates (seeds 0 to
-    :data:`FILL_SEEDS` - 1, in catalog order, within ``budget`` CPU seconds) and keep
-    them in the compiled bank ``cache``, so that a template's first draw needs no sympy.
-    Done behind a command that compiled the bank (``quiz.cli``); returns the plans kept.
+    """Work out the derivation plans of the templates the catalog's build compiled
+    (seeds 0 to :data:`FILL_SEEDS` - 1, in catalog order, within ``budget`` CPU seconds)
+    and keep them in the compiled bank ``cache``, so that a template's first draw needs
+    no sympy. Done behind a command that compiled the bank (``quiz.cli``); returns the
+    plans kept.
     """
     import time
 
@@ -235,7 +236,7 @@ def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> 
     source = _Plans(catalog)
     deadline = time.process_time() + budget
     with light.using(source):
-        for template_id in catalog.entries:
+        for template_id in catalog.compiled:
             if time.process_time() > deadline:
                 break
             view = catalog.fresh(template_id) or cast("Template | None",
