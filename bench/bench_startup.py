@@ -3,7 +3,8 @@
 Each run starts a detached tmux session of 120x40 running the command and polls
 `tmux capture-pane -p` every 10 ms until the expected text is on screen: "ready" for the
 baseline (an App that yields one Static); for `quiz`, the home screen's headline (first
-paint) and the menu with today's counts ("home usable": the person can start). Rows
+paint) and the menu with today's counts ("home usable": the person can start; also
+with ``QUIZ_HELPER=0``, without the helper process of quiz.tui.early). Rows
 with a 100k-attempt history and a 6,500-template bank (the bundled templates copied
 under new ids into a --templates folder) are built in a temp folder, plus `quiz
 templates list` on that bank. The cases run alternately, so machine noise hits all
@@ -159,6 +160,10 @@ def main() -> None:
                 "minimal Textual app": (base, ("ready",)),
                 "quiz first paint": (quiz, (TITLE_TEXT,)),
                 "quiz home usable": (quiz, USABLE),
+                # the same without the helper process that computes the figures on
+                # another core while Textual is imported (quiz.tui.early)
+                "quiz home usable, no helper": (
+                    [*env, "QUIZ_HELPER=0", str(quiz_bin), "--data-dir", str(data)], USABLE),
             }
             if args.compare is not None:
                 # PYTHONPATH comes before the editable install's finder: the old tree's

@@ -171,7 +171,9 @@ class EarlyFigures:
 
 def start(data_dir: str | Path | None, template_dirs: Sequence[str]) -> EarlyFigures | None:
     """Fork a child that computes today's figures (:func:`compute`) and writes them to a
-    pipe; None where that is not done (not Linux, another thread running, no fork).
+    pipe; None where that is not done (not Linux, another thread running, no fork, or
+    the environment says ``QUIZ_HELPER=0``: the app then computes them itself, as the
+    benchmark's "no helper" row does).
 
     Call it before importing Textual: the child should not inherit what it does not
     need, and the point is that it runs while Textual is being imported.
@@ -179,7 +181,8 @@ def start(data_dir: str | Path | None, template_dirs: Sequence[str]) -> EarlyFig
     import importlib
     import threading
 
-    if sys.platform != "linux" or threading.active_count() != 1:
+    if (sys.platform != "linux" or threading.active_count() != 1
+            or os.environ.get("QUIZ_HELPER") == "0"):
         return None
     for name in SHARED:
         with contextlib.suppress(ImportError):

@@ -112,14 +112,15 @@ else:
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the helper is forked on Linux only")
-def test_a_forked_helper_answers_once_and_only_from_a_single_threaded_process(
+def test_a_forked_helper_answers_once_only_from_one_thread_and_unless_turned_off(
         tmp_path: Path) -> None:
     data = history(tmp_path / "data")
     expected = figures_as_the_app_computes_them(data)
 
-    def run(threads: str) -> object:
+    def run(threads: str, **env: str) -> object:
         out = subprocess.run([sys.executable, "-c", FORKED, str(data), threads],
-                             capture_output=True, text=True, check=True, timeout=60)
+                             capture_output=True, text=True, check=True, timeout=60,
+                             env={**os.environ, **env})
         assert out.stderr == ""
         return json.loads(out.stdout)
 
@@ -128,6 +129,7 @@ def test_a_forked_helper_answers_once_and_only_from_a_single_threaded_process(
                              "ids": len(expected.template_ids), "again": None}
     assert recovery.closed_cleanly(locations.db_path(data))
     assert run("thread") is None  # forking beside another thread could deadlock the child
+    assert run("single", QUIZ_HELPER="0") is None  # turned off: the app computes them
 
 
 @pytest.mark.skipif(not hasattr(os, "posix_spawn"), reason="posix_spawn")
