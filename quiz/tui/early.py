@@ -46,11 +46,6 @@ SHARED = ("dataclasses", "datetime", "difflib", "tempfile", "typing_extensions")
 """Modules the child needs that Textual imports anyway (some 15 ms of the child's 50):
 imported before the fork, the child has them for nothing and the app pays no more."""
 
-NICENESS = 5
-"""How much the child yields to the app when they share a core (a busy machine): the
-first frame comes first; on a machine with a free core it changes nothing."""
-
-
 class Figures(NamedTuple):
     """What the home needs to be usable: the payload of ``HomeReady``."""
 
@@ -213,7 +208,6 @@ def _child(read: int, write: int, data_dir: str | Path | None,
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        os.nice(NICENESS)
         figures = compute(data_dir, template_dirs)
         if figures is not None:
             import pickle
