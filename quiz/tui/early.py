@@ -140,15 +140,16 @@ class EarlyFigures:
         return figures if isinstance(figures, Figures) else None
 
     def close(self) -> None:
-        """Wait for the child: if nobody read its answer (the app quit at once) it may
-        still have the history open, and it closes it cleanly (keeping the clean-close
-        mark) before it ends."""
+        """Read the answer if nobody did (the app quit at once): the child closes the
+        history it opened (keeping the clean-close mark) before it answers, so once the
+        answer is read the history is the app's alone. A child still working behind it
+        (:func:`_fill_behind`) is left to finish on its own."""
         self.result()
-        self._reap(stop=False, wait=True)
+        self._reap(stop=False)
 
-    def _reap(self, *, stop: bool, wait: bool = False) -> None:
-        """Stop the child (``stop``) and collect its exit; without ``wait`` a child that
-        has answered but not quite ended yet is collected later, by :meth:`close`."""
+    def _reap(self, *, stop: bool) -> None:
+        """Stop the child (``stop``) and collect its exit; a child that has answered and
+        has not ended yet is collected later, or by no one (it is detached)."""
         pid = self._pid
         if pid is None:
             return
@@ -157,8 +158,8 @@ class EarlyFigures:
                 import signal
 
                 os.kill(pid, signal.SIGKILL)
-            if os.waitpid(pid, 0 if stop or wait else os.WNOHANG) == (0, 0):
-                return  # still ending: not worth waiting for here
+            if os.waitpid(pid, 0 if stop else os.WNOHANG) == (0, 0):
+                return  # still running: not waited for
         except OSError:
             pass  # already collected
         self._pid = None
@@ -204,7 +205,9 @@ def _child(read: int, write: int, data_dir: str | Path | None,
     (flushing its buffers, its exit handlers)."""
     try:
         os.close(read)
-        # Nothing to read from or draw on the terminal the app is about to take over.
+        # Out of the terminal the app is about to take over: nothing to read from or
+        # draw on, and no signal of its job (it may outlive the app, see _fill_behind).
+        os.setsid()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
@@ -216,5 +219,22 @@ def _child(read: int, write: int, data_dir: str | Path | None,
             while data:
                 data = data[os.write(write, data):]
         os.close(write)  # the end of the answer now, not when the process is gone
+        _fill_behind()
     finally:
         os._exit(0)
+
+
+def _fill_behind() -> None:
+    """Work out the derivation plans of a bank this child compiled, as ``quiz`` does
+    behind a command that compiled one (``questions.catalog.FILLS``, see
+    ``quiz.cli._behind``): had the app compiled it, it would have. Lowest priority."""
+    catalog = sys.modules.get("questions.catalog")
+    fills = getattr(catalog, "FILLS", None)
+    if not fills:
+        return
+    from questions.stored import fill_plans
+
+    with contextlib.suppress(OSError):
+        os.nice(19)
+    for found, cache in fills:
+        fill_plans(found, cache)

@@ -144,3 +144,40 @@ def test_an_answer_that_never_comes_is_no_answer() -> None:
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # stopped and already reaped
     assert waiting.result() is None
+
+
+BEHIND = """
+import json, sys
+from questions import catalog, stored
+
+def fill_plans(found, cache):  # what quiz does behind a command that compiled the bank
+    with open(sys.argv[2], "w") as out:
+        out.write(str(len(found.ids)))
+
+stored.fill_plans = fill_plans
+catalog.FILLS = []  # as quiz.cli sets it when `quiz` is the entry point
+from quiz.tui import early
+
+started = early.start(sys.argv[1], [])
+figures = started.result()
+started.close()  # does not wait for the work behind the answer
+print(json.dumps(len(figures.template_ids)))
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the helper is forked on Linux only")
+def test_a_bank_the_helper_compiled_gets_its_plans_worked_out_behind_it(
+        tmp_path: Path) -> None:
+    """Had the app compiled the bank, `quiz` would work out its derivation plans once
+    the app ended (quiz.cli._behind); when the helper compiled it, the helper does."""
+    import time
+
+    data = history(tmp_path / "data")  # its compiled-bank cache is empty: a compile
+    marker = tmp_path / "filled"
+    out = subprocess.run([sys.executable, "-c", BEHIND, str(data), str(marker)],
+                         capture_output=True, text=True, check=True, timeout=120)
+    ids = json.loads(out.stdout)
+    deadline = time.monotonic() + 60
+    while not (marker.exists() and marker.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert marker.read_text() == str(ids) and ids > 0
