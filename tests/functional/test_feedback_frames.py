@@ -83,3 +83,45 @@ def test_the_hidden_repaints_fix_is_applied_once() -> None:
     fix_hidden_repaints()
     assert not fix_hidden_repaints()
     assert getattr(Screen._compositor_refresh, "_hidden_repaints", False)
+
+
+def screen_cells(app: Any) -> list[list[tuple[str, object]]]:
+    """Every cell of the screen as painted now: its character and style."""
+    return [[(char, segment.style) for segment in strip for char in segment.text]
+            for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_a_feedback_shown_again_looks_as_if_restyled_in_full(
+        data_dir: Path, size: tuple[int, int]) -> None:
+    # The screen is restyled in full only when the theme, the stylesheet or the size
+    # changed since it was last restyled (Textual would restyle it on every Enter).
+    app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
+    async with app.run_test(size=size) as pilot:
+        await started(pilot)
+        for n, typed in enumerate(("2*P*D", "6*P*D", "2*P*D", "6*P*D")):
+            await question_shown(pilot)
+            await answer(pilot, typed)
+            await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+            await settle(pilot)
+            await pilot.pause(0.05)
+            if n >= 1:
+                shown = screen_cells(app)
+                app.screen.update_node_styles(animate=False)
+                app.screen.refresh(layout=True)
+                await settle(pilot)
+                await pilot.pause(0.05)
+                assert screen_cells(app) == shown
+            await pilot.press("enter")
+        app.theme = "textual-light" if app.theme != "textual-light" else "nord"
+        await settle(pilot)
+        await question_shown(pilot)
+        await answer(pilot, "6*P*D")
+        await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await settle(pilot)
+        await pilot.pause(0.05)
+        shown = screen_cells(app)
+        app.screen.update_node_styles(animate=False)
+        await settle(pilot)
+        await pilot.pause(0.05)
+        assert screen_cells(app) == shown  # the new theme's colours, everywhere

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -134,6 +135,8 @@ class FeedbackScreen(PaintedOnce[bool]):
         self.leech = leech
         self.reading = heap.ReadingTime(self)
         """Runs a due garbage collection while the feedback is read."""
+        self._styled_for: tuple[object, ...] | None = None
+        """The theme, stylesheet and size the screen was last restyled for."""
 
     @classmethod
     def showing(cls, app: App[Any], outcome: Outcome, *, leech: bool = False
@@ -173,7 +176,18 @@ class FeedbackScreen(PaintedOnce[bool]):
     def on_mount(self) -> None:
         self.query_one("#feedback-scroll").focus()
 
-    def on_screen_resume(self) -> None:
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        # (Runs before Screen's own handler, which restyles on request.) Textual
+        # restyles every widget of a screen each time it is pushed, in case the theme
+        # changed while it was off the stack: 3-8 ms of each Enter on this screen,
+        # shown again and again. Its widgets restyle themselves when their classes or
+        # state change, so the whole screen is restyled only when the theme, the
+        # stylesheet or the terminal's size changed since it was last restyled.
+        styled_for = (getattr(self.app, "_css_update_count", None), id(self.app.stylesheet),
+                      self.app.size)
+        if styled_for == self._styled_for:
+            event.refresh_styles = False
+        self._styled_for = styled_for
         # Shown (again): while it is read, run the full collection that is due, if
         # one is, rather than in the next Enter (quiz.tui.heap).
         self.reading.started()
