@@ -131,9 +131,9 @@ async def test_a_due_full_collection_runs_while_the_feedback_is_read(
     shown_then: list[object] = []
     real = heap.collect_if_due
 
-    def noted() -> bool:
+    def noted(due_at: int = heap.DUE_AT) -> bool:
         shown_then.append(app.screen)
-        return real()
+        return real(due_at)
 
     monkeypatch.setattr(heap, "collect_if_due", noted)
     monkeypatch.setattr(heap, "PAUSE", 3600.0)  # none in a pause of the typing either
@@ -165,6 +165,25 @@ def test_collect_if_due_runs_a_full_collection_only_when_one_is_near() -> None:
         full = gc.get_stats()[2]["collections"]
         assert heap.collect_if_due()
         assert gc.get_stats()[2]["collections"] == full + 1
+        assert gc.get_count()[2] == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def test_a_screen_being_read_collects_sooner_than_a_pause_in_the_typing() -> None:
+    # Between a feedback and the next Enter, the next question's drawing and typing
+    # run up to five young collections: a read that waited for DUE_AT would leave a
+    # full collection to fall inside that Enter.
+    assert gc.get_threshold()[2] > heap.READING_DUE_AT + 5
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        gc.collect()
+        for _ in range(heap.READING_DUE_AT):
+            gc.collect(1)
+        assert not heap.collect_if_due()  # not yet near for a keystroke's pause
+        assert heap.collect_if_due(heap.READING_DUE_AT)
         assert gc.get_count()[2] == 0
     finally:
         if was_enabled:
@@ -284,7 +303,7 @@ async def test_a_due_full_collection_runs_in_a_pause_of_the_typing(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[object, str]] = []
 
-    def noted() -> bool:
+    def noted(due_at: int = heap.DUE_AT) -> bool:
         seen.append((app.screen, app.screen.query_one(ParagraphArea).text))
         return True
 
