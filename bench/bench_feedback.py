@@ -18,6 +18,11 @@ between the Enter and the last frame it caused, read from ``gc.callbacks``. The 
 says how many samples had one and the largest such pause, and the tail line lists the
 slowest samples with the collection time inside each: a p99 made of GC pauses shows here.
 
+Frames, per sample: how many the Enter painted and how long after the first the last one
+came. The feedback is laid out once and painted twice in the same update (the layout's
+frame, then the full repaint a screen just shown asks for): a later frame is another
+update, which the person waits for.
+
 Reading time: after each feedback is painted the bench waits ``--read`` seconds (0.3 by
 default) before pressing Enter, as anyone does who reads a verdict: the app uses that
 moment for its garbage collection (``quiz.tui.heap``). ``--read 0`` moves on at machine
@@ -37,7 +42,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +94,17 @@ def gc_line(samples: list[tuple[float, float]]) -> str:
     biggest = f"{max(with_gc) * 1e3:.0f} ms" if with_gc else "-"
     return (f"full GC inside {len(with_gc)}/{len(samples)} samples, largest {biggest}; "
             f"slowest: {slowest}")
+
+
+def frames_line(painted: list[tuple[int, float]]) -> str:
+    """How many frames each Enter painted, and how long after its first the last came
+    (one layout paints twice in the same tick; a later frame is a second update)."""
+    counts = Counter(n for n, _ in painted)
+    spread = [s for _, s in painted]
+    shares = ", ".join(f"{n}: {c}" for n, c in sorted(counts.items()))
+    return (f"frames per Enter {{{shares}}}; last frame after the first: "
+            f"median {statistics.median(spread) * 1e3:.1f} ms, "
+            f"max {max(spread) * 1e3:.1f} ms")
 
 
 WRONG = {"number": "42", "formula": "2*x", "choice": "a", "multi": "a", "table": "dp: -",
@@ -151,6 +167,7 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
     push: list[float] = []
     collections = FullCollections()
     pauses: list[tuple[float, float]] = []  # (Enter -> feedback, full GC inside it)
+    painted: list[tuple[int, float]] = []  # (frames of an Enter, last frame - first)
     async with fresh_app(size) as (app, pilot, frames):
         ids = kind_ids(app.bank)
         while any(len(times[k]) < answers for k in kinds):
@@ -169,6 +186,8 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
                     if i:  # the collections between the Enter and the last frame
                         end = frames[-1] if frames else time.perf_counter()
                         pauses.append((t, collections.within(end - t, end)))
+                        painted.append((len(frames), frames[-1] - frames[0] if frames
+                                        else 0.0))
                     await asyncio.sleep(read)  # the verdict is read
                     await pilot.press("escape" if i == steady else "enter")
                     one = OneStatic()
@@ -185,6 +204,7 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
     print(f"Enter -> feedback painted, all kinds           {summary(every)}  "
           f"median {statistics.median(every) / p:.2f}x push  (goal p99 <= 100 ms)")
     print(f"    {gc_line(pauses)}")
+    print(f"    {frames_line(painted)}")
     for kind in kinds:
         print(f"    {kind:<8}                                   {summary(times[kind])}  "
               f"median {statistics.median(times[kind]) / p:.2f}x push")
