@@ -44,12 +44,7 @@ from quiz.tui.messages import (
     TaskFailed,
 )
 from quiz.tui.screens.home import HomeScreen
-from quiz.tui.textual_fixes import (
-    fix_hidden_repaints,
-    fix_paint_cycles,
-    fix_strip_caches,
-    fix_styles_cache,
-)
+from quiz.tui.textual_fixes import fix_hidden_repaints, fix_paint_cycles, fix_styles_cache
 
 if TYPE_CHECKING:
     from textual.theme import Theme
@@ -127,7 +122,6 @@ class QuizApp(App[int]):
         fix_styles_cache()  # see quiz.tui.textual_fixes: widgets painted once stay alive
         fix_paint_cycles()  # and: every painted line was a reference cycle
         fix_hidden_repaints()  # and: a covered screen repainted the top one
-        fix_strip_caches()  # and: seven caches built for every painted line
         if mode not in (None, "drill", "mock", "practice", "learn"):
             raise ValueError(f"unknown start mode {mode!r}")
         self.data_dir = data_dir

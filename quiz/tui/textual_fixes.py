@@ -33,14 +33,6 @@ screen painted it once more, 20-40 ms after its first frame, with nothing new. W
 top screen's background is opaque the lower screen keeps its own bookkeeping (it is
 repainted in full when it shows again) but no longer repaints the top one.
 
-**Seven caches built for every painted line** (:func:`fix_strip_caches`). Each
-``Strip`` (a painted line) builds seven small caches (``FIFOCache``) in its constructor,
-one per operation that might be asked of it (crop, divide, style ...): fourteen
-container objects per line, most never used, some 700 lines for one feedback. They
-cost a sixth of the time spent painting (a line took 4.0 us to build, now 1.3 us) and
-set off young garbage collections, which bring the next full one closer. The fix
-builds each cache the first time it is asked for.
-
 **Removed widgets kept alive by the app's watchers**: a widget that watches an app
 reactive (Textual's ``TextArea`` watches ``App.theme``) stays in the app's watcher list,
 with everything it holds, until that reactive next changes. :func:`forget_watchers`
@@ -174,52 +166,6 @@ def fix_hidden_repaints() -> bool:
     compositor_refresh._hidden_repaints = True  # type: ignore[attr-defined]
     compositor_refresh.__wrapped__ = refresh  # type: ignore[attr-defined]
     setattr(Screen, "_compositor_refresh", compositor_refresh)  # noqa: B010
-    return True
-
-
-def fix_strip_caches() -> bool:
-    """Build a ``Strip``'s caches on first use instead of in its constructor.
-
-    The caches and their sizes are read from a ``Strip`` built by Textual's own
-    constructor, so each is the same ``FIFOCache`` as before, only built later (by
-    ``__getattr__``, which Python calls when a slot has no value yet). Idempotent.
-    Returns True if applied now; False if already applied, or if ``Strip`` no longer
-    has the shape this is written for (slots, no ``__getattr__``).
-    """
-    from textual.cache import FIFOCache
-
-    if getattr(Strip.__init__, "_lazy_caches", False):
-        return False
-    slots = tuple(getattr(Strip, "__slots__", ()))
-    if not slots or "__getattr__" in Strip.__dict__:
-        return False
-    probe = Strip([])
-    caches = {name: getattr(probe, name)._maxsize for name in slots
-              if isinstance(getattr(probe, name, None), FIFOCache)}
-    plain = {name: getattr(probe, name) for name in slots
-             if name not in caches and name not in ("_segments", "_cell_length")}
-    if not caches or any(value is not None for value in plain.values()):
-        return False
-
-    def __init__(self: Strip, segments: Iterable[Any], cell_length: int | None = None
-                 ) -> None:
-        self._segments = list(segments)
-        self._cell_length = cell_length
-        for name in plain:
-            setattr(self, name, None)
-
-    def __getattr__(self: Strip, name: str) -> Any:
-        size = caches.get(name)
-        if size is None:
-            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
-        cache: FIFOCache[Any, Any] = FIFOCache(size)
-        setattr(self, name, cache)
-        return cache
-
-    __init__._lazy_caches = True  # type: ignore[attr-defined]
-    __init__.__wrapped__ = Strip.__init__  # type: ignore[attr-defined]
-    setattr(Strip, "__init__", __init__)  # noqa: B010 (typed apart)
-    setattr(Strip, "__getattr__", __getattr__)  # noqa: B010
     return True
 
 

@@ -323,34 +323,3 @@ async def test_a_due_full_collection_runs_in_a_pause_of_the_typing(
         await wait_for(pilot, lambda: seen)
         assert seen[-1] == (screen, "TP 8ab")  # once the typing stopped
         assert box.pauses.collections == len(seen)
-
-
-def test_a_painted_line_builds_its_caches_only_when_one_is_used() -> None:
-    # Issue 15: seven FIFOCaches (fourteen containers) per painted line, most unused.
-    from rich.segment import Segment
-    from textual.cache import FIFOCache
-    from textual.strip import Strip
-
-    from quiz.tui.textual_fixes import fix_strip_caches
-
-    fix_strip_caches()
-    assert not fix_strip_caches()  # applied once, recognised after
-    strip = Strip([Segment("hello "), Segment("world")])
-
-    def built(name: str) -> bool:
-        try:
-            getattr(Strip, name).__get__(strip, Strip)  # the slot itself, no fallback
-        except AttributeError:
-            return False
-        return True
-
-    lazy = ["_divide_cache", "_crop_cache", "_style_cache", "_filter_cache",
-            "_line_length_cache", "_crop_extend_cache", "_offsets_cache"]
-    assert not any(built(name) for name in lazy)
-    assert strip.crop(0, 5).text == "hello" and strip.crop(0, 5) is strip.crop(0, 5)
-    assert built("_crop_cache") and isinstance(strip._crop_cache, FIFOCache)
-    assert strip._crop_cache._maxsize == 16  # Textual's own size
-    assert [s.text for s in strip.divide([3, 11])] == ["hel", "lo world"]
-    assert strip.cell_length == 11 and strip.text == "hello world"
-    with pytest.raises(AttributeError):
-        _ = strip.no_such_thing  # type: ignore[attr-defined]
