@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from quiz.commands.args import seed, whole
 from quiz.core.errors import UsageError
+from quiz.core.words import plural
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
@@ -184,7 +185,7 @@ def _list(args: argparse.Namespace) -> int:
     if packs:
         names = sorted(set(packs.values()))
         from_packs = f", {len(packs)} from packs: {', '.join(names)}"
-    print(f"\n{_plural(len(rows), 'template')} ({mine} from your folders{from_packs})")
+    print(f"\n{plural(len(rows), 'template')} ({mine} from your folders{from_packs})")
     return 0
 
 
@@ -228,10 +229,6 @@ def pretty_json(rows: Sequence[dict[str, Flat]]) -> str:
     return "[\n" + ",\n".join(
         "  {\n" + ",\n".join(f"    {text(k)}: {value(v)}" for k, v in row.items()) + "\n  }"
         if row else "  {}" for row in rows) + "\n]"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def _table(rows: Sequence[Sequence[str]], right: Iterable[int] = (),
@@ -366,7 +363,7 @@ def _validate(args: argparse.Namespace) -> int:
         else:
             print(f"{r.source}: ok ({r.name}, {r.seeds} seeds, {r.checks} checks)")
     if len(results) > 1:
-        print(f"{_plural(len(results), 'file')}, {bad} with problems")
+        print(f"{plural(len(results), 'file')}, {bad} with problems")
     return 1 if bad else 0
 
 
@@ -404,8 +401,8 @@ def _test(args: argparse.Namespace) -> int:
             print(p)
     checks = sum(r.checks for r in results)
     passed = sum(r.passed for r in results)
-    print(f"\n{_plural(len(results), 'template')}, {passed} of {checks} checks passed, "
-          f"{_plural(len(failures), 'failure')}")
+    print(f"\n{plural(len(results), 'template')}, {passed} of {checks} checks passed, "
+          f"{plural(len(failures), 'failure')}")
     return 1 if failures else 0
 
 

@@ -261,3 +261,17 @@ async def test_figures_the_helper_has_before_the_first_frame_are_in_it(
         await started(pilot)
         assert app.home_ready and app.template_ids == ids and app.state is not None
         assert updates == [] and helper.asked == 1
+
+
+async def test_todays_figures_read_in_the_singular_for_one(tmp_path: Path) -> None:
+    """One answer, one day, one question: no "1 answers" on the home."""
+    app = make_app(tmp_path / "data")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.home.show_summary(HomeSummary(attempts=1, streak=1, recent_accuracy=1.0, due=1,
+                                          new_available=1))
+        await pilot.pause()
+        home = app.home
+        assert "(1 answer in all)" in screen_text(home.query_one("#home-accuracy"))
+        assert "Streak: 1 day" in screen_text(home.query_one("#home-streak"))
+        assert "1 question in today's drill" in screen_text(home.query_one("#home-due"))

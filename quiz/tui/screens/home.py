@@ -18,6 +18,7 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from quiz.core.words import plural
 from quiz.tui.messages import ModeChosen, SummaryRequested
 from quiz.tui.modes import MODES, Mode, menu_modes
 from quiz.tui.widgets.title_bar import TitleBar
@@ -166,7 +167,7 @@ class HomeScreen(Screen[None]):
         days = "day" if summary.streak == 1 else "days"
         self.query_one("#home-streak", Static).update(f"Streak: [b]{summary.streak}[/] {days}")
         accuracy = (f"Recent accuracy: [b]{percent(summary.recent_accuracy)}[/] "
-                    f"({summary.attempts} answers in all)" if summary.attempts
+                    f"({plural(summary.attempts, 'answer')} in all)" if summary.attempts
                     else "No answers yet.")
         self.query_one("#home-accuracy", Static).update(accuracy)
 
