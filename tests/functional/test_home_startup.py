@@ -188,14 +188,22 @@ class _Answered(EarlyFigures):
         return self.figures
 
 
+def _figures() -> Figures:
+    """What a helper process would answer for the test bank: 7 due, 2 of them new."""
+    from questions.loader import load_bank
+
+    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
+    return Figures(False, ids, HomeSummary(attempts=4242, streak=9, recent_accuracy=0.5,
+                                           due=7, new_available=2))
+
+
 async def test_figures_from_the_helper_show_before_the_app_opens_the_history(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed_history(data_dir)
     warm_settings_cache(data_dir)
     release = gate_settings(monkeypatch)
-    from questions.loader import load_bank
-
-    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
+    figures = _figures()
+    ids = figures.template_ids
     opened: list[bool] = []
     real_open = state.open_folder
 
@@ -204,9 +212,7 @@ async def test_figures_from_the_helper_show_before_the_app_opens_the_history(
         return real_open(*args, **kw)
 
     monkeypatch.setattr(state, "open_folder", open_folder)
-    helper = _Answered(Figures(False, ids, HomeSummary(attempts=4242, streak=9,
-                                                       recent_accuracy=0.5, due=7,
-                                                       new_available=2)))
+    helper = _Answered(figures)
     app = make_app(data_dir, early=helper)
     async with app.run_test(size=SIZE) as pilot:
         due = app.home.query_one("#home-due")
@@ -244,14 +250,11 @@ async def test_figures_the_helper_has_before_the_first_frame_are_in_it(
         data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seed_history(data_dir)
     warm_settings_cache(data_dir)
-    from questions.loader import load_bank
-
-    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
+    figures = _figures()
+    ids = figures.template_ids
     updates: list[object] = []
     monkeypatch.setattr(HomeScreen, "ready", lambda self, *a, **k: updates.append(a))
-    helper = _Done(Figures(False, ids, HomeSummary(attempts=4242, streak=9,
-                                                   recent_accuracy=0.5, due=7,
-                                                   new_available=2)))
+    helper = _Done(figures)
     app = make_app(data_dir, early=helper)
     async with app.run_test(size=SIZE) as pilot:
         # the screen was built with them: nothing to fill in after the first frame
