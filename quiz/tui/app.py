@@ -359,7 +359,7 @@ class QuizApp(App[int]):
     def _home_ready(self, event: HomeReady) -> None:
         self.template_ids = event.template_ids
         self.home_ready = True
-        if not event.shown:
+        if not event.shown and self.screen_stack:
             self.home.ready(event.summary, ids_known=event.template_ids is not None)
         if event.first_run and self.start_mode is None:
             from quiz.tui.screens.welcome import WelcomeScreen
@@ -380,7 +380,8 @@ class QuizApp(App[int]):
         for warning in event.state.warnings:
             self.notify(warning, title="Settings and history", severity="warning",
                         timeout=10)
-        self.home.state_opened(event.state.warnings)
+        if self.screen_stack:  # empty: the app is closing
+            self.home.state_opened(event.state.warnings)
         self._backup(event.state)
         self._run_waiting()
 
@@ -424,6 +425,8 @@ class QuizApp(App[int]):
     @on(BankLoaded)
     def _bank_loaded(self, event: BankLoaded) -> None:
         self.bank = event.bank
+        if not self.screen_stack:
+            return  # it came as the app was closing: no home to update, no mode to open
         problems = [str(p) for p in event.bank.problems]
         if problems:
             self.notify(f"{len(problems)} problem(s) in template files; those files were "
@@ -454,7 +457,8 @@ class QuizApp(App[int]):
         message = f"Something went wrong {event.what}: {event.message}"
         if self.state is None or self.bank is None:
             self.failure = message
-            self.home.failed(message)
+            if self.screen_stack:
+                self.home.failed(message)
         self.notify(message, severity="error", timeout=15)
 
     # ------------------------------------------------------------ home figures
@@ -475,7 +479,8 @@ class QuizApp(App[int]):
 
     @on(SummaryComputed)
     def _summary_computed(self, event: SummaryComputed) -> None:
-        self.home.show_summary(event.summary)
+        if self.screen_stack:
+            self.home.show_summary(event.summary)
 
     # ------------------------------------------------------------ routing
 

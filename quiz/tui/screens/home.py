@@ -18,7 +18,6 @@ from textual.screen import Screen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from quiz.core.words import plural
 from quiz.tui.messages import ModeChosen, SummaryRequested
 from quiz.tui.modes import MODES, Mode, menu_modes
 from quiz.tui.widgets.title_bar import TitleBar
@@ -147,6 +146,7 @@ class HomeScreen(Screen[None]):
 
     def show_summary(self, summary: HomeSummary) -> None:
         """Show today's figures."""
+        from quiz.core.words import plural
         from quiz.tui.today import percent
 
         due = self.query_one("#home-due", Static)
