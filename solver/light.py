@@ -357,10 +357,10 @@ _NODES = (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Call, ast.Name, ast.Load,
           ast.Constant, ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow, ast.Mod,
           ast.FloorDiv, ast.USub, ast.UAdd)
 MAX_CODE = 20_000
+"""Characters of a step's code accepted (the longest in the bank is under 1,000)."""
 MAX_EXPONENT = 64
 """Largest constant in an exponent (the bank's are small: 2, 1/2, -1); with no power
 inside an exponent either, ``9**9**9`` cannot hang the process."""
-"""Characters of a step's code accepted (the longest in the bank is under 1,000)."""
 
 
 def _checked(code: str, args: tuple[str, ...]) -> ast.Module:
@@ -408,9 +408,11 @@ def _compile(code: str, args: tuple[str, ...]) -> Callable[..., float]:
     tree = _checked(code, args)
     namespace: dict[str, Any] = {"__builtins__": {}, **_FUNCTIONS}
     # Typed text never gets here: the code is lambdify's own source for a template's
-    # formula (plan_data), read back from the drawing cache and checked again above,
-    # whatever wrote the cache. The tree is one function of `args` returning arithmetic
-    # over them: running the definition only defines it, as lambdify does.
+    # formula (plan_data), read back from a cache (drawing.db, or the plans bank.db keeps
+    # for a compiled bank) and checked again above, whatever wrote the cache. An answer
+    # is read by solver.formula's own parser and the answer kinds' readers, never here.
+    # The tree is one function of `args` returning arithmetic over them: running the
+    # definition only defines it, as lambdify does.
     exec(compile(tree, "<plan>", "exec"), namespace)
     fn: Callable[..., float] = namespace["_lambdifygenerated"]
     return fn
