@@ -5,7 +5,8 @@ recomputation) lies within 15% of the published one for at least 80% of the runs
 within 25% for every run; and each run's published layout steps within 15% of the best
 layout the engine finds for the same model, cluster and batch.
 
-The runs live beside the project (``../shared/data/published_runs.json``); set
+The runs live in the project (``tests/data/published_runs.json``, copied from the
+published reports the team collected); set
 ``QUIZ_PUBLISHED_RUNS`` to check another file of the same shape (a held-out set).
 """
 
@@ -24,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def runs_file() -> Path:
     env = os.environ.get("QUIZ_PUBLISHED_RUNS")
-    return Path(env) if env else ROOT.parent / "shared" / "data" / "published_runs.json"
+    return Path(env) if env else ROOT / "tests" / "data" / "published_runs.json"
 
 
 @cache
