@@ -752,7 +752,9 @@ def _open(cache: Path | None) -> Iterator[sqlite3.Connection | None]:
 
 
 def _connect(cache: Path) -> sqlite3.Connection:
-    cache.parent.mkdir(parents=True, exist_ok=True)
+    from questions.private import private_file
+
+    private_file(cache)  # 0600 in a 0700 folder: the cache lists the user's templates
     conn = sqlite3.connect(cache, timeout=LOCK_WAIT_S)
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:

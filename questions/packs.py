@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from questions.private import FILE_MODE, private_folder
+
 if TYPE_CHECKING:
     from importlib import metadata
 
@@ -154,8 +156,10 @@ def _keep(cache: Path, key: str, packs: list[Pack]) -> None:
                                   for p in packs]}
     temporary = cache.with_name(f".{cache.name}.{os.getpid()}")
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps(data), encoding="utf-8")
+        private_folder(cache.parent)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(data))
         os.replace(temporary, cache)
     except OSError:
         with contextlib.suppress(OSError):

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from questions.derivation import Derivation
+from questions.private import private_file
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
@@ -612,7 +613,7 @@ def _read(cache: Path, ref: str, mark: str) -> str | None:
 
 def _write(cache: Path, ref: str, mark: str, data: str) -> None:
     with contextlib.suppress(OSError, sqlite3.Error):
-        cache.parent.mkdir(parents=True, exist_ok=True)
+        private_file(cache)  # which questions the user asked: 0600 in a 0700 folder
         try:
             conn = sqlite3.connect(cache, timeout=1)
         except sqlite3.Error:
@@ -708,7 +709,7 @@ class Drawing:
         if not self._pending and not self._templates:
             return
         with contextlib.suppress(OSError, sqlite3.Error):
-            self.file.parent.mkdir(parents=True, exist_ok=True)
+            private_file(self.file)
             conn = sqlite3.connect(self.file, timeout=1)
             try:
                 conn.execute(_NO_SYNC)

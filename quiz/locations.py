@@ -14,6 +14,9 @@ Layout of the data folder::
         cache/bank.db   the compiled question bank (rebuilt when missing or stale)
         cache/settings.json  the settings as last validated (read before pydantic)
 
+Everything in it is private to the user (folders 0700, files 0600; see
+:mod:`questions.private` and :func:`claim`), whichever command creates it.
+
 The data folder is chosen by, in order: the ``--data-dir`` flag, the environment
 variable ``QUIZ_DATA_DIR``, the platform's user data folder
 (``platformdirs.user_data_dir("quiz")``).
@@ -31,6 +34,7 @@ __all__ = [
     "TEMPLATES_ENV",
     "backups_dir",
     "bank_cache_path",
+    "claim",
     "config_path",
     "data_dir",
     "db_path",
@@ -79,8 +83,39 @@ def data_dir(
 
         path = _expand(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     if ensure:
-        path.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
+        claim(path)  # private to the user
     return path
+
+
+_OURS = ("history.db", "config.toml", "cache", "backups", "templates")
+
+
+def claim(data_dir: Path) -> Path:
+    """Create the data folder private to the user (0700, each missing parent too), or
+    make it private if it is quiz's and others can read it (a folder first created by
+    an older quiz's ``templates list``, ``ask`` or ``check`` was 0755).
+
+    An existing folder is tightened only when it holds quiz's files and is nobody else's
+    place: never the home folder, the root, or a shared folder (sticky, as ``/tmp``).
+
+    Raises:
+        OSError: the folder cannot be created.
+    """
+    import stat
+
+    from questions.private import FOLDER_MODE, private_folder, tighten
+
+    if data_dir.is_dir():
+        mode = data_dir.stat().st_mode
+        shared = mode & stat.S_ISVTX or data_dir in (Path.home(), Path(data_dir.anchor))
+        if not shared and any((data_dir / name).exists() for name in _OURS):
+            tighten(data_dir, FOLDER_MODE)
+        for name in ("cache", "backups"):  # only ever quiz's
+            if (data_dir / name).is_dir():
+                tighten(data_dir / name, FOLDER_MODE)
+        return data_dir
+    private_folder(data_dir)
+    return data_dir
 
 
 def db_path(data_dir: Path) -> Path:

@@ -31,3 +31,17 @@ def seed(text: str) -> int:
         return read_seed(text)
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def out_file(text: str) -> str:
+    """An argparse type: an ``--out`` value, a file name or ``-`` for standard output
+    (see :func:`quiz.core.outputs.output_name`); an empty name is one line, not a crash."""
+    from quiz.core.outputs import output_name
+
+    try:
+        return output_name(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+out_file.__name__ = "file name"

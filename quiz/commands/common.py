@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,18 +23,29 @@ def template_dirs(args: argparse.Namespace) -> list[Path]:
             *locations.extra_template_dirs(getattr(args, "templates", []) or [])]
 
 
+def _claimed(args: argparse.Namespace) -> Path:
+    """The data folder, made (or kept) private before a cache is written into it: the
+    first command run may be `templates list`, `ask` or `check`."""
+    from quiz import locations
+
+    folder = locations.data_dir(getattr(args, "data_dir", None))
+    with contextlib.suppress(OSError):  # an unusable folder: the caches do without
+        locations.claim(folder)
+    return folder
+
+
 def bank_cache(args: argparse.Namespace) -> Path:
     """The compiled-bank cache of the data folder."""
     from quiz import locations
 
-    return locations.bank_cache_path(locations.data_dir(getattr(args, "data_dir", None)))
+    return locations.bank_cache_path(_claimed(args))
 
 
 def variant_cache(args: argparse.Namespace) -> Path:
     """The data folder's cache of drawn variants."""
     from quiz import locations
 
-    return locations.variant_cache_path(locations.data_dir(getattr(args, "data_dir", None)))
+    return locations.variant_cache_path(_claimed(args))
 
 
 def bank(args: argparse.Namespace, *, warn: bool = True,

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from quiz.commands.args import out_file
+
 
 def add_parser(sub: Any) -> None:
     """Register `quiz history ...` on the top-level subparsers."""
@@ -24,7 +26,9 @@ def add_parser(sub: Any) -> None:
                            "CSV (one row per attempt, for spreadsheets).")
     e.add_argument("--format", choices=("json", "csv"), default=None,
                    help="file format (default: from --out's extension, else json)")
-    e.add_argument("--out", metavar="FILE", help="write here instead of stdout")
+    e.add_argument("--out", metavar="FILE", type=out_file,
+                   help="write here (a new or regular file, replaced whole) instead of "
+                   "stdout; - is stdout")
     i = actions.add_parser("import", help="merge an exported history into this one",
                            description="Merge a history file into this history: rows are "
                            "validated first, attempts already present are skipped, a backup "
@@ -69,29 +73,21 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 
 def _export(args: argparse.Namespace) -> int:
+    from quiz.core.outputs import STDOUT, check_target, replacing
     from quiz.core.store.portable import write_history
 
     fmt = _format_for(args.out, args.format)
-    if args.out is None:
+    if args.out is None or args.out == STDOUT:
         with _open_store(args) as store:
             write_history(store, fmt, sys.stdout)  # streamed: any size, fixed memory
         return 0
     out = Path(args.out)
-    # Written beside the target and renamed: a failed export (a full disk) leaves no
-    # half-written file under the name asked for.
-    partial = out.with_name(f".{out.name}.partial")
-    try:
-        with _open_store(args) as store, \
-                partial.open("w", encoding="utf-8", newline="") as handle:
-            count = write_history(store, fmt, handle)
-        partial.replace(out)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        sys.stderr.write(f"quiz: {out}: cannot write: {exc.strerror or exc}\n")
-        return 2
-    except BaseException:  # a row refused, Ctrl+C: no half-written file left behind
-        partial.unlink(missing_ok=True)
-        raise
+    check_target(out)  # before the history is opened: a device or folder is refused
+    # Written beside the target and renamed (see quiz.core.outputs): a failed export (a
+    # full disk, a refused row, Ctrl+C) leaves no half-written file under the name.
+    with _open_store(args) as store, replacing(out) as partial, \
+            partial.open("w", encoding="utf-8", newline="") as handle:
+        count = write_history(store, fmt, handle)
     print(f"Exported {count} attempt(s) to {out} ({fmt}).")
     return 0
 

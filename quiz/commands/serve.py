@@ -2,8 +2,10 @@
 
 textual-serve runs one `quiz` process per browser tab (Textual's web driver), so every
 tab is its own session over the same local history, exactly as if a second terminal had
-opened the app. The server binds to localhost unless told otherwise: anyone who can
-reach the port can answer questions in your name and read your history.
+opened the app. The server binds to localhost unless told otherwise, and accepts only
+the page it served, opened with this launch's token (see :mod:`quiz.commands.served`):
+anyone who can reach the port and has the printed address can answer questions in your
+name and read your history.
 """
 
 from __future__ import annotations
@@ -16,8 +18,6 @@ import sys
 from typing import Any
 
 from quiz.commands.args import whole
-
-_LOCAL = ("127.0.0.1", "localhost", "::1")
 
 
 def add_parser(sub: Any) -> None:
@@ -69,9 +69,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         sys.stderr.write(f"quiz: {problem}\n")
         return 2
-    from textual_serve.server import Server
+    from quiz.commands.served import LOCAL_HOSTS, QuizServer, new_token
 
-    if args.host in _LOCAL:
+    if args.host in LOCAL_HOSTS:
         name = "localhost"
     elif args.host in ("0.0.0.0", "::"):
         # The page tells the browser where the websocket is; "0.0.0.0" would mean the
@@ -80,19 +80,18 @@ def run(args: argparse.Namespace) -> int:
     else:
         name = f"[{args.host}]" if ":" in args.host else args.host
     url = f"http://{name}:{args.port}"
-    if args.host in _LOCAL:
-        print(f"Serving quiz on {url} (this machine only). Open it in a browser; Ctrl+C "
-              "stops.")
+    token = new_token()
+    page = f"{url}/?token={token}"
+    if args.host in LOCAL_HOSTS:
+        print(f"Serving quiz on {page} (this machine only). Open that address (it holds "
+              "this launch's key) in a browser; Ctrl+C stops.")
     else:
         print(f"warning: serving on {args.host}: anyone who can reach this machine's port "
-              f"{args.port} can use the app and read your history.", file=sys.stderr)
-        print(f"Serving quiz on {url}. Ctrl+C stops.")
+              f"{args.port} and has the address below can use the app and read your "
+              "history.", file=sys.stderr)
+        print(f"Serving quiz on {page}. Ctrl+C stops.")
     sys.stdout.flush()
-    class QuizServer(Server):
-        async def on_startup(self, app: Any) -> None:
-            """Say nothing: the lines above already said where and how to stop."""
-
-    server = QuizServer(app_command(args), host=args.host, port=args.port, title="quiz",
+    server = QuizServer(app_command(args), host=args.host, port=args.port, token=token,
                         public_url=url)
     try:
         server.serve()

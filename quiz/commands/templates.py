@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import textwrap
 from collections.abc import Callable, Iterable, Sequence
@@ -284,8 +285,19 @@ def _new(args: argparse.Namespace) -> int:
     if taken:
         raise UsageError(f"the id {args.id!r} is taken by {taken}; choose another id")
     text = scaffold(args.id, str(path))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("x", encoding="utf-8") as out:  # "x": never overwrite, even in a race
+    if args.dir:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        mode = 0o666  # the user's own folder: the umask decides
+    else:  # inside the data folder: private, like everything there
+        from questions.private import FILE_MODE, private_folder
+        from quiz import locations
+
+        locations.claim(folder.parent)
+        private_folder(path.parent)
+        mode = FILE_MODE
+    # O_EXCL: never overwrite, even in a race (and never through a link).
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with open(fd, "w", encoding="utf-8") as out:
         out.write(text)
     print(path)
     return 0

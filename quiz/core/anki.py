@@ -23,9 +23,10 @@ import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from quiz.core.errors import NoQuestions
+from quiz.core.outputs import OutputError, replacing
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation, Step
@@ -44,6 +45,7 @@ __all__ = [
     "note_guid",
     "select_templates",
     "write_apkg",
+    "write_apkg_to",
 ]
 
 
@@ -257,8 +259,7 @@ def build_notes(bank: Bank, template_ids: Iterable[str], seeds: int = 5
     return notes, skipped
 
 
-def write_apkg(notes: Sequence[AnkiNote], path: Path) -> Path:
-    """Write the notes as one deck to an ``.apkg`` file (written whole, then renamed)."""
+def _package(notes: Sequence[AnkiNote]) -> Any:
     import genanki
 
     model = genanki.Model(
@@ -268,7 +269,42 @@ def write_apkg(notes: Sequence[AnkiNote], path: Path) -> Path:
     for note in notes:
         deck.add_note(genanki.Note(model=model, fields=list(note.fields),
                                    tags=list(note.tags), guid=note.guid))
-    partial = path.with_name(path.name + ".partial")
-    genanki.Package(deck).write_to_file(str(partial))
-    partial.replace(path)
+    return genanki.Package(deck)
+
+
+def _write_package(notes: Sequence[AnkiNote], path: Path, shown: Path) -> None:
+    """genanki builds the collection in an SQLite file in the temporary folder, then
+    zips it to ``path``: a full disk there is an ``sqlite3.Error``, a file size limit an
+    ``OSError``; either is one line naming the deck."""
+    import sqlite3
+
+    try:
+        _package(notes).write_to_file(str(path))
+    except (OSError, sqlite3.Error) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise OutputError(f"{shown}: cannot write the deck: {reason}") from None
+
+
+def write_apkg(notes: Sequence[AnkiNote], path: Path) -> Path:
+    """Write the notes as one deck to an ``.apkg`` file, written whole beside it and
+    renamed over it only if it is a regular file or new (:mod:`quiz.core.outputs`).
+
+    Raises:
+        OutputError: the path holds something else, or the deck could not be written.
+    """
+    with replacing(path) as partial:
+        _write_package(notes, partial, path)
     return path
+
+
+def write_apkg_to(notes: Sequence[AnkiNote], stream: BinaryIO) -> None:
+    """Write the deck to a binary stream (standard output): built in a temporary file
+    first, so a failed build writes nothing."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="quiz-apkg-") as folder:
+        deck = Path(folder) / "quiz.apkg"
+        _write_package(notes, deck, Path("<stdout>"))
+        with deck.open("rb") as handle:
+            while chunk := handle.read(1 << 16):
+                stream.write(chunk)

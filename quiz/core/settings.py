@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from questions.private import private_folder
 from quiz.core.settings_cache import MAX_SETTINGS_BYTES, remember
 
 if TYPE_CHECKING:
@@ -235,7 +236,7 @@ def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> 
 
     from questions.fielddocs import field_doc
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_folder(path.parent)
     doc = _document(path)
     # Keys added after a [table] would land inside it: describe them only in a flat
     # file (a table is an unknown setting anyway, and load_settings warns about it).

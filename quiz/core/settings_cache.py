@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from questions.private import private_folder
 from questions.textfile import TextFileError, read_text_file
 
 __all__ = ["MAX_SETTINGS_BYTES", "DailyLimits", "cached_limits", "remember"]
@@ -106,7 +107,7 @@ def remember(cache: Path, text: str | None, values: Mapping[str, object]) -> Non
     payload = json.dumps(data, indent=1, sort_keys=True).encode("utf-8")
     tmp: str | None = None
     try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
+        private_folder(cache.parent)
         fd, tmp = tempfile.mkstemp(prefix=f".{cache.name}.", suffix=".tmp", dir=cache.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)

@@ -73,7 +73,7 @@ def open_folder(data_dir: str | Path | None = None,
     """
     folder = locations.data_dir(data_dir)
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)  # private to the user
+        locations.claim(folder)  # private to the user, whoever made it
     except OSError as exc:
         raise StoreError(f"{folder}: cannot create the data folder: "
                          f"{exc.strerror or exc}") from exc

@@ -72,9 +72,10 @@ def quiz_cli(data: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
+def server(tmp_path: Path) -> Iterator[tuple[int, Path, str]]:
     """`quiz serve` on a free port, in its own process group (killed whole at the end:
-    textual-serve starts one app process per tab)."""
+    textual-serve starts one app process per tab): its port, data folder and the launch
+    token it printed."""
     data = tmp_path / "data"
     port = free_port()
     log = (tmp_path / "serve.log").open("w")
@@ -92,7 +93,9 @@ def server(tmp_path: Path) -> Iterator[tuple[int, Path]]:
                     raise AssertionError("quiz serve did not start: "
                                          + (tmp_path / "serve.log").read_text()) from None
                 time.sleep(0.2)
-        yield port, data
+        token = re.search(r"\?token=([A-Za-z0-9_-]+)", (tmp_path / "serve.log").read_text())
+        assert token, (tmp_path / "serve.log").read_text()
+        yield port, data, token[1]
     finally:
         for sig in (signal.SIGTERM, signal.SIGKILL):
             try:
@@ -159,12 +162,12 @@ def type_keys(driver: Any, keys: str) -> None:
 
 
 def test_drill_in_the_browser_records_a_correct_answer(
-    server: tuple[int, Path], browser: Any,
+    server: tuple[int, Path, str], browser: Any,
 ) -> None:
     from selenium.webdriver.common.keys import Keys
 
-    port, data = server
-    browser.get(f"http://127.0.0.1:{port}/")
+    port, data, token = server
+    browser.get(f"http://127.0.0.1:{port}/?token={token}")
     wait_for(browser, "the welcome screen", lambda t: "Press Enter to start" in t)
     # The mark comes before the key: a quick home screen can arrive whole before the
     # next read, and nothing after the mark would ever show it.
@@ -194,3 +197,46 @@ def test_drill_in_the_browser_records_a_correct_answer(
     assert stats.returncode == 0, stats.stderr
     recorded = json.loads(stats.stdout)
     assert (recorded["attempts"], recorded["correct"]) == (1, 1)
+
+
+# A page of another site (another port is another origin) that tries the socket, even
+# with the launch token in hand, and reports what happened.
+ATTACK = """<!doctype html><title>elsewhere</title><script>
+window.__result = "pending";
+const ws = new WebSocket("ws://127.0.0.1:PORT/ws/TOKEN?width=80&height=24");
+ws.onopen = () => { window.__result = "opened"; };
+ws.onerror = () => { window.__result = "refused"; };
+</script>"""
+
+
+def test_a_page_of_another_site_cannot_drive_the_app(
+    server: tuple[int, Path, str], browser: Any,
+) -> None:
+    import http.server
+    import threading
+
+    port, _, token = server
+    page = ATTACK.replace("PORT", str(port)).replace("TOKEN", token).encode()
+
+    class Attacker(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = http.server.ThreadingHTTPServer(("127.0.0.1", free_port()), Attacker)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    try:
+        browser.get(f"http://127.0.0.1:{site.server_address[1]}/")
+        deadline = time.monotonic() + WAIT_S
+        while (result := browser.execute_script("return window.__result")) == "pending":
+            assert time.monotonic() < deadline, "the socket neither opened nor failed"
+            time.sleep(0.2)
+        assert result == "refused"
+        assert screen_text(browser) == ""  # no frame of the app reached that page
+    finally:
+        site.shutdown()

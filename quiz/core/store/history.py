@@ -17,6 +17,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
+from questions.private import private_folder
 from quiz.core.clock import local_day, to_utc_text, utc_now
 from quiz.core.errors import StoreError
 from quiz.core.store import recovery
@@ -113,7 +114,7 @@ class Store:
         clock = now or utc_now
         path = Path(path)
         try:
-            path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_folder(path.parent)
         except OSError as exc:
             raise StoreError(f"{path.parent}: cannot create the data folder: {exc}") from exc
         recovered_from: Path | None = None

@@ -43,6 +43,7 @@ from typing import Annotated, Any, Final, Literal, TextIO
 from fsrs import Card, Rating, Scheduler
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from questions.private import private_folder
 from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.errors import QuizError, StoreError
 from quiz.core.schedule import NEW, _card_id
@@ -658,7 +659,7 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     """
     from quiz.core.store.recovery import snapshot
 
-    backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(backups_dir)
     stamp = store.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = backups_dir / f"{store.path.stem}-before-import-{stamp}.db"
     counter = 1

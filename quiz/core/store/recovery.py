@@ -21,6 +21,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Final
 
+from questions.private import private_folder
 from quiz.core.errors import StoreError
 from quiz.core.store.schema import APPLICATION_ID, REQUIRED_TABLES, SCHEMA_VERSION
 
@@ -277,7 +278,7 @@ def backup_if_due(path: Path, today: date, backups_dir: Path, keep: int) -> Path
         if path.stat().st_size > LARGE_HISTORY:
             keep = min(keep, KEEP_LARGE)
         if not target.exists():
-            backups_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            private_folder(backups_dir)
             source = sqlite3.connect(str(path), timeout=_BUSY_TIMEOUT_S)
             try:
                 quick_check(source, path)
