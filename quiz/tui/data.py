@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from questions.derivation import Step as DerivationStep
     from questions.loader import Bank
     from quiz.core.learn import Progress
+    from quiz.core.optimizer import CalibrationBin
     from quiz.core.state import AppState
     from quiz.core.store import Stats
 
@@ -113,6 +114,56 @@ def stats_data(state: AppState, bank: Bank | None, now: Now | None) -> StatsData
         else []
     return StatsData(stats(store, weakest=8, base=base), drill.retention(),
                      drill.due_forecast(14, ids), titles, topic_trend, item_trend, learn)
+
+
+# ---------------------------------------------------------------- the fitted scheduler
+
+
+def workload_text(state: AppState, templates: int, retention: float) -> str:
+    """The settings screen's forecast for a desired retention, beside the one in force:
+    "0.95: about 26 reviews a day over the next year (0.9 now: about 15)"."""
+    from quiz.core.optimizer import parameters_in_force, workload
+
+    parameters, _ = parameters_in_force(state.store)
+    settings = state.settings
+
+    def per_day(r: float) -> float:
+        return workload(r, templates=templates, new_per_day=settings.new_per_day,
+                        reviews_per_day=settings.reviews_per_day, parameters=parameters)
+
+    now = settings.desired_retention
+    text = f"{retention:g}: about {per_day(retention):.0f} reviews a day over the next year"
+    if now != retention:
+        text += f" ({now:g} now: about {per_day(now):.0f})"
+    return text + "."
+
+
+@dataclass(frozen=True)
+class SchedulerData:
+    """The stats screen's calibration section.
+
+    Attributes:
+        bins: predicted against actual recall (see :func:`quiz.core.optimizer.calibration`).
+        status: one line: which parameters are in force, and why stored ones were not.
+    """
+
+    bins: list[CalibrationBin]
+    status: str
+
+
+def scheduler_data(state: AppState) -> SchedulerData:
+    """Calibration of the parameters in force over the whole review log."""
+    from quiz.core.optimizer import calibration, parameters_in_force
+
+    stored = state.store.fsrs_parameters()
+    _, problem = parameters_in_force(state.store)
+    if problem is not None:
+        status = f"FSRS's default parameters: {problem}."
+    elif stored is None:
+        status = "FSRS's default parameters (o fits them to your reviews)."
+    else:
+        status = "Parameters fitted to your reviews (o fits them again)."
+    return SchedulerData(calibration(state.store), status)
 
 
 # ---------------------------------------------------------------- template preview
