@@ -131,10 +131,14 @@ def workload_text(state: AppState, templates: int, retention: float) -> str:
         return workload(r, templates=templates, new_per_day=settings.new_per_day,
                         reviews_per_day=settings.reviews_per_day, parameters=parameters)
 
+    def shown(r: float) -> str:
+        n = per_day(r)
+        return f"{n:.1f}" if n < 10 else f"{n:.0f}"
+
     now = settings.desired_retention
-    text = f"{retention:g}: about {per_day(retention):.0f} reviews a day over the next year"
+    text = f"{retention:g}: about {shown(retention)} reviews a day over the next year"
     if now != retention:
-        text += f" ({now:g} now: about {per_day(now):.0f})"
+        text += f" ({now:g} now: about {shown(now)})"
     return text + "."
 
 

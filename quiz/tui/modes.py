@@ -140,7 +140,7 @@ def _open_settings(app: QuizApp) -> None:
     from quiz.tui.data import workload_text
 
     state = app.state
-    templates = len(app.bank.templates) if app.bank is not None else len(
+    templates = len(app.bank.summaries) if app.bank is not None else len(
         app.template_ids or ())
     app.push_screen(SettingsScreen(state.settings, locations.config_path(state.data_dir),
                                    sorted(app.available_themes),
