@@ -192,10 +192,11 @@ class SettingsScreen(Screen[None]):
             value: object = float(event.value.strip())
         except ValueError:
             value = event.value.strip()
+        before = self.settings.desired_retention
         self._apply("desired_retention", value)
-        if getattr(self.settings, "desired_retention", None) == value:
-            self.notify(f"Desired retention {value:g} saved: the next reviews use it.",
-                        timeout=4)
+        if self.settings.desired_retention != before:
+            self.notify(f"Desired retention {self.settings.desired_retention:g} saved: "
+                        "the next reviews use it.", timeout=4)
 
     @work(thread=True, exclusive=True, group="workload", exit_on_error=False)
     def _forecast(self, retention: float) -> None:
