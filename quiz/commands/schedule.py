@@ -68,14 +68,21 @@ def _optimize(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         if args.reset:
             before, problem = parameters_in_force(store)
-            reset(store)
+            reviews, scored_before, scored_after = reset(store)
             if args.json:
-                print(json.dumps({"reset": True, "parameters": list(DEFAULT_PARAMETERS),
-                                  "was_default": before == DEFAULT_PARAMETERS}, indent=2))
-            else:
-                print("The scheduler uses FSRS's default parameters again"
-                      + (" (they were already in force)." if before == DEFAULT_PARAMETERS
-                         and problem is None else "."))
+                print(json.dumps({
+                    "reviews": reviews,
+                    "before": scored_before.to_json() if scored_before else None,
+                    "after": scored_after.to_json() if scored_after else None,
+                    "parameters": list(DEFAULT_PARAMETERS), "reset": True}, indent=2))
+                return 0
+            print("The scheduler uses FSRS's default parameters again"
+                  + (" (they were already in force)." if before == DEFAULT_PARAMETERS
+                     and problem is None else "."))
+            if scored_before is not None and scored_after is not None:
+                print(f"  held-out log loss {scored_before.log_loss:.4f} -> "
+                      f"{scored_after.log_loss:.4f}, RMSE {scored_before.rmse:.4f} -> "
+                      f"{scored_after.rmse:.4f}")
             return 0
         _, problem = parameters_in_force(store)
         if problem is not None:

@@ -189,11 +189,6 @@ def scheduler_for(store: Store, desired_retention: float = 0.9) -> Scheduler:
                      desired_retention=min(high, max(low, retention)))
 
 
-def reset(store: Store) -> None:
-    """Put FSRS's default parameters back in force (the fits stay in the history)."""
-    store.set_fsrs_parameters(None)
-
-
 def forgetting_curve(elapsed_days: float, stability: float,
                      parameters: Sequence[float] = DEFAULT_PARAMETERS) -> float:
     """FSRS-6's probability of recall ``elapsed_days`` after a review.
@@ -285,6 +280,27 @@ def _evaluate(parameters: Sequence[float], items: Sequence[Any]) -> Metrics:
     return Metrics(log_loss=float(evaluation.log_loss), rmse=float(evaluation.rmse_bins))
 
 
+def _split(store: Store, min_reviews: int) -> tuple[int, list[Any], list[Any]]:
+    """The predicted reviews' count, and their items to fit and to score (held out).
+
+    Raises:
+        UsageError: fewer than ``min_reviews``, or all on one day.
+    """
+    hs = histories(store.review_rows(), store.tz)
+    times = _predicted_times(hs)
+    if len(times) < max(min_reviews, 2):
+        raise UsageError(
+            f"fitting the scheduler needs at least {max(min_reviews, 2)} reviews of questions "
+            f"seen on an earlier day; your history has {len(times)}: keep drilling")
+    cutoff = times[min(len(times) - 1, int(len(times) * (1 - HELD_OUT)))]
+    train = _items(hs, cutoff, held_out=False)
+    test = _items(hs, cutoff, held_out=True)
+    if not train or not test:
+        raise UsageError("fitting the scheduler needs reviews on more than one day: "
+                         "keep drilling")
+    return len(times), train, test
+
+
 def optimize(store: Store, *, min_reviews: int = MIN_REVIEWS) -> FitResult:
     """Fit FSRS to the history's reviews, score it on held-out ones, keep it if better.
 
@@ -299,18 +315,7 @@ def optimize(store: Store, *, min_reviews: int = MIN_REVIEWS) -> FitResult:
         UsageError: too few reviews to fit (one line saying how many there are), or
             the optimizer refused the data.
     """
-    hs = histories(store.review_rows(), store.tz)
-    times = _predicted_times(hs)
-    if len(times) < max(min_reviews, 2):
-        raise UsageError(
-            f"fitting the scheduler needs at least {max(min_reviews, 2)} reviews of questions "
-            f"seen on an earlier day; your history has {len(times)}: keep drilling")
-    cutoff = times[min(len(times) - 1, int(len(times) * (1 - HELD_OUT)))]
-    train = _items(hs, cutoff, held_out=False)
-    test = _items(hs, cutoff, held_out=True)
-    if not train or not test:
-        raise UsageError("fitting the scheduler needs reviews on more than one day: "
-                         "keep drilling")
+    reviews, train, test = _split(store, min_reviews)
     from fsrs_rs_python import FSRS
 
     current, _ = parameters_in_force(store)
@@ -324,10 +329,28 @@ def optimize(store: Store, *, min_reviews: int = MIN_REVIEWS) -> FitResult:
     after = _evaluate(fitted, test)
     applied = problem is None and after.log_loss < before.log_loss
     if applied:
-        store.set_fsrs_parameters(json.dumps(list(fitted)), reviews=len(times), metrics=json.dumps(
+        store.set_fsrs_parameters(json.dumps(list(fitted)), reviews=reviews, metrics=json.dumps(
             {"before": before.to_json(), "after": after.to_json(), "held_out": len(test)}))
-    return FitResult(reviews=len(times), held_out=len(test), before=before, after=after,
+    return FitResult(reviews=reviews, held_out=len(test), before=before, after=after,
                      fitted=fitted, applied=applied, parameters=fitted if applied else current)
+
+
+def reset(store: Store, *, min_reviews: int = MIN_REVIEWS
+          ) -> tuple[int, Metrics | None, Metrics | None]:
+    """Put FSRS's default parameters back in force (the fits stay in the history).
+
+    Returns:
+        The predicted reviews, and the held-out figures of the parameters in force
+        before and of the defaults, as :func:`optimize` splits them; None for both when
+        there are too few reviews to score (a reset needs none).
+    """
+    current, _ = parameters_in_force(store)
+    store.set_fsrs_parameters(None)
+    try:
+        reviews, _, test = _split(store, min_reviews)
+    except UsageError:
+        return len(_predicted_times(histories(store.review_rows(), store.tz))), None, None
+    return reviews, _evaluate(current, test), _evaluate(DEFAULT_PARAMETERS, test)
 
 
 # ------------------------------------------------------------------ calibration

@@ -103,6 +103,27 @@ def test_the_next_drill_reviews_with_the_fitted_parameters(
     assert drill.scheduler.desired_retention == 0.85
 
 
+def test_reset_with_too_few_reviews_still_resets(store: Store,
+                                                 learner_log: list[Review]) -> None:
+    store.set_fsrs_parameters(json.dumps(list(TRUE_PARAMETERS)))
+    write(store, learner_log[:40])
+    reviews, before, after = reset(store)
+    assert 0 < reviews < MIN_REVIEWS and before is None and after is None
+    assert parameters_in_force(store) == (DEFAULT_PARAMETERS, None)
+
+
+def test_cli_reset_on_a_fresh_history(tmp_path: Path,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(capsys, "--data-dir", str(tmp_path), "schedule", "optimize",
+                             "--reset", "--json")
+    assert code == 0, err
+    assert json.loads(out) == {"reviews": 0, "before": None, "after": None,
+                               "parameters": list(DEFAULT_PARAMETERS), "reset": True}
+    code, out, _ = run_cli(capsys, "--data-dir", str(tmp_path), "schedule", "optimize",
+                           "--reset")
+    assert code == 0 and "already in force" in out
+
+
 def test_reset_restores_the_defaults_and_keeps_the_fit_on_record(
         store: Store, learner_log: list[Review]) -> None:
     write(store, learner_log)
@@ -357,7 +378,12 @@ def test_cli_optimize_json_on_held_out_reviews(
     assert len(result["parameters"]) == 21 and result["applied"] is True
     code, out, _ = run_cli(capsys, "--data-dir", str(tmp_path), "schedule", "optimize",
                            "--reset", "--json")
-    assert code == 0 and json.loads(out)["parameters"] == list(DEFAULT_PARAMETERS)
+    reset_result = json.loads(out)
+    assert code == 0 and reset_result["parameters"] == list(DEFAULT_PARAMETERS)
+    assert reset_result["reviews"] == result["reviews"]
+    # Back from the fit (before) to the defaults (after): the figures swap.
+    assert reset_result["before"]["log_loss"] == pytest.approx(result["after"]["log_loss"])
+    assert reset_result["after"]["log_loss"] == pytest.approx(result["before"]["log_loss"])
     with _cli_store(tmp_path) as store:
         assert parameters_in_force(store) == (DEFAULT_PARAMETERS, None)
 
