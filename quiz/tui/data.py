@@ -142,6 +142,45 @@ def workload_text(state: AppState, templates: int, retention: float) -> str:
     return text + "."
 
 
+def fit_scheduler(state: AppState, timeout: float = 600.0) -> tuple[str, bool]:
+    """Run ``quiz schedule optimize --json`` on the app's history in another process.
+
+    Another process, not a thread: fsrs-rs holds the interpreter lock while it fits
+    (measured: 1.7 s of a 2.3 s fit of 30,000 reviews, and a fit of 100,000 takes tens of
+    seconds), which would freeze the screen for as long.
+
+    Returns:
+        What happened, as a sentence for a notification, and whether a fit ran (False:
+        too few reviews, or the command failed; the sentence says why).
+    """
+    import json
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-m", "quiz.cli", "--data-dir", str(state.data_dir),
+               "schedule", "optimize", "--json"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"The scheduler could not be fitted: {exc}", False
+    lines = [line for line in done.stderr.splitlines()
+             if line.strip() and not line.startswith("warning:")]
+    if done.returncode != 0:
+        reason = lines[-1].removeprefix("quiz: ") if lines else f"exit {done.returncode}"
+        return reason[:1].upper() + reason[1:] + ("" if reason.endswith(".") else "."), False
+    try:
+        result = json.loads(done.stdout)
+        before, after = result["before"], result["after"]
+        text = (f"Fitted to {result['reviews']} reviews. Held-out log loss "
+                f"{before['log_loss']:.3f} → {after['log_loss']:.3f}, RMSE "
+                f"{before['rmse']:.3f} → {after['rmse']:.3f}: ")
+    except (ValueError, KeyError, TypeError):
+        return "The scheduler's fit gave no readable result.", False
+    return text + ("now in force." if result.get("applied")
+                   else "not better than those in force, which stay."), True
+
+
 @dataclass(frozen=True)
 class SchedulerData:
     """The stats screen's calibration section.

@@ -139,29 +139,17 @@ class StatsScreen(Screen[None]):
         self.query_one(CalibrationPlot).show(bins)
 
     def action_optimize(self) -> None:
-        """Fit the scheduler to the review log (in a worker), then plot it again."""
+        """Fit the scheduler to the review log (in another process, watched by a worker),
+        then plot it again."""
         self.notify("Fitting the scheduler to your reviews…", timeout=3)
         self._optimize()
 
     @work(thread=True, exclusive=True, group="optimize", exit_on_error=False)
     def _optimize(self) -> None:
-        from quiz.core.errors import QuizError
-        from quiz.core.optimizer import optimize
+        from quiz.tui.data import fit_scheduler
 
-        try:
-            result = optimize(self.state.store)
-        except QuizError as exc:
-            self.post_message(SchedulerFitted(str(exc), ok=False))
-            return
-        except Exception as exc:  # the optimizer failed: say so, stay up
-            self.post_message(TaskFailed("fitting the scheduler", str(exc)))
-            return
-        kept = ("now in force" if result.applied
-                else "not better than those in force, which stay")
-        self.post_message(SchedulerFitted(
-            f"Fitted to {result.reviews} reviews. Held-out log loss "
-            f"{result.before.log_loss:.3f} → {result.after.log_loss:.3f}, RMSE "
-            f"{result.before.rmse:.3f} → {result.after.rmse:.3f}: {kept}.", ok=True))
+        text, ok = fit_scheduler(self.state)
+        self.post_message(SchedulerFitted(text, ok=ok))
 
     @on(SchedulerFitted)
     def _fitted(self, event: SchedulerFitted) -> None:
