@@ -273,6 +273,22 @@ def _predicted_times(hs: Sequence[History]) -> list[str]:
     return sorted(h.times[i] for h in hs for i in range(1, len(h.times)) if h.delta_days[i])
 
 
+def _within_bounds(parameters: Sequence[float]) -> tuple[float, ...]:
+    """Parameters clamped into the bounds of the ``fsrs`` package's scheduler (which the
+    drill reviews with, and which refuses others); what is scored is what will be used.
+
+    >>> _within_bounds([1e9] * 21)[0], _within_bounds([-1.0] * 21)[20]
+    (100.0, 0.1)
+    """
+    from fsrs.scheduler import LOWER_BOUNDS_PARAMETERS, UPPER_BOUNDS_PARAMETERS
+
+    return tuple(
+        min(high, max(low, float(x) if math.isfinite(float(x)) else default))
+        for x, low, high, default in zip(parameters, LOWER_BOUNDS_PARAMETERS,
+                                         UPPER_BOUNDS_PARAMETERS, DEFAULT_PARAMETERS,
+                                         strict=True))
+
+
 def _evaluate(parameters: Sequence[float], items: Sequence[Any]) -> Metrics:
     from fsrs_rs_python import FSRS
 
@@ -320,14 +336,18 @@ def optimize(store: Store, *, min_reviews: int = MIN_REVIEWS) -> FitResult:
 
     current, _ = parameters_in_force(store)
     try:
-        fitted = tuple(float(x) for x in FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(
-            train, enable_short_term=True, num_relearning_steps=1))
-    except ValueError as exc:  # fsrs-rs: "not enough data", invalid input
+        raw = FSRS(list(DEFAULT_PARAMETERS)).compute_parameters(
+            train, enable_short_term=True, num_relearning_steps=1)
+    except BaseException as exc:
+        # fsrs-rs raises ValueError for data it refuses; a Rust panic arrives as
+        # pyo3's PanicException, which derives from BaseException.
+        if isinstance(exc, KeyboardInterrupt | SystemExit | GeneratorExit):
+            raise
         raise UsageError(f"the FSRS optimizer could not fit your reviews ({exc})") from exc
-    fitted, problem = parse_parameters(json.dumps(fitted))
+    fitted = _within_bounds(raw)
     before = _evaluate(current, test)
     after = _evaluate(fitted, test)
-    applied = problem is None and after.log_loss < before.log_loss
+    applied = after.log_loss < before.log_loss
     if applied:
         store.set_fsrs_parameters(json.dumps(list(fitted)), reviews=reviews, metrics=json.dumps(
             {"before": before.to_json(), "after": after.to_json(), "held_out": len(test)}))

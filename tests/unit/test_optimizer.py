@@ -144,6 +144,23 @@ def test_a_fit_no_better_than_the_parameters_in_force_is_not_applied(
     assert second.before.log_loss == pytest.approx(second.after.log_loss)
 
 
+@pytest.mark.parametrize("pattern", ["all recalled", "all forgotten", "huge gaps"])
+def test_one_sided_histories_fit_within_the_drills_bounds(store: Store, pattern: str) -> None:
+    """Extreme logs push fsrs-rs to its bounds; what is kept must still be usable."""
+    rows = []
+    for t in range(60):
+        for i in range(6):
+            gap = 1_000 if pattern == "huge gaps" else 3
+            rating = 1 if pattern == "all forgotten" or (pattern == "huge gaps" and i % 2) else 3
+            rows.append(Review(template_id=f"t{t}", rating=rating, state_before=0 if i == 0 else 2,
+                               reviewed_at=T0 + timedelta(days=gap * i, minutes=t)))
+    write(store, rows)
+    result = optimize(store)
+    assert parse_parameters(json.dumps(list(result.fitted)))[1] is None
+    assert parameters_in_force(store)[1] is None
+    Drill(store, Settings()).review("t0", Rating.Good, T0 + timedelta(days=9_000))
+
+
 def test_too_few_reviews_is_one_clear_line(store: Store, learner_log: list[Review]) -> None:
     write(store, learner_log[:30])
     with pytest.raises(UsageError, match=r"at least 200 reviews .* your history has \d+"):
