@@ -163,8 +163,10 @@ class Drill:
             so changed settings apply at once (the home screen's first counts pass
             the cached limits: the settings model is not imported yet).
         now: Clock returning an aware datetime; defaults to the store's clock.
-        scheduler: The FSRS scheduler; defaults to ``fsrs.Scheduler()`` (default
-            parameters, 90 % desired retention, interval fuzzing on).
+        scheduler: The FSRS scheduler; by default the history's parameters in force
+            (fitted by ``quiz schedule optimize``, else FSRS's defaults) at the
+            settings' ``desired_retention``, read at the first review (see
+            :func:`quiz.core.optimizer.scheduler_for`), interval fuzzing on.
         learn_ahead: Learning cards due within this much time are appended at the
             end of the queue, so a card just failed comes back after the others
             rather than ending the session early (Anki's "learn ahead limit").
@@ -182,8 +184,18 @@ class Drill:
         self.store = store
         self.settings = settings
         self._now = now or store.now
-        self.scheduler = scheduler if scheduler is not None else Scheduler()
+        self._scheduler = scheduler
         self.learn_ahead = learn_ahead
+
+    @property
+    def scheduler(self) -> Scheduler:
+        """The FSRS scheduler reviews go through (built at the first review)."""
+        if self._scheduler is None:
+            from quiz.core.optimizer import scheduler_for
+
+            self._scheduler = scheduler_for(
+                self.store, getattr(self.settings, "desired_retention", 0.9))
+        return self._scheduler
 
     # ----------------------------------------------------------------- helpers
 
@@ -199,6 +211,7 @@ class Drill:
     def _cards(self, template_ids: Sequence[str] | None) -> dict[str, Card]:
         stored = self.store.cards()
         wanted = stored.keys() if template_ids is None else set(template_ids)
+        wanted = wanted - self.store.suspended().keys()  # leeches wait to be brought back
         now = self._utc_now()
         cards: dict[str, Card] = {}
         for template_id in wanted:
@@ -242,7 +255,8 @@ class Drill:
         day = today if today is not None else current
         day_end = local_day_start(day + timedelta(days=1), self.store.tz)
         learn_cutoff = now if day == current else day_end
-        ids = list(dict.fromkeys(template_ids))
+        suspended = self.store.suspended()
+        ids = [t for t in dict.fromkeys(template_ids) if t not in suspended]
         cards = self._cards(ids)
 
         learning: list[tuple[datetime, str]] = []
@@ -289,6 +303,9 @@ class Drill:
 
         Returns:
             When the card is next due (UTC); never before the review time.
+
+        A lapse (a learned card rated Again) that makes the template a leech (see
+        :func:`quiz.core.optimizer.is_leech_at`) suspends it from the drill.
         """
         when = (when if when is not None else self._utc_now()).astimezone(UTC)
         rating = Rating(rating)
@@ -312,6 +329,12 @@ class Drill:
                 attempt_id=attempt_id,
             ),
         )
+        if state_before == State.Review and rating == Rating.Again:
+            from quiz.core.optimizer import is_leech_at
+
+            lapses = self.store.lapses(template_id)
+            if is_leech_at(lapses):
+                self.store.suspend(template_id, lapses, when)
         return card.due.astimezone(UTC)
 
     def due_forecast(
@@ -369,7 +392,9 @@ class Drill:
         cards = self._cards(template_ids)
         new_room = max(0, self.settings.new_per_day - new_done)
         if template_ids is not None:
-            unseen = sum(1 for t in dict.fromkeys(template_ids) if t not in cards)
+            suspended = self.store.suspended()
+            unseen = sum(1 for t in dict.fromkeys(template_ids)
+                         if t not in cards and t not in suspended)
             new_room = min(new_room, unseen)
         return {
             "new_done": new_done,

@@ -61,6 +61,9 @@ class Settings(BaseModel):
     tolerance_scale: float = Field(default=1.0, gt=0, le=100, allow_inf_nan=False)
     """Multiplies every template's relative tolerance (2.0 grades twice as leniently)."""
 
+    desired_retention: float = Field(default=0.9, ge=0.80, le=0.97, allow_inf_nan=False)
+    """The chance of recall the daily drill schedules reviews for (higher: more reviews)."""
+
 
 
 def _line_of(text: str, key: str) -> int | None:

@@ -7,6 +7,7 @@ is thread-safe), so no widget is ever touched off the event loop.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import date
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
     from quiz.core.mistakes import Mistake
     from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
     from quiz.core.state import AppState
-    from quiz.tui.data import StatsData, TemplatePreview
+    from quiz.tui.data import SchedulerData, StatsData, TemplatePreview
     from quiz.tui.today import HomeSummary
     from solver.layouts import Ranking
     from solver.perf import Workload
@@ -197,6 +198,23 @@ class StatsComputed(Message):
 
 
 @dataclass
+class SchedulerComputed(Message):
+    """The stats screen's calibration of the scheduler is ready."""
+
+    data: SchedulerData
+
+
+@dataclass
+class SchedulerFitted(Message):
+    """``o`` on the stats screen fitted the scheduler (or said why it could not)."""
+
+    text: str
+    """What happened, for a notification."""
+    ok: bool
+    """Whether a fit ran (False: too few reviews, or the optimizer refused)."""
+
+
+@dataclass
 class TemplatePreviewed(Message):
     """A template was drawn at a seed for the browser."""
 
@@ -233,3 +251,5 @@ class MistakesFound(Message):
 
     mistakes: list[Mistake]
     leeches: list[str]
+    suspended: dict[str, tuple[str, int]] = dataclass_field(default_factory=dict)
+    """Templates suspended from the drill as leeches: id -> (since, UTC text; lapses)."""

@@ -137,9 +137,14 @@ def _open_settings(app: QuizApp) -> None:
 
     assert app.state is not None
     app.go_home()
-    app.push_screen(SettingsScreen(app.state.settings,
-                                   locations.config_path(app.state.data_dir),
-                                   sorted(app.available_themes)))
+    from quiz.tui.data import workload_text
+
+    state = app.state
+    templates = len(app.bank.summaries) if app.bank is not None else len(
+        app.template_ids or ())
+    app.push_screen(SettingsScreen(state.settings, locations.config_path(state.data_dir),
+                                   sorted(app.available_themes),
+                                   lambda r: workload_text(state, templates, r)))
 
 
 def _open_help(app: QuizApp) -> None:

@@ -267,6 +267,38 @@ def test_stats_on_day_one(snap_compare: Snap, data_dir: Path, size: tuple[int, i
     snap(snap_compare, make_app(data_dir), size, steps(press("s"), until_screen("StatsScreen")))
 
 
+async def scrolled_to_the_end(pilot: Pilot[Any]) -> None:
+    pilot.app.screen.query_one("#stats-scroll").scroll_end(animate=False)
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_stats_calibration(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    """The scheduler's section: which parameters, and predicted recall against actual."""
+    from .test_scheduler_flows import seed_reviews
+
+    seed_reviews(data_dir)
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("s"), until_screen("StatsScreen"), scrolled_to_the_end))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_mistakes_suspended(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+    """Leeches suspended from the drill, listed under the mistakes with b to bring back."""
+    from datetime import timedelta
+
+    from quiz.core.store import Store
+
+    from .conftest import NOW
+
+    data_dir.mkdir(parents=True)
+    with Store.open(locations.db_path(data_dir), now=lambda: NOW) as store:
+        store.suspend("memory/model-state", 8, NOW - timedelta(days=2))
+        store.suspend("compute/flops-formula", 12, NOW - timedelta(days=1))
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("x"), until_screen("MistakesScreen")))
+
+
 @pytest.mark.parametrize("size", SIZES)
 def test_browser(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
     snap(snap_compare, make_app(data_dir), size,
@@ -287,6 +319,22 @@ def test_settings(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> 
     snap(snap_compare, make_app(data_dir), size,
          steps(press("c"), until_screen("SettingsScreen"), press("tab", "tab", "tab", "0"),
                fixed_config_path))
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_settings_retention_forecast(snap_compare: Snap, data_dir: Path,
+                                     size: tuple[int, int]) -> None:
+    """A desired retention typed: its workload, before Enter saves it."""
+
+    async def retention_typed(pilot: Pilot[Any]) -> None:
+        field = pilot.app.screen.query_one("#set-desired_retention", Input)
+        field.focus()
+        await pilot.press("end", "backspace", "9", "5")
+        await settle(pilot)
+        pilot.app.screen.query_one("#settings-scroll").scroll_end(animate=False)
+
+    snap(snap_compare, make_app(data_dir), size,
+         steps(press("c"), until_screen("SettingsScreen"), retention_typed, fixed_config_path))
 
 
 async def fixed_config_path(pilot: Pilot[Any]) -> None:

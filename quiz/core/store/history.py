@@ -591,6 +591,69 @@ class Store:
         rows = self._query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
         return [self._read_row(row_to_review, row, "review") for row in rows]
 
+    def review_rows(self) -> list[tuple[str, int, str, int]]:
+        """Every logged review as ``(template_id, rating, reviewed_at, state_before)``,
+        grouped by template and oldest first within one (plain tuples: the optimizer
+        reads the whole log, and a 100,000-row log as objects costs seconds). The time
+        is the stored UTC text (:func:`quiz.core.clock.from_utc_text` reads it)."""
+        return [(str(t), int(r), str(at), int(s)) for t, r, at, s in self._rows(
+            "SELECT template_id, rating, reviewed_at, state_before FROM review_log "
+            "ORDER BY template_id, reviewed_at, id")]
+
+    def lapses(self, template_id: str) -> int:
+        """How often a template's card was forgotten after it was learned: reviews of a
+        card in the Review state rated Again (FSRS state 2, rating 1)."""
+        return int(self._rows(
+            "SELECT count(*) FROM review_log WHERE template_id = ? AND state_before = 2 "
+            "AND rating = 1", (template_id,))[0][0])
+
+    # ----------------------------------------------------------------- fitted scheduler
+
+    def fsrs_parameters(self) -> str | None:
+        """The FSRS parameters in force as stored (JSON text, opaque to the store), or
+        None for FSRS's defaults (never fitted, or reset since)."""
+        rows = self._rows("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1")
+        return None if not rows or rows[0][0] is None else str(rows[0][0])
+
+    def set_fsrs_parameters(self, parameters: str | None, *, reviews: int = 0,
+                            metrics: str | None = None) -> None:
+        """Put parameters in force (None: the defaults), kept beside the earlier ones.
+
+        Args:
+            parameters: JSON text of the parameters, or None to restore the defaults.
+            reviews: How many reviews the fit used.
+            metrics: JSON text of the held-out figures (before and after).
+        """
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO fsrs_parameters (set_at, parameters, reviews, metrics) "
+                         "VALUES (?, ?, ?, ?)",
+                         (to_utc_text(self.now()), parameters, max(0, reviews), metrics))
+
+    # ----------------------------------------------------------------- suspended leeches
+
+    def suspend(self, template_id: str, lapses: int, when: datetime | None = None) -> None:
+        """Take a template out of the daily drill (a leech); suspending twice keeps the
+        first time and the newer lapse count."""
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO suspended (template_id, suspended_at, lapses) "
+                         "VALUES (?, ?, ?) ON CONFLICT (template_id) DO UPDATE SET "
+                         "lapses = excluded.lapses",
+                         (template_id, to_utc_text(when or self.now()), max(0, lapses)))
+
+    def unsuspend(self, template_id: str) -> bool:
+        """Bring a suspended template back into the drill; False if it was not suspended."""
+        with self._transaction() as conn:
+            cursor = conn.execute("DELETE FROM suspended WHERE template_id = ?",
+                                  (template_id,))
+        return cursor.rowcount > 0
+
+    def suspended(self) -> dict[str, tuple[str, int]]:
+        """Suspended templates: ``{template_id: (suspended_at UTC text, lapses)}``,
+        oldest suspension first."""
+        return {str(t): (str(at), int(n)) for t, at, n in self._rows(
+            "SELECT template_id, suspended_at, lapses FROM suspended "
+            "ORDER BY suspended_at, template_id")}
+
     # ----------------------------------------------------------------- backups
     def backup_if_due(self, backups_dir: Path, keep: int = 7) -> Path | None:
         """Write today's backup if there is none yet, then keep only the newest ``keep``.

@@ -197,6 +197,24 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE INDEX attempts_by_variant ON attempts(template_id, seed);
     CREATE INDEX review_log_by_attempt ON review_log(attempt_id);
     """,
+    # 6: the scheduler fitted to this learner (quiz schedule optimize): one row per fit
+    # or reset, the newest in force (parameters NULL: FSRS's defaults), with the held-out
+    # figures that justified it; and the templates suspended from the daily drill as
+    # leeches (the lapse count when suspended), until brought back.
+    """
+    CREATE TABLE fsrs_parameters (
+        id         INTEGER PRIMARY KEY,
+        set_at     TEXT NOT NULL,
+        parameters TEXT,
+        reviews    INTEGER NOT NULL DEFAULT 0 CHECK (reviews >= 0),
+        metrics    TEXT
+    );
+    CREATE TABLE suspended (
+        template_id  TEXT PRIMARY KEY CHECK (template_id <> ''),
+        suspended_at TEXT NOT NULL,
+        lapses       INTEGER NOT NULL CHECK (lapses >= 0)
+    ) WITHOUT ROWID;
+    """,
 )
 """Numbered schema migrations; ``MIGRATIONS[i]`` takes ``user_version`` i to i + 1.
 

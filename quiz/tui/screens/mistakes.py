@@ -4,6 +4,9 @@ The list comes from :func:`quiz.core.mistakes.mistakes` in a worker (deriving th
 solutions imports sympy). Entries are grouped by topic, newest first; the named
 mistakes and the leeches are summed up above. ``r`` retries the same variant,
 ``n`` a fresh one of the same template, ``l`` practises the leeches.
+
+Below the list, the templates the daily drill suspended (forgotten 8 times, see
+:mod:`quiz.core.optimizer`), when there are any: ``b`` (or Enter) on one brings it back.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ class MistakesScreen(Screen[None]):
         Binding("r", "retry(True)", "Retry"),
         Binding("n", "retry(False)", "New variant"),
         Binding("l", "leeches", "Leeches"),
+        Binding("b", "bring_back", "Bring back"),
     ]
 
     def __init__(self, state: AppState, bank: Bank) -> None:
@@ -67,6 +71,7 @@ class MistakesScreen(Screen[None]):
         self.state, self.bank = state, bank
         self.entries: list[Mistake] = []
         self.leeches: list[str] = []
+        self.suspended: dict[str, tuple[str, int]] = {}
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Mistakes")
@@ -76,12 +81,16 @@ class MistakesScreen(Screen[None]):
         yield Select(items, prompt="All topics", id="mistakes-filter")
         yield Static("Reading your history…", id="mistakes-summary", markup=False)
         yield OptionList(id="mistakes-list")
+        yield Static("", id="suspended-title", markup=False)
+        yield OptionList(id="suspended-list")
         with VerticalScroll(id="mistakes-detail"):
             yield Static("", id="mistakes-answer", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#mistakes-list", OptionList).focus()
+        self.query_one("#suspended-title").display = False
+        self.query_one("#suspended-list").display = False
         self._load(None)
 
     @on(Select.Changed, "#mistakes-filter")
@@ -95,10 +104,11 @@ class MistakesScreen(Screen[None]):
         try:
             found = mistakes(self.state.store, self.bank, topic=topic)
             leech_ids = leeches(self.state.store)
+            suspended = self.state.store.suspended()
         except Exception as exc:  # a history we cannot read: say so, stay up
             self.post_message(TaskFailed("reading your mistakes", str(exc)))
             return
-        self.post_message(MistakesFound(found, leech_ids))
+        self.post_message(MistakesFound(found, leech_ids, suspended))
 
     @on(MistakesFound)
     def _found(self, event: MistakesFound) -> None:
@@ -123,10 +133,43 @@ class MistakesScreen(Screen[None]):
             lines.append(f"{plural(len(self.leeches), 'leech', 'leeches')} (missed again "
                          "and again): l practises them.")
         self.query_one("#mistakes-summary", Static).update("\n".join(lines))
+        self._show_suspended(event.suspended)
         first = next((i for i, o in enumerate(menu.options) if not o.disabled), None)
         menu.highlighted = first
         if first is None:
             self._show(None)
+
+    def _show_suspended(self, suspended: dict[str, tuple[str, int]]) -> None:
+        from quiz.core.words import plural
+
+        self.suspended = suspended
+        title = self.query_one("#suspended-title", Static)
+        menu = self.query_one("#suspended-list", OptionList)
+        title.display = menu.display = bool(suspended)
+        title.update(f"Suspended from the daily drill, forgotten again and again "
+                     f"({plural(len(suspended), 'template')}): b brings one back.")
+        menu.clear_options()
+        menu.add_options([Option(f"{tid}  ({n} lapses, since {at[:10]})", id=tid)
+                          for tid, (at, n) in suspended.items()])
+        if suspended:
+            menu.highlighted = 0
+
+    @on(OptionList.OptionSelected, "#suspended-list")
+    def _suspended_chosen(self) -> None:
+        self.action_bring_back()
+
+    def action_bring_back(self) -> None:
+        """Put the highlighted suspended template back into the daily drill."""
+        menu = self.query_one("#suspended-list", OptionList)
+        if not self.suspended or menu.highlighted is None:
+            self.notify("No template is suspended.", timeout=3)
+            return
+        template_id = menu.get_option_at_index(menu.highlighted).id
+        if template_id is None:
+            return
+        self.state.store.unsuspend(template_id)
+        self.notify(f"{template_id} is back in the daily drill.", timeout=4)
+        self._show_suspended({t: v for t, v in self.suspended.items() if t != template_id})
 
     @on(OptionList.OptionHighlighted, "#mistakes-list")
     def _highlighted(self, event: OptionList.OptionHighlighted) -> None:

@@ -4,14 +4,18 @@ Each change is checked by the settings model itself (ranges, types) and, when va
 applied at once and written to ``config.toml`` by the app (in a thread), which edits
 the file rather than rewriting it: the user's comments and layout survive. An invalid
 value is shown in place of the field's description and not saved.
+
+Desired retention is the exception: what a value costs is not obvious, so a valid value
+first shows its workload (reviews a day, forecast in a worker) and is saved on Enter.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
@@ -32,6 +36,7 @@ LABELS: dict[str, str] = {
     "mock_minutes": "Mock: minutes",
     "mock_hints": "Mock: hints allowed",
     "tolerance_scale": "Tolerance scale",
+    "desired_retention": "Desired retention",
 }
 """The screen's name for each setting, in the screen's order (a test checks that every
 field of Settings has one)."""
@@ -68,17 +73,21 @@ class SettingsScreen(Screen[None]):
         settings: the settings in force (the app's; changes go through the app).
         path: the settings file, shown so the user knows where it lives.
         themes: the names of the themes the app can show.
+        workload: the workload line of a desired retention ("about 15 reviews a
+            day …"), run in a worker; None shows none.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
     ]
 
-    def __init__(self, settings: Settings, path: Path, themes: list[str]) -> None:
+    def __init__(self, settings: Settings, path: Path, themes: list[str],
+                 workload: Callable[[float], str] | None = None) -> None:
         super().__init__()
         self.settings = settings
         self.path = path
         self.themes = themes
+        self.workload = workload
 
     def compose(self) -> ComposeResult:
         yield TitleBar("Settings")
@@ -126,8 +135,9 @@ class SettingsScreen(Screen[None]):
 
     # ------------------------------------------------------------ changes
 
-    def _apply(self, name: str, value: object) -> None:
-        """Check ``value`` with the settings model; apply and save it, or say why not."""
+    def _apply(self, name: str, value: object, *, save: bool = True) -> None:
+        """Check ``value`` with the settings model; apply and save it (or, without
+        ``save``, show its workload), or say why not."""
         from pydantic import ValidationError
 
         from quiz.core.settings import Settings
@@ -153,6 +163,11 @@ class SettingsScreen(Screen[None]):
             return
         about.update(self._about(name))
         about.remove_class("error")
+        if not save:
+            assert isinstance(value, float)
+            about.update(escape(f"{value:g}: forecasting the workload… Enter saves it."))
+            self._forecast(value)
+            return
         from quiz.tui.app import QuizApp
 
         assert isinstance(self.app, QuizApp)
@@ -169,7 +184,39 @@ class SettingsScreen(Screen[None]):
             number = float(text) if event.input.type == "number" else int(text)
         except ValueError:
             number = text  # the model rejects it with its own words
-        self._apply(name, number)
+        self._apply(name, number, save=name != "desired_retention")
+
+    @on(Input.Submitted, "#set-desired_retention")
+    def _retention_submitted(self, event: Input.Submitted) -> None:
+        try:
+            value: object = float(event.value.strip())
+        except ValueError:
+            value = event.value.strip()
+        before = self.settings.desired_retention
+        self._apply("desired_retention", value)
+        if self.settings.desired_retention != before:
+            self.notify(f"Desired retention {self.settings.desired_retention:g} saved: "
+                        "the next reviews use it.", timeout=4)
+
+    @work(thread=True, exclusive=True, group="workload", exit_on_error=False)
+    def _forecast(self, retention: float) -> None:
+        if self.workload is None:
+            text = f"{retention:g}: Enter saves it."
+        else:
+            try:
+                text = f"{self.workload(retention)} Enter saves it."
+            except Exception as exc:  # a forecast that fails still lets the value be saved
+                text = f"{retention:g}: no forecast ({exc}). Enter saves it."
+        self.app.call_from_thread(self._forecast_shown, retention, text)
+
+    def _forecast_shown(self, retention: float, text: str) -> None:
+        control = self.query_one("#set-desired_retention", Input)
+        try:
+            current = float(control.value.strip())
+        except ValueError:
+            return
+        if current == retention:  # not a forecast of a value typed over since
+            self.query_one("#about-desired_retention", Static).update(escape(text))
 
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:

@@ -1,4 +1,5 @@
-"""Stats: accuracy by topic, by rapid-fire item and over time; retention; what is due."""
+"""Stats: accuracy by topic, by rapid-fire item and over time; retention; what is due;
+how well the scheduler predicts recall, and ``o`` to fit it to your reviews."""
 
 from __future__ import annotations
 
@@ -17,8 +18,9 @@ from textual.widgets import Footer, Static
 
 from questions.tags import AREAS, tag_label
 from quiz.tui.data import StatsData, percent
-from quiz.tui.messages import StatsComputed, TaskFailed
+from quiz.tui.messages import SchedulerComputed, SchedulerFitted, StatsComputed, TaskFailed
 from quiz.tui.widgets.accuracy_plot import AccuracyPlot
+from quiz.tui.widgets.calibration_plot import CalibrationPlot
 from quiz.tui.widgets.forecast import ForecastChart
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.trend_plot import TrendPlot
@@ -77,6 +79,7 @@ class StatsScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
+        Binding("o", "optimize", "Fit scheduler"),
     ]
 
     def __init__(self, state: AppState, bank: Bank | None,
@@ -105,11 +108,55 @@ class StatsScreen(Screen[None]):
             yield ForecastChart("", id="stats-forecast")
             yield Static("Weakest templates (at least 2 answers)", classes="section-title")
             yield Static("", id="stats-weakest", classes="table")
+            yield Static("Scheduler: predicted recall against actual", classes="section-title")
+            yield Static("", id="stats-scheduler")
+            yield CalibrationPlot(id="stats-calibration")
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#stats-scroll").focus()
         self._compute()
+        self._calibrate()
+
+    @work(thread=True, exclusive=True, group="calibration", exit_on_error=False)
+    def _calibrate(self) -> None:
+        from quiz.tui.data import scheduler_data
+
+        try:
+            data = scheduler_data(self.state)
+        except Exception as exc:  # a log we cannot read: say so, stay up
+            self.post_message(TaskFailed("reading your reviews", str(exc)))
+            return
+        self.post_message(SchedulerComputed(data))
+
+    @on(SchedulerComputed)
+    def _calibrated(self, event: SchedulerComputed) -> None:
+        bins = event.data.bins
+        n = sum(b.count for b in bins)
+        self.query_one("#stats-scheduler", Static).update(
+            f"{event.data.status}\n" + (f"{n} reviews a day or more after the one before."
+                                         if n else "No reviews a day or more apart yet."))
+        self.query_one(CalibrationPlot).show(bins)
+
+    def action_optimize(self) -> None:
+        """Fit the scheduler to the review log (in another process, watched by a worker),
+        then plot it again."""
+        self.notify("Fitting the scheduler to your reviews…", timeout=3)
+        self._optimize()
+
+    @work(thread=True, exclusive=True, group="optimize", exit_on_error=False)
+    def _optimize(self) -> None:
+        from quiz.tui.data import fit_scheduler
+
+        text, ok = fit_scheduler(self.state)
+        self.post_message(SchedulerFitted(text, ok=ok))
+
+    @on(SchedulerFitted)
+    def _fitted(self, event: SchedulerFitted) -> None:
+        self.notify(event.text, title="Scheduler", timeout=12,
+                    severity="information" if event.ok else "warning")
+        if event.ok:
+            self._calibrate()
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _compute(self) -> None:
