@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from solver.errors import SolverError
@@ -218,6 +219,11 @@ class Evaluation:
             two thirds): the time ZeRO-2/3 traffic of a micro-batch hides behind.
         regather_per_mb: seconds on the wire per micro-batch if ZeRO-2/3 sharded
             every micro-batch as written (0 below ZeRO-2).
+        stage_layers: layers of the first, each middle and the last pipeline stage
+            (:func:`stage_split`; all three equal when pp divides the layers).
+        memory_stage / time_stage: the stage whose memory is reported (the one that
+            needs the most) and the one whose micro-batch time paces the pipeline:
+            "first", "second", "last", or "only" when pp = 1.
     """
 
     layout: Layout
@@ -239,6 +245,9 @@ class Evaluation:
     zero_in_step: int = 0
     compute_per_mb: float = 0.0
     regather_per_mb: float = 0.0
+    stage_layers: tuple[int, int, int] = (0, 0, 0)
+    memory_stage: str = "only"
+    time_stage: str = "only"
 
     @property
     def memory_per_gpu(self) -> float:
@@ -255,12 +264,112 @@ class Evaluation:
             "hfu": self.hfu, "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu,
             "microbatches": self.microbatches, "key": self.layout.key,
             "hidden": dict(self.hidden), "zero_in_step": self.zero_in_step,
+            "stage_layers": list(self.stage_layers), "memory_stage": self.memory_stage,
+            "time_stage": self.time_stage,
         })
         return out
 
 
 class LayoutImpossible(SolverError):
     """A layout that cannot be built for this workload; `str()` is one line."""
+
+
+@lru_cache(maxsize=1024)
+def stage_split(layers: int, pp: int) -> tuple[int, int, int]:
+    """Layers of the first, each middle, and the last pipeline stage.
+
+    Megatron-LM splits evenly when ``pp`` divides the layers; otherwise the middle
+    stages hold equal shares and the first and last stages take what is left
+    (``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``),
+    lighter ones since they also hold the embedding and the output layer with its loss
+    (Llama 3 405B: 126 layers on 16 stages as 7 + 14 x 8 + 7). Of two equal remainders
+    the last stage gets the smaller share (the loss costs more than the embedding).
+
+    >>> stage_split(126, 16), stage_split(70, 12), stage_split(61, 16)
+    ((7, 8, 7), (5, 6, 5), (3, 4, 2))
+    >>> stage_split(80, 8)
+    (10, 10, 10)
+
+    Raises:
+        LayoutImpossible: more stages than layers, or no split with equal middle stages.
+    """
+    if pp < 1:
+        raise LayoutImpossible("pp must be at least 1")
+    if pp == 1:
+        return layers, layers, layers
+    if pp > layers:
+        raise LayoutImpossible(f"pp={pp} is more stages than the {layers} layers")
+    if layers % pp == 0:
+        k = layers // pp
+        return k, k, k
+    if pp == 2:   # no middle stage: the first's share stands for it
+        return layers - layers // 2, layers - layers // 2, layers // 2
+    up = -(-layers // pp)
+    for k in (up, up - 1):
+        rest = layers - (pp - 2) * k
+        if k >= 1 and rest >= 2:
+            last = rest // 2
+            return rest - last, k, last
+    raise LayoutImpossible(f"pp={pp} cannot stage the {layers} layers with equal middle "
+                           "stages")
+
+
+def splittable(layers: int, pp: int) -> bool:
+    """Whether :func:`stage_split` can stage `layers` on `pp` stages."""
+    try:
+        stage_split(layers, pp)
+    except LayoutImpossible:
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One pipeline stage as memory and time see it.
+
+    Attributes:
+        name: "first", "second", "last" or "only" (pp = 1).
+        layers: its transformer layers.
+        moe_layers: how many of them are MoE layers.
+        inflight: micro-batches whose activations it holds at its peak (1F1B: the
+            i-th stage holds pp - i).
+        embedding: it holds the input embedding.
+        output: it holds the output layer, its logits and the loss.
+    """
+
+    name: str
+    layers: int
+    moe_layers: int
+    inflight: float
+    embedding: bool
+    output: bool
+
+
+def stages(w: Workload, lay: Layout) -> tuple[Stage, ...]:
+    """The stages worth costing: the first (most micro-batches in flight, the
+    embedding), the second (the busiest middle stage when the first is lighter) and the
+    last (the output layer and its logits); the only one when pp = 1."""
+    m = max(1, w.global_batch // (lay.dp * lay.micro_batch))
+    return _stages(w.layers, w.moe_layers, lay.pp, m, lay.interleave)
+
+
+@lru_cache(maxsize=4096)
+def _stages(layers: int, moe_layers: int, pp: int, m: int, v: int) -> tuple[Stage, ...]:
+    dense = layers - moe_layers
+
+    def moe(n: int, first_index: int) -> int:
+        return max(0, min(n, first_index + n - dense)) if moe_layers else 0
+
+    if pp == 1:
+        return (Stage("only", layers, moe_layers, 1.0, True, True),)
+    first, mid, last = stage_split(layers, pp)
+    boost = 1 + (pp - 1) / (pp * v) if v > 1 else 1.0
+    out = [Stage("first", first, moe(first, 0), min(pp, m) * boost, True, False)]
+    if pp > 2:
+        out.append(Stage("second", mid, moe(mid, first), min(pp - 1, m) * boost, False,
+                         False))
+    out.append(Stage("last", last, moe(last, layers - last), 1.0, False, True))
+    return tuple(out)
 
 
 def check(w: Workload, lay: Layout) -> None:
@@ -288,11 +397,10 @@ def check(w: Workload, lay: Layout) -> None:
     if w.heads % lay.tp or (w.kv_heads % lay.tp and lay.tp % w.kv_heads):
         raise LayoutImpossible(f"tp={lay.tp} does not divide the {w.heads} heads "
                                f"({w.kv_heads} KV heads)")
-    if w.layers % lay.pp:
-        raise LayoutImpossible(f"pp={lay.pp} does not divide the {w.layers} layers")
-    if lay.interleave > 1 and (lay.pp == 1 or (w.layers // lay.pp) % lay.interleave):
+    mid = stage_split(w.layers, lay.pp)[1]   # raises when the layers cannot be staged
+    if lay.interleave > 1 and (lay.pp == 1 or mid % lay.interleave):
         raise LayoutImpossible(f"interleave={lay.interleave} needs pp > 1 and must divide "
-                               f"the {w.layers // lay.pp} layers of a stage")
+                               f"the {mid} layers of a stage")
     if lay.cp > 1 and w.seq % (2 * lay.cp):
         raise LayoutImpossible(f"cp={lay.cp}: the {w.seq}-token sequence does not split "
                                "into 2*cp equal chunks")
@@ -390,15 +498,24 @@ def _exposed(traffic: float, window: float, overlap: float, pieces: float) -> fl
     return first + max(0.0, traffic - first - overlap * window)
 
 
-def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
-    """One layout with `stage` the sharding in effect during the step (<= lay.zero)."""
+def probe_time(w: Workload, lay: Layout) -> float:
+    """The least step time any (zero, recompute) choice of this layout's structure,
+    interleave and micro-batch can reach: ZeRO-1 or less without recomputation, memory
+    not asked (the search skips what cannot come close)."""
+    zero = 0 if lay.dp * lay.cp == 1 else min(lay.zero, 1)
+    return _evaluate(w, replace(lay, zero=zero), zero, with_memory=False).step_time
+
+
+def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
+              ) -> Evaluation:
+    """One layout with `stage` the sharding in effect during the step (<= lay.zero);
+    without memory (`with_memory` false) only the times are meant to be read."""
     c = w.constants
     tp, pp, cp, ep, dp, v, b = (lay.tp, lay.pp, lay.cp, lay.ep, lay.dp, lay.interleave,
                                 lay.micro_batch)
     node = w.gpus_per_node
     link_eff = c["link_efficiency"]
     m = w.global_batch // (dp * b)
-    stage_layers = w.layers / pp
     tokens = b * w.seq / cp                      # tokens one GPU sees per micro-batch
     h, s = w.hidden, w.seq
     full = lay.recompute == "full"
@@ -407,9 +524,19 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     # ---------------------------------------------------------- compute, per micro-batch
     eff = gemm_efficiency(w, tp, tokens)
     rate = w.peak_flops * eff
-    fwd_mm = 2 * tokens * w.layer_active_params * stage_layers / tp
-    fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
     fwd_logits = 2 * tokens * w.vocab * h / tp
+    # The stage that takes longest per micro-batch sets the pipeline's pace: its layers,
+    # plus the output layer and the loss when it is the last (an uneven split makes the
+    # first and last stages lighter to pay for the embedding and the loss).
+    layer_fwd = 2 * tokens * w.layer_active_params / tp
+    t_fwd_layer = (layer_fwd + 4 * tokens * s * w.heads * w.head_dim / tp) / rate
+    t_logits_est = 3 * fwd_logits / rate
+    sts = stages(w, lay)
+    busy = max(sts, key=lambda st: st.layers * t_fwd_layer + (t_logits_est / 3
+                                                              if st.output else 0.0))
+    stage_layers = busy.layers
+    fwd_mm = layer_fwd * stage_layers
+    fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
     model_mb = 3 * (fwd_mm + fwd_attn)
     extra_mb = (fwd_mm + fwd_attn) if full else fwd_attn if lay.recompute == "selective" \
         else 0.0
@@ -423,7 +550,8 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     t_recompute = extra_mb / rate + (t_ew if full else 0.0)
     # The output layer's GEMMs, plus its FP32 softmax cross-entropy: the logits are
     # written, read, their gradient written and read again, 4 bytes each time.
-    t_logits = 3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
+    t_logits = (3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
+                if busy.output else 0.0)
     t_attn = 3 * fwd_attn / rate
 
     # ---------------------------------------------------------- communication
@@ -447,7 +575,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     if ep > 1 and w.moe_layers:
         ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
         a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
-        t_ep = (6 if full else 4) * a2a * w.moe_layers / pp / ep_bw
+        t_ep = (6 if full else 4) * a2a * busy.moe_layers / ep_bw
     t_p2p = 0.0
     if pp > 1:
         pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
@@ -456,7 +584,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         t_p2p = 2 * v * act / tp / pp_bw
 
     # ---------------------------------------------------------- parameters held
-    dense, expert = _held_parts(w, lay)
+    dense, expert = _held_parts(w, lay, busy)
     # Parameters through each ZeRO collective per rank: dense weights over the dp*cp
     # ranks that hold them, routed experts over the dp*cp/ep that hold the same experts.
     moved = (_ring(dp * cp, False) * dense
@@ -488,7 +616,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         wire_dp = reduce + gather
         t_dp = (_exposed(reduce, backward_last, o, stage_layers)
                 + _exposed(gather, fwd_window, o, stage_layers))
-    updated = _kept(w, lay, lay.zero >= 1)
+    updated = _kept(w, lay, lay.zero >= 1, busy)
     t_opt = updated * c["optimizer_traffic_bytes"] / w.hbm_bw
 
     # ---------------------------------------------------------- step
@@ -506,7 +634,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
               "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
     step = sum(time.values())
 
-    memory = memory_of(w, lay, stage)
+    if with_memory:
+        memory, peak = _busiest_memory(w, lay, stage)
+    else:
+        memory, peak = {}, busy
     usable = usable_memory(w)
 
     model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
@@ -532,34 +663,41 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         cp_link="network" if cp_net else "NVLink",
         dp_link="network" if dp_net else "NVLink",
         hidden={k: max(0.0, x) for k, x in hidden.items()}, zero_in_step=stage,
-        compute_per_mb=compute_mb, regather_per_mb=regather)
+        compute_per_mb=compute_mb, regather_per_mb=regather,
+        stage_layers=stage_split(w.layers, pp), memory_stage=peak.name,
+        time_stage=busy.name)
 
 
-def _held_parts(w: Workload, lay: Layout) -> tuple[float, float]:
-    """Parameters one GPU holds before ZeRO, as (dense, routed experts): its stage's
-    layers / tp and, on the first or last stage, the embeddings or output layer; its
-    stage's experts / ep, each split by tp too (Megatron-Core's expert tensor
-    parallelism defaults to the TP degree, as the compute above assumes)."""
-    pp = lay.pp
-    stage_layers = w.layers / pp
-    emb_share = w.embedding_params if pp == 1 else w.embedding_params / (
-        1 if w.tied_embeddings else 2)
-    return (w.layer_params * stage_layers / lay.tp + emb_share / lay.tp,
-            w.expert_params / pp / lay.ep / lay.tp)
+def _held_parts(w: Workload, lay: Layout, st: Stage | None = None
+                ) -> tuple[float, float]:
+    """Parameters one GPU of a stage holds before ZeRO, as (dense, routed experts): the
+    stage's layers / tp and its embedding or output layer; its MoE layers' experts / ep,
+    each split by tp too (Megatron-Core's expert tensor parallelism defaults to the TP
+    degree, as the compute assumes). Default stage: the first."""
+    st = st or stages(w, lay)[0]
+    if lay.pp == 1:
+        emb_share = w.embedding_params
+    else:
+        one = w.embedding_params / (1 if w.tied_embeddings else 2)
+        emb_share = one * (st.embedding + st.output)
+    per_moe = w.expert_params / max(1, w.moe_layers)
+    return (w.layer_params * st.layers / lay.tp + emb_share / lay.tp,
+            per_moe * st.moe_layers / lay.ep / lay.tp)
 
 
-def _kept(w: Workload, lay: Layout, sharded: bool) -> float:
+def _kept(w: Workload, lay: Layout, sharded: bool, st: Stage | None = None) -> float:
     """Parameters of one GPU's share after ZeRO sharding (`sharded`) or before: dense
     ones over the dp*cp ranks that hold them, routed experts over the dp*cp/ep ranks
     that hold the same experts (expert data parallelism)."""
-    dense, expert = _held_parts(w, lay)
+    dense, expert = _held_parts(w, lay, st)
     if not sharded:
         return dense + expert
     return dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
 
 
 def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, float]:
-    """Bytes per GPU by component, on the busiest pipeline stage (no legality check).
+    """Bytes per GPU by component, on the pipeline stage that needs the most (no
+    legality check).
 
     Args:
         w: the workload.
@@ -568,42 +706,52 @@ def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, f
             least memory the layout can run in); a lower stage keeps gathered weights
             or full gradients until the step ends (see :func:`evaluate`).
     """
+    return _busiest_memory(w, lay, stage)[0]
+
+
+def _busiest_memory(w: Workload, lay: Layout, stage: int | None = None
+                    ) -> tuple[dict[str, float], Stage]:
+    best: tuple[dict[str, float], Stage] | None = None
+    for st in stages(w, lay):
+        mem = stage_memory(w, lay, st, stage)
+        if best is None or sum(mem.values()) > sum(best[0].values()):
+            best = (mem, st)
+    assert best is not None
+    return best
+
+
+def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
+                 ) -> dict[str, float]:
+    """Bytes per GPU by component on one pipeline stage (see :func:`memory_of`)."""
     zero = lay.zero if stage is None else stage
-    tp, pp, v = lay.tp, lay.pp, lay.interleave
-    m = w.global_batch // (lay.dp * lay.micro_batch)
+    tp = lay.tp
     tokens = lay.micro_batch * w.seq / lay.cp
     sp_div = tp if w.sequence_parallel else 1
-    stage_layers = w.layers / pp
-    wb, gb = w.weight_bytes, w.grad_bytes
-    ob = w.master_bytes + w.optimizer_bytes
+    dense, expert = _held_parts(w, lay, st)
+    whole = dense + expert
+    shard = dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
     # Without resharding after forward (fsdp_reshard false), every layer's gathered
     # weights stay alive from its forward to its backward: the peak holds them all.
-    weights = _kept(w, lay, zero >= 3 and w.fsdp_reshard) * wb
-    grads = _kept(w, lay, zero >= 2) * gb
-    optim = _kept(w, lay, lay.zero >= 1) * ob
+    weights = (shard if zero >= 3 and w.fsdp_reshard else whole) * w.weight_bytes
+    grads = (shard if zero >= 2 else whole) * w.grad_bytes
+    optim = (shard if lay.zero >= 1 else whole) * (w.master_bytes + w.optimizer_bytes)
     if lay.recompute == "full":
         per_layer = 2 * tokens * w.hidden / sp_div
         work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
     else:
         per_layer = _act_per_layer(w, tokens, tp, sp_div, lay.recompute == "selective")
         work = 0.0
-    inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
-    acts = per_layer * stage_layers * inflight + work
-    logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
+    acts = per_layer * st.layers * st.inflight + work
+    logits = tokens * w.vocab * 4 / tp if st.output else 0.0   # FP32 logits
     # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
-    layer_experts = w.expert_params / max(1, w.moe_layers) / lay.ep / tp
-    gathered = (2 * (w.layer_params / tp + layer_experts) * wb
-                if zero == 3 and w.fsdp_reshard else 0.0)
-    memory = {"weights": weights, "gradients": grads, "optimizer": optim,
-              "activations": acts, "logits": logits if pp == 1 else 0.0,
-              "buffers": w.constants["workspace_bytes"] + gathered}
-    if pp > 1:
-        # The last stage holds one micro-batch in flight but also the logits; keep the
-        # larger of the two stages.
-        last = per_layer * stage_layers + work + logits
-        if last > acts:
-            memory["activations"], memory["logits"] = per_layer * stage_layers + work, logits
-    return memory
+    gathered = 0.0
+    if zero == 3 and w.fsdp_reshard:
+        layer_experts = (w.expert_params / max(1, w.moe_layers) / lay.ep / tp
+                         if st.moe_layers else 0.0)
+        gathered = 2 * (w.layer_params / tp + layer_experts) * w.weight_bytes
+    return {"weights": weights, "gradients": grads, "optimizer": optim,
+            "activations": acts, "logits": logits,
+            "buffers": w.constants["workspace_bytes"] + gathered}
 
 
 def usable_memory(w: Workload) -> float:
@@ -640,6 +788,7 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
     got = solver_evaluate(["params", "active_params", "attention_params_layer",
                            "mlp_params_layer", "norm_params_layer", "embedding_params",
                            "expert_params"], inputs)
+    _bounded(v)
     experts = int(_num(v, "experts", 0))
     dense_layers = int(_num(v, "dense_layers", 0))
     layers = int(_num(v, "layers"))
@@ -679,6 +828,26 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
         fsdp_reshard=bool(v.get("fsdp_reshard", True)), constants=consts)
+
+
+MAX_GPUS = 2**20
+"""Most GPUs the layout engine lays out (a million; no cluster is larger)."""
+
+MAX_GLOBAL_BATCH = 2**53
+"""Most sequences per step the engine takes (where floats stop counting exactly)."""
+
+
+def _bounded(values: Mapping[str, Value]) -> None:
+    """Refuse sizes the search cannot take in one line, before any search starts.
+
+    Raises:
+        SolverError: gpus or global_batch past :data:`MAX_GPUS` / :data:`MAX_GLOBAL_BATCH`.
+    """
+    for name, most in (("gpus", MAX_GPUS), ("global_batch", MAX_GLOBAL_BATCH)):
+        raw = values.get(name)
+        if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > most:
+            raise SolverError(f"{name} = {raw:g} is more than the layout engine takes "
+                              f"(at most {most:,})")
 
 
 def _num(values: Mapping[str, Value], name: str, default: float | None = None) -> float:

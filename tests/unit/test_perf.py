@@ -108,7 +108,7 @@ def test_full_recompute_saves_memory_and_costs_time() -> None:
 @pytest.mark.parametrize("layout, words", [
     (Layout(tp=3, dp=170), "straddle"),
     (Layout(tp=8, dp=32), "GPUs"),
-    (Layout(tp=8, pp=64, dp=1), "layers"),
+    (Layout(tp=4, pp=128, dp=1), "layers"),
     (Layout(tp=8, pp=1, dp=64, interleave=2), "interleave"),
 ])
 def test_impossible_layouts_say_why(layout: Layout, words: str) -> None:
@@ -193,3 +193,45 @@ def test_moe_experts_are_split_by_tp_and_sharded_over_their_own_data_parallel_ra
         want = held_dense / lay.dp + experts / (lay.dp // ep)
         got = memory_of(moe, lay)["optimizer"] / (moe.master_bytes + moe.optimizer_bytes)
         assert got == pytest.approx(want, rel=1e-9), (tp, ep)
+
+
+# ---------------------------------------------------------------- uneven pipelines
+
+def flagship(model: str, gpus: int, batch: int, **over: Value) -> Workload:
+    values: dict[str, Value] = {"gpus": gpus, "global_batch": batch, "seq": 8192,
+                                "microbatches": 1, **over}
+    return workload_from_inputs(resolve_inputs(model, "h100", values))
+
+
+def test_llama3_405b_runs_on_16_stages_with_lighter_first_and_last() -> None:
+    w = flagship("llama3-405b", 16384, 2048)
+    e = evaluate(w, Layout(tp=8, pp=16, dp=128, zero=1, interleave=2,
+                           recompute="full"))
+    assert e.stage_layers == (7, 8, 7)
+    # The middle stages pace the pipeline (8 layers against 7 + the output layer).
+    assert e.time_stage in ("second", "last")
+    assert e.to_json()["stage_layers"] == [7, 8, 7]
+
+
+def test_the_busiest_stage_sets_memory_and_embedding_goes_to_its_stage() -> None:
+    w = flagship("llama3-70b", 512, 1024)
+    even = evaluate(w, Layout(tp=8, pp=8, dp=8, zero=1))
+    # The first stage holds 8 micro-batches of activations and the embedding: busiest.
+    assert even.memory_stage == "first"
+    assert even.memory["logits"] == 0.0
+    last = evaluate(w, Layout(tp=8, pp=2, dp=32, zero=1, micro_batch=4))
+    assert last.stage_layers == (40, 40, 40)
+
+
+def test_a_split_megatron_cannot_build_is_refused_with_the_reason() -> None:
+    w = flagship("llama3-70b", 1024, 1024)
+    with pytest.raises(LayoutImpossible, match="more stages than"):
+        evaluate(w, Layout(tp=1, pp=128, dp=8))
+
+
+def test_no_legal_layout_says_which_test_failed() -> None:
+    from solver.layouts import NoLayout
+
+    w = flagship("llama3-70b", 384, 2048)
+    with pytest.raises(NoLayout, match="data-parallel size divides 2048 sequences"):
+        rank(w, {"pp": 1, "cp": 1})
