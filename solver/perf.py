@@ -149,6 +149,9 @@ class Workload:
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
+    activation_formula: str = "korthikanti"
+    """saved bytes per s*b*h of a layer: Korthikanti et al.'s 34 or Megatron-LM's
+    estimator (18 + 4f/h with sequence parallelism, 10 + 24/tp without)"""
     constants: Mapping[str, float] = field(
         default_factory=lambda: dict(CONSTANTS))
 
@@ -764,7 +767,12 @@ def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
     """Saved activations of one layer (Korthikanti et al. 2022, 34 s b h with fused
     attention; without sequence parallelism only 24 of the 34 are split by tp)."""
     sbh = tokens * w.hidden
-    const = 34.0 / tp if w.sequence_parallel else 10.0 + 24.0 / tp
+    if w.activation_formula == "megatron":
+        # Megatron-LM's theoretical memory estimator (theoretical_memory_usage.py).
+        const = ((18.0 + 4.0 * w.ffn / w.hidden) / tp if w.sequence_parallel
+                 else 10.0 + 24.0 / tp)
+    else:
+        const = 34.0 / tp if w.sequence_parallel else 10.0 + 24.0 / tp
     if not w.flash_attention and not recompute:
         const += 5.0 * w.heads * w.seq / (w.hidden * tp)
     return const * sbh
@@ -827,7 +835,9 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
-        fsdp_reshard=bool(v.get("fsdp_reshard", True)), constants=consts)
+        fsdp_reshard=bool(v.get("fsdp_reshard", True)),
+        activation_formula=str(v.get("activation_formula") or "korthikanti"),
+        constants=consts)
 
 
 MAX_GPUS = 2**20
