@@ -15,7 +15,7 @@ should learn, and the search says so in :attr:`Ranking.note`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from solver.errors import SolverError
@@ -241,8 +241,10 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
         if bound > fastest * (1 + PRUNE_MARGIN):
             break   # nothing left can be listed near the best
         # ZeRO over a single data-parallel rank shards nothing: stage 0 only.
+        partial = (int(fixed["recompute_layers"]) if "recompute_layers" in fixed
+                   else None)
         found = _best_fitting(w, base, zeros if base.dp * base.cp > 1 or 0 not in zeros
-                              else [0], recomputes)
+                              else [0], recomputes, partial)
         out.extend(found)
         if found:
             fastest = min(fastest, *(e.step_time for e in found))
@@ -251,27 +253,55 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
 
 
 def _best_fitting(w: Workload, base: Layout, zeros: list[int],
-                  recomputes: list[str]) -> list[Evaluation]:
-    """The undominated (zero, recompute) choices that fit for one structure."""
+                  recomputes: list[str], partial: int | None = None) -> list[Evaluation]:
+    """The undominated (zero, recompute) choices that fit for one structure. Full
+    recomputation recomputes the fewest layers of each stage that make it fit
+    (Megatron's ``--recompute-num-layers``), unless `partial` fixes how many."""
     found: list[Evaluation] = []
     usable = usable_memory(w)
     for r in recomputes:
         for z in zeros:
-            lay = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z, base.interleave,
-                         base.micro_batch, r)
-            if sum(memory_of(w, lay).values()) > usable:
+            lay: Layout | None = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z,
+                                        base.interleave, base.micro_batch, r)
+            assert lay is not None
+            if r == "full":
+                lay = _least_recompute(w, lay, usable, partial)
+                if lay is None:
+                    continue
+            elif sum(memory_of(w, lay).values()) > usable:
                 continue
             e = evaluate(w, lay, checked=True)
             found.append(e)
             if z == 1 and 0 in zeros:   # zero 0 costs the same time: keep it if it fits
-                e0 = evaluate(w, Layout(**{**lay.as_dict(), "zero": 0}),  # type: ignore[arg-type]
-                              checked=True)
+                e0 = evaluate(w, replace(lay, zero=0), checked=True)
                 if e0.fits:
                     found.append(e0)
             break
         if found and found[-1].layout.zero != 3:
             return found
     return found
+
+
+def _least_recompute(w: Workload, lay: Layout, usable: float, partial: int | None
+                     ) -> Layout | None:
+    """`lay` with full recomputation of the fewest layers per stage that fit (or of
+    `partial` layers when given); None when even recomputing every layer does not."""
+    def fits(n: int) -> bool:
+        return sum(memory_of(w, replace(lay, recompute_layers=n)).values()) <= usable
+
+    if partial is not None:
+        return replace(lay, recompute_layers=partial) if fits(partial) else None
+    if not fits(0):
+        return None
+    most = max(stage_split(w.layers, lay.pp))
+    lo, hi = 1, most          # the answer lies in [lo, hi]; hi = all layers
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return replace(lay, recompute_layers=0 if lo >= most else lo)
 
 
 @dataclass(frozen=True)

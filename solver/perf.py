@@ -55,7 +55,7 @@ RECOMPUTE = ("none", "selective", "full")
 """Activation recomputation policies, cheapest in time first."""
 
 LAYOUT_KEYS = ("tp", "pp", "cp", "ep", "dp", "zero", "interleave", "micro_batch",
-               "recompute")
+               "recompute", "recompute_layers")
 """The keys a layout sets (the search's axes); `sequence_parallel` is a software switch."""
 
 SOURCES: dict[str, str] = {
@@ -94,8 +94,15 @@ SOURCES: dict[str, str] = {
         "allocator fragmentation kept free (PyTorch caching allocator; Megatron "
         "reports 5-10% reserved beyond allocated)"),
     "workspace_bytes": (
-        "CUDA context, NCCL and cuBLAS workspaces and communication buckets per GPU "
-        "(DOMAIN.md: about 4 GB of buffers)"),
+        "NCCL and cuBLAS workspaces and communication buckets per GPU (DOMAIN.md: about "
+        "4 GB of buffers); a memory line of its own"),
+    "cuda_context_bytes": (
+        "what nvidia-smi shows a process using before it allocates anything (about "
+        "500 MiB on an H100 with CUDA 12)"),
+    "hbm_physical_bytes": (
+        "the part's HBM: datasheets' '80 GB' is 80 GiB on an H100 (81,559 MiB shown by "
+        "nvidia-smi), 141 GB on an H200 is 140 GiB shown, 192 GB on an MI300X 192 GiB; "
+        "0 reads the marketed figure as GiB"),
 }
 """Every constant of the model and where its value comes from. Each is a solver key
 (its default lives in :mod:`solver.keys`), so `--set` overrides it."""
@@ -149,9 +156,13 @@ class Workload:
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
-    activation_formula: str = "korthikanti"
-    """saved bytes per s*b*h of a layer: Korthikanti et al.'s 34 or Megatron-LM's
-    estimator (18 + 4f/h with sequence parallelism, 10 + 24/tp without)"""
+    activation_formula: str = "architecture"
+    """saved bytes per s*b*h of a layer: counted from the shape ("architecture", the
+    engine's default), Korthikanti et al.'s 34, or Megatron-LM's estimator (18 + 4f/h
+    with sequence parallelism, 10 + 24/tp without)"""
+    swiglu: bool = True
+    """the MLP is gated (SwiGLU: three saved intermediates) rather than GELU (two, and
+    the GPT-style recipe's dropout masks)"""
     constants: Mapping[str, float] = field(
         default_factory=lambda: dict(CONSTANTS))
 
@@ -174,6 +185,9 @@ class Layout:
     interleave: int = 1
     micro_batch: int = 1
     recompute: str = "none"
+    recompute_layers: int = 0
+    """with full recomputation, how many layers of each stage recompute (Megatron's
+    ``--recompute-method block --recompute-num-layers``); 0: all of them"""
 
     @property
     def key(self) -> str:
@@ -190,6 +204,8 @@ class Layout:
         parts += [f"dp={self.dp}", f"zero={self.zero}", f"mb={self.micro_batch}"]
         if self.recompute != "none":
             parts.append(f"recompute={self.recompute}")
+        if self.recompute == "full" and self.recompute_layers:
+            parts.append(f"recompute_layers={self.recompute_layers}")
         return " ".join(parts)
 
     def as_dict(self) -> dict[str, int | str]:
@@ -389,6 +405,9 @@ def check(w: Workload, lay: Layout) -> None:
         raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
     if lay.recompute not in RECOMPUTE:
         raise LayoutImpossible("recompute is none, selective or full")
+    if lay.recompute_layers < 0 or (lay.recompute_layers and lay.recompute != "full"):
+        raise LayoutImpossible("recompute_layers counts layers of full recomputation: "
+                               "give it with recompute=full")
     for name, size in (("tp", lay.tp), ("tp*cp", lay.tp * lay.cp)):
         if (size > w.gpus_per_node and size % w.gpus_per_node) or (
                 size < w.gpus_per_node and w.gpus_per_node % size):
@@ -541,8 +560,11 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     fwd_mm = layer_fwd * stage_layers
     fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
     model_mb = 3 * (fwd_mm + fwd_attn)
-    extra_mb = (fwd_mm + fwd_attn) if full else fwd_attn if lay.recompute == "selective" \
-        else 0.0
+    # Full recomputation of `share` of the stage's layers (all, or recompute_layers).
+    share = (min(1.0, lay.recompute_layers / stage_layers) if full and lay.recompute_layers
+             else 1.0)
+    extra_mb = (share * (fwd_mm + fwd_attn) if full else fwd_attn
+                if lay.recompute == "selective" else 0.0)
     # Memory-bound work between the matmuls (norms, residual adds, dropouts, the MLP's
     # activation function, and without fused attention the softmax over the scores):
     # HBM bytes per token per layer, forward; backward moves about twice as much.
@@ -550,7 +572,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
               + (0.0 if w.flash_attention else 5.0 * w.heads * s / tp))
     t_ew = ew_fwd * tokens * stage_layers / w.hbm_bw
     t_model = model_mb / rate + 3 * t_ew
-    t_recompute = extra_mb / rate + (t_ew if full else 0.0)
+    t_recompute = extra_mb / rate + (share * t_ew if full else 0.0)
     # The output layer's GEMMs, plus its FP32 softmax cross-entropy: the logits are
     # written, read, their gradient written and read again, 4 bytes each time.
     t_logits = (3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
@@ -563,7 +585,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     tp_net = tp > node
     tp_bw = (w.inter_bw if tp_net else w.intra_bw) * link_eff
     act = tokens * h * w.weight_bytes
-    wire_tp = ((6 if full else 4) * stage_layers * _ring(tp, True) * act / tp_bw
+    wire_tp = ((4 + 2 * share * full) * stage_layers * _ring(tp, True) * act / tp_bw
                if tp > 1 else 0.0)
     t_tp = wire_tp * (1 - c["tp_overlap"])
     cp_net = tp * cp > node
@@ -578,7 +600,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     if ep > 1 and w.moe_layers:
         ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
         a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
-        t_ep = (6 if full else 4) * a2a * busy.moe_layers / ep_bw
+        t_ep = (4 + 2 * share * full) * a2a * busy.moe_layers / ep_bw
     t_p2p = 0.0
     if pp > 1:
         pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
@@ -645,8 +667,8 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
 
     model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
                         * w.head_dim * w.layers + 2 * w.vocab * h)) * w.tokens
-    extra = (2 * w.layer_active_params * w.layers + 4 * s * w.heads * w.head_dim
-             * w.layers) if full else (4 * s * w.heads * w.head_dim * w.layers
+    extra = share * (2 * w.layer_active_params * w.layers + 4 * s * w.heads * w.head_dim
+                     * w.layers) if full else (4 * s * w.heads * w.head_dim * w.layers
                                        if lay.recompute == "selective" else 0.0)
     hardware_flops = model_flops + extra * w.tokens
     denom = step * w.gpus * w.peak_flops
@@ -741,10 +763,13 @@ def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
     if lay.recompute == "full":
         per_layer = 2 * tokens * w.hidden / sp_div
         work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
+        n = min(lay.recompute_layers or st.layers, st.layers)
+        # Layers past the recomputed ones keep all their activations.
+        kept = _act_per_layer(w, tokens, tp, sp_div, False) * (st.layers - n)
+        acts = (per_layer * n + kept) * st.inflight + (work if n else 0.0)
     else:
         per_layer = _act_per_layer(w, tokens, tp, sp_div, lay.recompute == "selective")
-        work = 0.0
-    acts = per_layer * st.layers * st.inflight + work
+        acts = per_layer * st.layers * st.inflight
     logits = tokens * w.vocab * 4 / tp if st.output else 0.0   # FP32 logits
     # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
     gathered = 0.0
@@ -757,9 +782,21 @@ def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
             "buffers": w.constants["workspace_bytes"] + gathered}
 
 
+def physical_memory(w: Workload) -> float:
+    """The HBM the part holds: `hbm_physical_bytes`, or the marketed GB read as GiB."""
+    return w.constants.get("hbm_physical_bytes") or w.hbm_bytes * 2**30 / 1e9
+
+
 def usable_memory(w: Workload) -> float:
-    """Bytes a GPU offers after the allocator headroom."""
-    return w.hbm_bytes * (1 - w.constants["memory_headroom"])
+    """Bytes a GPU offers to the program: its physical HBM less the CUDA context, less
+    the allocator headroom kept free (the workspace is a memory line of its own).
+
+    >>> round(usable_memory(_demo()) / 1e9, 1)     # 80 GiB: 85.9 GB - 0.5 GB, less 5%
+    81.1
+    """
+    c = w.constants
+    return (physical_memory(w) - c.get("cuda_context_bytes", 0.0)) * (
+        1 - c["memory_headroom"])
 
 
 def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
@@ -767,6 +804,8 @@ def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
     """Saved activations of one layer (Korthikanti et al. 2022, 34 s b h with fused
     attention; without sequence parallelism only 24 of the 34 are split by tp)."""
     sbh = tokens * w.hidden
+    if w.activation_formula == "architecture":
+        return architecture_bytes(w, tp, sp_div > 1 or tp == 1, recompute) * tokens
     if w.activation_formula == "megatron":
         # Megatron-LM's theoretical memory estimator (theoretical_memory_usage.py).
         const = ((18.0 + 4.0 * w.ffn / w.hidden) / tp if w.sequence_parallel
@@ -776,6 +815,30 @@ def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
     if not w.flash_attention and not recompute:
         const += 5.0 * w.heads * w.seq / (w.hidden * tp)
     return const * sbh
+
+
+def architecture_bytes(w: Workload, tp: int, sequence_parallel: bool,
+                       recompute: bool = False) -> float:
+    """Saved activation bytes of one layer per token, counted from the shape (the
+    solver's ``activation_formula = "architecture"``, :mod:`solver.quantities`): norm
+    inputs 4h, QKV and MLP inputs 4h, Q, K, V and the attention output
+    ``4 a d_h + 4 k d_h`` (grouped-query attention saves less K/V), the MLP's
+    intermediates (SwiGLU 6f, GELU 4f) and, in the GPT-style recipe, dropout masks 2h.
+
+    >>> w = _demo()
+    >>> round(architecture_bytes(replace(w, swiglu=False, ffn=4 * w.hidden), 1, True)
+    ...       / w.hidden, 2)    # GPT-3's shape: Korthikanti et al.'s 34
+    34.0
+    """
+    h = w.hidden
+    drop = 0.0 if w.swiglu else 2.0 * h
+    unsplit = 8.0 * h + drop
+    split = (4.0 * w.heads * w.head_dim + 4.0 * w.kv_heads * w.head_dim
+             + (6.0 if w.swiglu else 4.0) * w.ffn)
+    per = (unsplit + split) / tp if sequence_parallel else unsplit + split / tp
+    if not w.flash_attention and not recompute:
+        per += 5.0 * w.heads * w.seq / tp
+    return per
 
 
 def workload_from_inputs(inputs: Inputs) -> Workload:
@@ -836,7 +899,11 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
         fsdp_reshard=bool(v.get("fsdp_reshard", True)),
-        activation_formula=str(v.get("activation_formula") or "korthikanti"),
+        # The engine counts activations from the shape unless a formula is asked for.
+        activation_formula=(str(v.get("activation_formula") or "korthikanti")
+                            if inputs.origin.get("activation_formula") == "set"
+                            else "architecture"),
+        swiglu=str(v.get("mlp") or "swiglu") == "swiglu",
         constants=consts)
 
 

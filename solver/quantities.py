@@ -275,6 +275,8 @@ def _zero(c: Ctx) -> tuple[sp.Expr, str]:
 def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
     """The bytes per s*b*h of one layer's saved activations, before recomputation."""
     sp_on = c.sequence_parallel
+    if c.activation_formula == "architecture":
+        return _act_architecture(c, tensor)
     if c.activation_formula == "megatron":
         base = 18 + 4 * f_ / h_
         name = "Megatron estimator's (18 + 4f/h)"
@@ -305,6 +307,34 @@ def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
         text += "; selective recomputation drops the attention-score term"
     else:
         text += "; fused attention saves no s x s scores"
+    return const, text
+
+
+def _act_architecture(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
+    """Bytes per s*b*h counted tensor by tensor from the shape (BF16, 2 bytes each):
+    two norm inputs (4h), the QKV input (2h), Q and the attention output (2 x 2ah_d),
+    K and V (2 x 2 k d_h: grouped-query attention saves fewer), the MLP input (2h) and
+    its intermediates (SwiGLU: gate, up and their product, 3 x 2f; GELU: its input and
+    output, 2 x 2f), and one-byte dropout masks after attention and the MLP where the
+    recipe uses dropout (the GPT-style GELU models). Korthikanti's 34 is this count for
+    GPT-3's shape; Llama 3 405B gives 31.75."""
+    q, kv = a_ * dh_, k_ * dh_
+    mlp = 6 * f_ if c.mlp == "swiglu" else 4 * f_
+    drop = 2 * h_ if c.mlp == "gelu" else 0
+    unsplit = 8 * h_ + drop                 # norm inputs, QKV and MLP inputs, masks
+    split = 4 * q + 4 * kv + mlp            # Q, O, K, V and the MLP intermediates
+    if c.sequence_parallel:
+        const = (unsplit + split) / (h_ * tensor)
+        how = "all divided by tp (sequence parallelism)"
+    else:
+        const = unsplit / h_ + split / (h_ * tensor)
+        how = "the norms' and matmuls' inputs not split by tp (no sequence parallelism)"
+    mlp_text = "6f (SwiGLU)" if c.mlp == "swiglu" else "4f (GELU), dropout masks 2h"
+    text = (f"saved tensors counted from the shape (norm inputs 4h, QKV and MLP inputs "
+            f"4h, Q/K/V/output 4ad_h + 4kd_h, MLP {mlp_text}) per s*b*h, {how}")
+    if not c.flash_attention and c.recompute == "none":
+        const += 5 * a_ * s_ / (h_ * tensor)
+        text += ", plus 5as/h for the saved attention scores"
     return const, text
 
 
