@@ -144,8 +144,11 @@ _ALL = [
     _k("recompute", "layout", "", "activation recomputation: none, selective or full",
        kind="choice", choices=("none", "selective", "full"), default="none"),
     _k("activation_formula", "layout", "",
-       "activation constant: korthikanti (34 sbh) or megatron (18 + 4f/h) sbh",
-       kind="choice", choices=("korthikanti", "megatron"), default="korthikanti"),
+       "activation constant: korthikanti (34 sbh), megatron (18 + 4f/h) sbh, or "
+       "architecture (counted from the shape: SwiGLU, GQA, fused attention, dropout; "
+       "the layout engine's default)",
+       kind="choice", choices=("korthikanti", "megatron", "architecture"),
+       default="korthikanti"),
     _k("buffer_bytes", "layout", "B", "working buffers per GPU (communication, allocator)",
        default=0, minimum=0, exclusive_min=False),
     # --- performance model of the layout engine (solver.perf; sources in perf.CONSTANTS)
@@ -177,8 +180,14 @@ _ALL = [
        "fraction of GPU memory kept free for allocator fragmentation", default=0.05,
        minimum=0.0, maximum=0.9, exclusive_min=False),
     _k("workspace_bytes", "performance", "B",
-       "CUDA context, NCCL and cuBLAS workspaces per GPU (layout engine)", default=4e9,
-       minimum=0, exclusive_min=False),
+       "NCCL and cuBLAS workspaces and communication buckets per GPU (layout engine)",
+       default=4e9, minimum=0, exclusive_min=False),
+    _k("cuda_context_bytes", "performance", "B",
+       "memory the CUDA context takes before anything is allocated (layout engine)",
+       default=0.5e9, minimum=0, exclusive_min=False),
+    _k("hbm_physical_bytes", "performance", "B",
+       "HBM the part physically holds (layout engine); 0: the marketed GB read as GiB "
+       "(an 80 GB H100 has 80 GiB)", default=0, minimum=0, exclusive_min=False),
     # --- communication
     _k("bytes", "communication", "B", "bytes to move (for comm_time)"),
     _k("bandwidth", "communication", "B/s", "link bandwidth (for comm_time); defaults to "

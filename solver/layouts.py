@@ -15,7 +15,8 @@ should learn, and the search says so in :attr:`Ranking.note`.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from solver.errors import SolverError
 from solver.perf import (
@@ -25,6 +26,9 @@ from solver.perf import (
     Workload,
     evaluate,
     memory_of,
+    probe_time,
+    splittable,
+    stage_split,
     usable_memory,
 )
 
@@ -36,20 +40,120 @@ CP_WORTH = 0.10
 its complexity only when the sequence needs it (activations that do not fit otherwise,
 or attention that dominates), not to shave a few percent off a short-sequence run."""
 
+PRUNE_MARGIN = 0.3
+"""A structure, interleave and micro-batch whose least possible step time (ZeRO-1, no
+recomputation, memory not asked) is this much above the fastest layout found so far is
+not searched further: it could not be listed near the best."""
+
 MAX_MICRO_BATCH = 16
 """Largest micro-batch the search tries (larger ones only grow the bubble and memory)."""
 
 Fixed = Mapping[str, int | str]
 
 
+MAX_FACTORED = 2**62
+"""Largest number :func:`divisors` factors (a bound on hostile inputs, far above any
+GPU count or batch: the workload refuses larger ones first)."""
+
+
+def _is_prime(n: int) -> bool:
+    """Deterministic Miller-Rabin for n < 3.3e24 (the first 13 primes as witnesses)."""
+    if n < 2:
+        return False
+    small = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
+    for p in small:
+        if n % p == 0:
+            return n == p
+    d, r = n - 1, 0
+    while d % 2 == 0:
+        d, r = d // 2, r + 1
+    for a in small:
+        x = pow(a, d, n)
+        if x in (1, n - 1):
+            continue
+        for _ in range(r - 1):
+            x = x * x % n
+            if x == n - 1:
+                break
+        else:
+            return False
+    return True
+
+
+def _rho(n: int) -> int:
+    """A non-trivial factor of the odd composite n (Pollard's rho, Brent's cycle)."""
+    from math import gcd
+
+    c = 1
+    while True:
+        x = y = 2
+        d = 1
+        while d == 1:
+            x = (x * x + c) % n
+            y = (y * y + c) % n
+            y = (y * y + c) % n
+            d = gcd(abs(x - y), n)
+        if d != n:
+            return d
+        c += 1
+
+
+def factorize(n: int) -> dict[int, int]:
+    """Prime factors of n with their exponents: trial division by small primes, then
+    Pollard's rho for what is left (milliseconds for any n up to :data:`MAX_FACTORED`).
+
+    >>> factorize(10**15)
+    {2: 15, 5: 15}
+
+    Raises:
+        SolverError: n below 1 or above :data:`MAX_FACTORED`.
+    """
+    if n < 1 or n > MAX_FACTORED:
+        raise SolverError(f"{n} is outside the range the layout search factors "
+                          f"(1 to 2^62)")
+    out: dict[int, int] = {}
+    for p in (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37):
+        while n % p == 0:
+            out[p] = out.get(p, 0) + 1
+            n //= p
+    stack = [n] if n > 1 else []
+    while stack:
+        m = stack.pop()
+        if _is_prime(m):
+            out[m] = out.get(m, 0) + 1
+            continue
+        d = _rho(m)
+        stack += [d, m // d]
+    return dict(sorted(out.items()))
+
+
+@lru_cache(maxsize=4096)
+def _divisors(n: int) -> tuple[int, ...]:
+    found = [1]
+    for p, k in factorize(n).items():
+        found = [d * p**i for d in found for i in range(k + 1)]
+    return tuple(sorted(found))
+
+
 def divisors(n: int) -> list[int]:
-    """The divisors of n, ascending.
+    """The divisors of n, ascending, from its prime factors (never trial division up
+    to n or its square root: a batch of 10^15 sequences factors at once).
 
     >>> divisors(12)
     [1, 2, 3, 4, 6, 12]
+    >>> len(divisors(10**15))
+    256
     """
-    small = [d for d in range(1, int(n**0.5) + 1) if n % d == 0]
-    return sorted(set(small + [n // d for d in small]))
+    return list(_divisors(n))
+
+
+def small_divisors(n: int, limit: int) -> list[int]:
+    """The divisors of n up to `limit`, ascending (without factoring n).
+
+    >>> small_divisors(10**15, 16)
+    [1, 2, 4, 5, 8, 10, 16]
+    """
+    return [d for d in range(1, min(n, limit) + 1) if n % d == 0]
 
 
 def complexity(w: Workload, lay: Layout) -> float:
@@ -77,7 +181,8 @@ def _structures(w: Workload, fixed: Fixed) -> Iterator[tuple[int, int, int, int,
                 or not _aligned(tp, w.gpus_per_node):
             continue
         for pp in divisors(w.gpus // tp):
-            if not _ok(fixed, "pp", pp) or w.layers % pp:
+            if not _ok(fixed, "pp", pp) or not splittable(w.layers, pp) or (
+                    "pp" not in fixed and w.layers % pp and 2 * pp > w.layers):
                 continue
             for cp in divisors(w.gpus // (tp * pp)):
                 if not _ok(fixed, "cp", cp) or (cp > 1 and w.seq % (2 * cp)) \
@@ -106,51 +211,97 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
                   and (r != "selective" or not w.flash_attention
                        or fixed.get("recompute") == "selective")]
     out: list[Evaluation] = []
+    # Every (structure, interleave, micro-batch) with the least step time its (zero,
+    # recompute) choices could reach; the choices are searched, memory asked, only for
+    # those within PRUNE_MARGIN of the fastest layout found so far, fastest first.
+    probes: list[tuple[float, Layout]] = []
     for tp, pp, cp, ep, dp in _structures(w, fixed):
-        stage = w.layers // pp
+        # Interleaving splits each middle stage into v chunks (the first and last
+        # stages' chunks take what their lighter share leaves).
+        stage = stage_split(w.layers, pp)[1]
         vs = [v for v in divisors(stage) if v <= 8 and (pp > 1 or v == 1)
               and _ok(fixed, "interleave", v)]
         per_rank = w.global_batch // dp
-        bs = [b for b in divisors(per_rank) if b <= MAX_MICRO_BATCH
-              and _ok(fixed, "micro_batch", b)]
+        if "micro_batch" in fixed:
+            b = int(fixed["micro_batch"])
+            bs = [b] if per_rank % b == 0 else []
+        else:
+            bs = small_divisors(per_rank, MAX_MICRO_BATCH)
+        z0 = int(fixed.get("zero", 1))
+        r0 = str(fixed.get("recompute", "none"))
         for v in vs:
             for b in bs:
-                m = per_rank // b
-                if v > 1 and m % pp:
+                if v > 1 and (per_rank // b) % pp:
                     continue
-                # ZeRO over a single data-parallel rank shards nothing: stage 0 only.
-                found = _best_fitting(w, Layout(tp, pp, cp, ep, dp, 0, v, b, "none"),
-                                      zeros if dp * cp > 1 or 0 not in zeros else [0],
-                                      recomputes)
-                if not found:
-                    break   # a larger micro-batch needs more memory still
-                out.extend(found)
+                lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0)
+                probes.append((probe_time(w, lay), lay))
+    probes.sort(key=lambda x: x[0])
+    fastest = float("inf")
+    for bound, base in probes:
+        if bound > fastest * (1 + PRUNE_MARGIN):
+            break   # nothing left can be listed near the best
+        # ZeRO over a single data-parallel rank shards nothing: stage 0 only.
+        partial = (int(fixed["recompute_layers"]) if "recompute_layers" in fixed
+                   else None)
+        found = _best_fitting(w, base, zeros if base.dp * base.cp > 1 or 0 not in zeros
+                              else [0], recomputes, partial)
+        out.extend(found)
+        if found:
+            fastest = min(fastest, *(e.step_time for e in found))
     out.sort(key=lambda e: e.step_time)
     return out
 
 
 def _best_fitting(w: Workload, base: Layout, zeros: list[int],
-                  recomputes: list[str]) -> list[Evaluation]:
-    """The undominated (zero, recompute) choices that fit for one structure."""
+                  recomputes: list[str], partial: int | None = None) -> list[Evaluation]:
+    """The undominated (zero, recompute) choices that fit for one structure. Full
+    recomputation recomputes the fewest layers of each stage that make it fit
+    (Megatron's ``--recompute-num-layers``), unless `partial` fixes how many."""
     found: list[Evaluation] = []
     usable = usable_memory(w)
     for r in recomputes:
         for z in zeros:
-            lay = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z, base.interleave,
-                         base.micro_batch, r)
-            if sum(memory_of(w, lay).values()) > usable:
+            lay: Layout | None = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z,
+                                        base.interleave, base.micro_batch, r)
+            assert lay is not None
+            if r == "full":
+                lay = _least_recompute(w, lay, usable, partial)
+                if lay is None:
+                    continue
+            elif sum(memory_of(w, lay).values()) > usable:
                 continue
             e = evaluate(w, lay, checked=True)
             found.append(e)
             if z == 1 and 0 in zeros:   # zero 0 costs the same time: keep it if it fits
-                e0 = evaluate(w, Layout(**{**lay.as_dict(), "zero": 0}),  # type: ignore[arg-type]
-                              checked=True)
+                e0 = evaluate(w, replace(lay, zero=0), checked=True)
                 if e0.fits:
                     found.append(e0)
             break
         if found and found[-1].layout.zero != 3:
             return found
     return found
+
+
+def _least_recompute(w: Workload, lay: Layout, usable: float, partial: int | None
+                     ) -> Layout | None:
+    """`lay` with full recomputation of the fewest layers per stage that fit (or of
+    `partial` layers when given); None when even recomputing every layer does not."""
+    def fits(n: int) -> bool:
+        return sum(memory_of(w, replace(lay, recompute_layers=n)).values()) <= usable
+
+    if partial is not None:
+        return replace(lay, recompute_layers=partial) if fits(partial) else None
+    if not fits(0):
+        return None
+    most = max(stage_split(w.layers, lay.pp))
+    lo, hi = 1, most          # the answer lies in [lo, hi]; hi = all layers
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if fits(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return replace(lay, recompute_layers=0 if lo >= most else lo)
 
 
 @dataclass(frozen=True)
@@ -187,6 +338,56 @@ class NothingFits(SolverError):
         self.closest = closest
 
 
+class NoLayout(SolverError):
+    """No layout can be built at all (before memory is asked); the message says why."""
+
+
+def no_layout_reason(w: Workload, fixed: Fixed) -> str:
+    """Why no factorization of the GPUs is a legal layout, in one line: the last test
+    the candidates failed (heads and nodes for tp, layers for pp, the sequence for cp,
+    the batch for dp).
+
+    >>> w = _demo_for_reasons()
+    >>> no_layout_reason(w, {"pp": 1})
+    'no factorization of 384 GPUs whose data-parallel size divides 2048 sequences'
+    """
+    g = w.gpus
+    tps = [t for t in divisors(g) if _ok(fixed, "tp", t) and not (
+        w.heads % t or (w.kv_heads % t and t % w.kv_heads)) and _aligned(t, w.gpus_per_node)]
+    if not tps:
+        return (f"no tensor-parallel degree of {g} GPUs divides the {w.heads} heads "
+                f"({w.kv_heads} KV heads) and fits nodes of {w.gpus_per_node} GPUs"
+                + (f" (tp={fixed['tp']} is fixed)" if "tp" in fixed else ""))
+    pairs = [(t, p) for t in tps for p in divisors(g // t)
+             if _ok(fixed, "pp", p) and splittable(w.layers, p)]
+    if not pairs:
+        return (f"no pipeline degree stages the {w.layers} layers on {g} GPUs"
+                + (f" (pp={fixed['pp']} is fixed)" if "pp" in fixed else ""))
+    triples = [(t, p, c) for t, p in pairs for c in divisors(g // (t * p))
+               if _ok(fixed, "cp", c) and not (c > 1 and w.seq % (2 * c))
+               and _aligned(t * c, w.gpus_per_node)]
+    if not triples:
+        return (f"no context-parallel degree splits the {w.seq}-token sequence on {g} "
+                "GPUs")
+    dps = [g // (t * p * c) for t, p, c in triples]
+    if not any(_ok(fixed, "dp", d) for d in dps):
+        return f"dp={fixed['dp']} is not g / (tp*pp*cp) for any legal tp, pp, cp"
+    if not any(_ok(fixed, "dp", d) and w.global_batch % d == 0 for d in dps):
+        return (f"no factorization of {g} GPUs whose data-parallel size divides "
+                f"{w.global_batch} sequences")
+    return (f"no expert-parallel degree divides the {w.experts} experts and the "
+            "data-parallel ranks" + (f" (ep={fixed['ep']} is fixed)" if "ep" in fixed
+                                     else ""))
+
+
+def _demo_for_reasons() -> Workload:
+    from dataclasses import replace
+
+    from solver.perf import _demo
+
+    return replace(_demo(), gpus=384, global_batch=2048)
+
+
 def rank(w: Workload, fixed: Fixed | None = None) -> Ranking:
     """Search and order the layouts: simplest among the near-fastest first.
 
@@ -194,6 +395,8 @@ def rank(w: Workload, fixed: Fixed | None = None) -> Ranking:
         NothingFits: when no layout fits in memory (with the closest one).
     """
     found = search(w, fixed)
+    if not found and not any(True for _ in _structures(w, dict(fixed or {}))):
+        raise NoLayout(no_layout_reason(w, dict(fixed or {})))
     if not found:
         closest = closest_miss(w, fixed)
         where = ""

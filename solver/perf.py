@@ -42,6 +42,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from solver.errors import SolverError
@@ -54,7 +55,7 @@ RECOMPUTE = ("none", "selective", "full")
 """Activation recomputation policies, cheapest in time first."""
 
 LAYOUT_KEYS = ("tp", "pp", "cp", "ep", "dp", "zero", "interleave", "micro_batch",
-               "recompute")
+               "recompute", "recompute_layers")
 """The keys a layout sets (the search's axes); `sequence_parallel` is a software switch."""
 
 SOURCES: dict[str, str] = {
@@ -93,8 +94,15 @@ SOURCES: dict[str, str] = {
         "allocator fragmentation kept free (PyTorch caching allocator; Megatron "
         "reports 5-10% reserved beyond allocated)"),
     "workspace_bytes": (
-        "CUDA context, NCCL and cuBLAS workspaces and communication buckets per GPU "
-        "(DOMAIN.md: about 4 GB of buffers)"),
+        "NCCL and cuBLAS workspaces and communication buckets per GPU (DOMAIN.md: about "
+        "4 GB of buffers); a memory line of its own"),
+    "cuda_context_bytes": (
+        "what nvidia-smi shows a process using before it allocates anything (about "
+        "500 MiB on an H100 with CUDA 12)"),
+    "hbm_physical_bytes": (
+        "the part's HBM: datasheets' '80 GB' is 80 GiB on an H100 (81,559 MiB shown by "
+        "nvidia-smi), 141 GB on an H200 is 140 GiB shown, 192 GB on an MI300X 192 GiB; "
+        "0 reads the marketed figure as GiB"),
 }
 """Every constant of the model and where its value comes from. Each is a solver key
 (its default lives in :mod:`solver.keys`), so `--set` overrides it."""
@@ -148,6 +156,13 @@ class Workload:
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
+    activation_formula: str = "architecture"
+    """saved bytes per s*b*h of a layer: counted from the shape ("architecture", the
+    engine's default), Korthikanti et al.'s 34, or Megatron-LM's estimator (18 + 4f/h
+    with sequence parallelism, 10 + 24/tp without)"""
+    swiglu: bool = True
+    """the MLP is gated (SwiGLU: three saved intermediates) rather than GELU (two, and
+    the GPT-style recipe's dropout masks)"""
     constants: Mapping[str, float] = field(
         default_factory=lambda: dict(CONSTANTS))
 
@@ -170,6 +185,9 @@ class Layout:
     interleave: int = 1
     micro_batch: int = 1
     recompute: str = "none"
+    recompute_layers: int = 0
+    """with full recomputation, how many layers of each stage recompute (Megatron's
+    ``--recompute-method block --recompute-num-layers``); 0: all of them"""
 
     @property
     def key(self) -> str:
@@ -186,6 +204,8 @@ class Layout:
         parts += [f"dp={self.dp}", f"zero={self.zero}", f"mb={self.micro_batch}"]
         if self.recompute != "none":
             parts.append(f"recompute={self.recompute}")
+        if self.recompute == "full" and self.recompute_layers:
+            parts.append(f"recompute_layers={self.recompute_layers}")
         return " ".join(parts)
 
     def as_dict(self) -> dict[str, int | str]:
@@ -218,6 +238,11 @@ class Evaluation:
             two thirds): the time ZeRO-2/3 traffic of a micro-batch hides behind.
         regather_per_mb: seconds on the wire per micro-batch if ZeRO-2/3 sharded
             every micro-batch as written (0 below ZeRO-2).
+        stage_layers: layers of the first, each middle and the last pipeline stage
+            (:func:`stage_split`; all three equal when pp divides the layers).
+        memory_stage / time_stage: the stage whose memory is reported (the one that
+            needs the most) and the one whose micro-batch time paces the pipeline:
+            "first", "second", "last", or "only" when pp = 1.
     """
 
     layout: Layout
@@ -239,6 +264,9 @@ class Evaluation:
     zero_in_step: int = 0
     compute_per_mb: float = 0.0
     regather_per_mb: float = 0.0
+    stage_layers: tuple[int, int, int] = (0, 0, 0)
+    memory_stage: str = "only"
+    time_stage: str = "only"
 
     @property
     def memory_per_gpu(self) -> float:
@@ -255,12 +283,112 @@ class Evaluation:
             "hfu": self.hfu, "tokens_per_s_per_gpu": self.tokens_per_s_per_gpu,
             "microbatches": self.microbatches, "key": self.layout.key,
             "hidden": dict(self.hidden), "zero_in_step": self.zero_in_step,
+            "stage_layers": list(self.stage_layers), "memory_stage": self.memory_stage,
+            "time_stage": self.time_stage,
         })
         return out
 
 
 class LayoutImpossible(SolverError):
     """A layout that cannot be built for this workload; `str()` is one line."""
+
+
+@lru_cache(maxsize=1024)
+def stage_split(layers: int, pp: int) -> tuple[int, int, int]:
+    """Layers of the first, each middle, and the last pipeline stage.
+
+    Megatron-LM splits evenly when ``pp`` divides the layers; otherwise the middle
+    stages hold equal shares and the first and last stages take what is left
+    (``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``),
+    lighter ones since they also hold the embedding and the output layer with its loss
+    (Llama 3 405B: 126 layers on 16 stages as 7 + 14 x 8 + 7). Of two equal remainders
+    the last stage gets the smaller share (the loss costs more than the embedding).
+
+    >>> stage_split(126, 16), stage_split(70, 12), stage_split(61, 16)
+    ((7, 8, 7), (5, 6, 5), (3, 4, 2))
+    >>> stage_split(80, 8)
+    (10, 10, 10)
+
+    Raises:
+        LayoutImpossible: more stages than layers, or no split with equal middle stages.
+    """
+    if pp < 1:
+        raise LayoutImpossible("pp must be at least 1")
+    if pp == 1:
+        return layers, layers, layers
+    if pp > layers:
+        raise LayoutImpossible(f"pp={pp} is more stages than the {layers} layers")
+    if layers % pp == 0:
+        k = layers // pp
+        return k, k, k
+    if pp == 2:   # no middle stage: the first's share stands for it
+        return layers - layers // 2, layers - layers // 2, layers // 2
+    up = -(-layers // pp)
+    for k in (up, up - 1):
+        rest = layers - (pp - 2) * k
+        if k >= 1 and rest >= 2:
+            last = rest // 2
+            return rest - last, k, last
+    raise LayoutImpossible(f"pp={pp} cannot stage the {layers} layers with equal middle "
+                           "stages")
+
+
+def splittable(layers: int, pp: int) -> bool:
+    """Whether :func:`stage_split` can stage `layers` on `pp` stages."""
+    try:
+        stage_split(layers, pp)
+    except LayoutImpossible:
+        return False
+    return True
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One pipeline stage as memory and time see it.
+
+    Attributes:
+        name: "first", "second", "last" or "only" (pp = 1).
+        layers: its transformer layers.
+        moe_layers: how many of them are MoE layers.
+        inflight: micro-batches whose activations it holds at its peak (1F1B: the
+            i-th stage holds pp - i).
+        embedding: it holds the input embedding.
+        output: it holds the output layer, its logits and the loss.
+    """
+
+    name: str
+    layers: int
+    moe_layers: int
+    inflight: float
+    embedding: bool
+    output: bool
+
+
+def stages(w: Workload, lay: Layout) -> tuple[Stage, ...]:
+    """The stages worth costing: the first (most micro-batches in flight, the
+    embedding), the second (the busiest middle stage when the first is lighter) and the
+    last (the output layer and its logits); the only one when pp = 1."""
+    m = max(1, w.global_batch // (lay.dp * lay.micro_batch))
+    return _stages(w.layers, w.moe_layers, lay.pp, m, lay.interleave)
+
+
+@lru_cache(maxsize=4096)
+def _stages(layers: int, moe_layers: int, pp: int, m: int, v: int) -> tuple[Stage, ...]:
+    dense = layers - moe_layers
+
+    def moe(n: int, first_index: int) -> int:
+        return max(0, min(n, first_index + n - dense)) if moe_layers else 0
+
+    if pp == 1:
+        return (Stage("only", layers, moe_layers, 1.0, True, True),)
+    first, mid, last = stage_split(layers, pp)
+    boost = 1 + (pp - 1) / (pp * v) if v > 1 else 1.0
+    out = [Stage("first", first, moe(first, 0), min(pp, m) * boost, True, False)]
+    if pp > 2:
+        out.append(Stage("second", mid, moe(mid, first), min(pp - 1, m) * boost, False,
+                         False))
+    out.append(Stage("last", last, moe(last, layers - last), 1.0, False, True))
+    return tuple(out)
 
 
 def check(w: Workload, lay: Layout) -> None:
@@ -277,6 +405,9 @@ def check(w: Workload, lay: Layout) -> None:
         raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
     if lay.recompute not in RECOMPUTE:
         raise LayoutImpossible("recompute is none, selective or full")
+    if lay.recompute_layers < 0 or (lay.recompute_layers and lay.recompute != "full"):
+        raise LayoutImpossible("recompute_layers counts layers of full recomputation: "
+                               "give it with recompute=full")
     for name, size in (("tp", lay.tp), ("tp*cp", lay.tp * lay.cp)):
         if (size > w.gpus_per_node and size % w.gpus_per_node) or (
                 size < w.gpus_per_node and w.gpus_per_node % size):
@@ -288,11 +419,10 @@ def check(w: Workload, lay: Layout) -> None:
     if w.heads % lay.tp or (w.kv_heads % lay.tp and lay.tp % w.kv_heads):
         raise LayoutImpossible(f"tp={lay.tp} does not divide the {w.heads} heads "
                                f"({w.kv_heads} KV heads)")
-    if w.layers % lay.pp:
-        raise LayoutImpossible(f"pp={lay.pp} does not divide the {w.layers} layers")
-    if lay.interleave > 1 and (lay.pp == 1 or (w.layers // lay.pp) % lay.interleave):
+    mid = stage_split(w.layers, lay.pp)[1]   # raises when the layers cannot be staged
+    if lay.interleave > 1 and (lay.pp == 1 or mid % lay.interleave):
         raise LayoutImpossible(f"interleave={lay.interleave} needs pp > 1 and must divide "
-                               f"the {w.layers // lay.pp} layers of a stage")
+                               f"the {mid} layers of a stage")
     if lay.cp > 1 and w.seq % (2 * lay.cp):
         raise LayoutImpossible(f"cp={lay.cp}: the {w.seq}-token sequence does not split "
                                "into 2*cp equal chunks")
@@ -390,15 +520,24 @@ def _exposed(traffic: float, window: float, overlap: float, pieces: float) -> fl
     return first + max(0.0, traffic - first - overlap * window)
 
 
-def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
-    """One layout with `stage` the sharding in effect during the step (<= lay.zero)."""
+def probe_time(w: Workload, lay: Layout) -> float:
+    """The least step time any (zero, recompute) choice of this layout's structure,
+    interleave and micro-batch can reach: ZeRO-1 or less without recomputation, memory
+    not asked (the search skips what cannot come close)."""
+    zero = 0 if lay.dp * lay.cp == 1 else min(lay.zero, 1)
+    return _evaluate(w, replace(lay, zero=zero), zero, with_memory=False).step_time
+
+
+def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
+              ) -> Evaluation:
+    """One layout with `stage` the sharding in effect during the step (<= lay.zero);
+    without memory (`with_memory` false) only the times are meant to be read."""
     c = w.constants
     tp, pp, cp, ep, dp, v, b = (lay.tp, lay.pp, lay.cp, lay.ep, lay.dp, lay.interleave,
                                 lay.micro_batch)
     node = w.gpus_per_node
     link_eff = c["link_efficiency"]
     m = w.global_batch // (dp * b)
-    stage_layers = w.layers / pp
     tokens = b * w.seq / cp                      # tokens one GPU sees per micro-batch
     h, s = w.hidden, w.seq
     full = lay.recompute == "full"
@@ -407,12 +546,25 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     # ---------------------------------------------------------- compute, per micro-batch
     eff = gemm_efficiency(w, tp, tokens)
     rate = w.peak_flops * eff
-    fwd_mm = 2 * tokens * w.layer_active_params * stage_layers / tp
-    fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
     fwd_logits = 2 * tokens * w.vocab * h / tp
+    # The stage that takes longest per micro-batch sets the pipeline's pace: its layers,
+    # plus the output layer and the loss when it is the last (an uneven split makes the
+    # first and last stages lighter to pay for the embedding and the loss).
+    layer_fwd = 2 * tokens * w.layer_active_params / tp
+    t_fwd_layer = (layer_fwd + 4 * tokens * s * w.heads * w.head_dim / tp) / rate
+    t_logits_est = 3 * fwd_logits / rate
+    sts = stages(w, lay)
+    busy = max(sts, key=lambda st: st.layers * t_fwd_layer + (t_logits_est / 3
+                                                              if st.output else 0.0))
+    stage_layers = busy.layers
+    fwd_mm = layer_fwd * stage_layers
+    fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
     model_mb = 3 * (fwd_mm + fwd_attn)
-    extra_mb = (fwd_mm + fwd_attn) if full else fwd_attn if lay.recompute == "selective" \
-        else 0.0
+    # Full recomputation of `share` of the stage's layers (all, or recompute_layers).
+    share = (min(1.0, lay.recompute_layers / stage_layers) if full and lay.recompute_layers
+             else 1.0)
+    extra_mb = (share * (fwd_mm + fwd_attn) if full else fwd_attn
+                if lay.recompute == "selective" else 0.0)
     # Memory-bound work between the matmuls (norms, residual adds, dropouts, the MLP's
     # activation function, and without fused attention the softmax over the scores):
     # HBM bytes per token per layer, forward; backward moves about twice as much.
@@ -420,10 +572,11 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
               + (0.0 if w.flash_attention else 5.0 * w.heads * s / tp))
     t_ew = ew_fwd * tokens * stage_layers / w.hbm_bw
     t_model = model_mb / rate + 3 * t_ew
-    t_recompute = extra_mb / rate + (t_ew if full else 0.0)
+    t_recompute = extra_mb / rate + (share * t_ew if full else 0.0)
     # The output layer's GEMMs, plus its FP32 softmax cross-entropy: the logits are
     # written, read, their gradient written and read again, 4 bytes each time.
-    t_logits = 3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
+    t_logits = (3 * fwd_logits / rate + 16.0 * tokens * w.vocab / tp / w.hbm_bw
+                if busy.output else 0.0)
     t_attn = 3 * fwd_attn / rate
 
     # ---------------------------------------------------------- communication
@@ -432,7 +585,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     tp_net = tp > node
     tp_bw = (w.inter_bw if tp_net else w.intra_bw) * link_eff
     act = tokens * h * w.weight_bytes
-    wire_tp = ((6 if full else 4) * stage_layers * _ring(tp, True) * act / tp_bw
+    wire_tp = ((4 + 2 * share * full) * stage_layers * _ring(tp, True) * act / tp_bw
                if tp > 1 else 0.0)
     t_tp = wire_tp * (1 - c["tp_overlap"])
     cp_net = tp * cp > node
@@ -447,7 +600,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
     if ep > 1 and w.moe_layers:
         ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
         a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
-        t_ep = (6 if full else 4) * a2a * w.moe_layers / pp / ep_bw
+        t_ep = (4 + 2 * share * full) * a2a * busy.moe_layers / ep_bw
     t_p2p = 0.0
     if pp > 1:
         pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
@@ -456,7 +609,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         t_p2p = 2 * v * act / tp / pp_bw
 
     # ---------------------------------------------------------- parameters held
-    dense, expert = _held_parts(w, lay)
+    dense, expert = _held_parts(w, lay, busy)
     # Parameters through each ZeRO collective per rank: dense weights over the dp*cp
     # ranks that hold them, routed experts over the dp*cp/ep that hold the same experts.
     moved = (_ring(dp * cp, False) * dense
@@ -488,7 +641,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         wire_dp = reduce + gather
         t_dp = (_exposed(reduce, backward_last, o, stage_layers)
                 + _exposed(gather, fwd_window, o, stage_layers))
-    updated = _kept(w, lay, lay.zero >= 1)
+    updated = _kept(w, lay, lay.zero >= 1, busy)
     t_opt = updated * c["optimizer_traffic_bytes"] / w.hbm_bw
 
     # ---------------------------------------------------------- step
@@ -506,13 +659,16 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
               "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
     step = sum(time.values())
 
-    memory = memory_of(w, lay, stage)
+    if with_memory:
+        memory, peak = _busiest_memory(w, lay, stage)
+    else:
+        memory, peak = {}, busy
     usable = usable_memory(w)
 
     model_flops = (3 * (2 * w.layer_active_params * w.layers + 4 * s * w.heads
                         * w.head_dim * w.layers + 2 * w.vocab * h)) * w.tokens
-    extra = (2 * w.layer_active_params * w.layers + 4 * s * w.heads * w.head_dim
-             * w.layers) if full else (4 * s * w.heads * w.head_dim * w.layers
+    extra = share * (2 * w.layer_active_params * w.layers + 4 * s * w.heads * w.head_dim
+                     * w.layers) if full else (4 * s * w.heads * w.head_dim * w.layers
                                        if lay.recompute == "selective" else 0.0)
     hardware_flops = model_flops + extra * w.tokens
     denom = step * w.gpus * w.peak_flops
@@ -532,34 +688,41 @@ def _evaluate(w: Workload, lay: Layout, stage: int) -> Evaluation:
         cp_link="network" if cp_net else "NVLink",
         dp_link="network" if dp_net else "NVLink",
         hidden={k: max(0.0, x) for k, x in hidden.items()}, zero_in_step=stage,
-        compute_per_mb=compute_mb, regather_per_mb=regather)
+        compute_per_mb=compute_mb, regather_per_mb=regather,
+        stage_layers=stage_split(w.layers, pp), memory_stage=peak.name,
+        time_stage=busy.name)
 
 
-def _held_parts(w: Workload, lay: Layout) -> tuple[float, float]:
-    """Parameters one GPU holds before ZeRO, as (dense, routed experts): its stage's
-    layers / tp and, on the first or last stage, the embeddings or output layer; its
-    stage's experts / ep, each split by tp too (Megatron-Core's expert tensor
-    parallelism defaults to the TP degree, as the compute above assumes)."""
-    pp = lay.pp
-    stage_layers = w.layers / pp
-    emb_share = w.embedding_params if pp == 1 else w.embedding_params / (
-        1 if w.tied_embeddings else 2)
-    return (w.layer_params * stage_layers / lay.tp + emb_share / lay.tp,
-            w.expert_params / pp / lay.ep / lay.tp)
+def _held_parts(w: Workload, lay: Layout, st: Stage | None = None
+                ) -> tuple[float, float]:
+    """Parameters one GPU of a stage holds before ZeRO, as (dense, routed experts): the
+    stage's layers / tp and its embedding or output layer; its MoE layers' experts / ep,
+    each split by tp too (Megatron-Core's expert tensor parallelism defaults to the TP
+    degree, as the compute assumes). Default stage: the first."""
+    st = st or stages(w, lay)[0]
+    if lay.pp == 1:
+        emb_share = w.embedding_params
+    else:
+        one = w.embedding_params / (1 if w.tied_embeddings else 2)
+        emb_share = one * (st.embedding + st.output)
+    per_moe = w.expert_params / max(1, w.moe_layers)
+    return (w.layer_params * st.layers / lay.tp + emb_share / lay.tp,
+            per_moe * st.moe_layers / lay.ep / lay.tp)
 
 
-def _kept(w: Workload, lay: Layout, sharded: bool) -> float:
+def _kept(w: Workload, lay: Layout, sharded: bool, st: Stage | None = None) -> float:
     """Parameters of one GPU's share after ZeRO sharding (`sharded`) or before: dense
     ones over the dp*cp ranks that hold them, routed experts over the dp*cp/ep ranks
     that hold the same experts (expert data parallelism)."""
-    dense, expert = _held_parts(w, lay)
+    dense, expert = _held_parts(w, lay, st)
     if not sharded:
         return dense + expert
     return dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
 
 
 def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, float]:
-    """Bytes per GPU by component, on the busiest pipeline stage (no legality check).
+    """Bytes per GPU by component, on the pipeline stage that needs the most (no
+    legality check).
 
     Args:
         w: the workload.
@@ -568,47 +731,72 @@ def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, f
             least memory the layout can run in); a lower stage keeps gathered weights
             or full gradients until the step ends (see :func:`evaluate`).
     """
+    return _busiest_memory(w, lay, stage)[0]
+
+
+def _busiest_memory(w: Workload, lay: Layout, stage: int | None = None
+                    ) -> tuple[dict[str, float], Stage]:
+    best: tuple[dict[str, float], Stage] | None = None
+    for st in stages(w, lay):
+        mem = stage_memory(w, lay, st, stage)
+        if best is None or sum(mem.values()) > sum(best[0].values()):
+            best = (mem, st)
+    assert best is not None
+    return best
+
+
+def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
+                 ) -> dict[str, float]:
+    """Bytes per GPU by component on one pipeline stage (see :func:`memory_of`)."""
     zero = lay.zero if stage is None else stage
-    tp, pp, v = lay.tp, lay.pp, lay.interleave
-    m = w.global_batch // (lay.dp * lay.micro_batch)
+    tp = lay.tp
     tokens = lay.micro_batch * w.seq / lay.cp
     sp_div = tp if w.sequence_parallel else 1
-    stage_layers = w.layers / pp
-    wb, gb = w.weight_bytes, w.grad_bytes
-    ob = w.master_bytes + w.optimizer_bytes
+    dense, expert = _held_parts(w, lay, st)
+    whole = dense + expert
+    shard = dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
     # Without resharding after forward (fsdp_reshard false), every layer's gathered
     # weights stay alive from its forward to its backward: the peak holds them all.
-    weights = _kept(w, lay, zero >= 3 and w.fsdp_reshard) * wb
-    grads = _kept(w, lay, zero >= 2) * gb
-    optim = _kept(w, lay, lay.zero >= 1) * ob
+    weights = (shard if zero >= 3 and w.fsdp_reshard else whole) * w.weight_bytes
+    grads = (shard if zero >= 2 else whole) * w.grad_bytes
+    optim = (shard if lay.zero >= 1 else whole) * (w.master_bytes + w.optimizer_bytes)
     if lay.recompute == "full":
         per_layer = 2 * tokens * w.hidden / sp_div
         work = _act_per_layer(w, tokens, tp, sp_div, True)   # one layer at a time
+        n = min(lay.recompute_layers or st.layers, st.layers)
+        # Layers past the recomputed ones keep all their activations.
+        kept = _act_per_layer(w, tokens, tp, sp_div, False) * (st.layers - n)
+        acts = (per_layer * n + kept) * st.inflight + (work if n else 0.0)
     else:
         per_layer = _act_per_layer(w, tokens, tp, sp_div, lay.recompute == "selective")
-        work = 0.0
-    inflight = 1.0 if pp == 1 else min(pp, m) * (1 + ((pp - 1) / (pp * v) if v > 1 else 0))
-    acts = per_layer * stage_layers * inflight + work
-    logits = tokens * w.vocab * 4 / tp            # FP32 logits of the last stage
+        acts = per_layer * st.layers * st.inflight
+    logits = tokens * w.vocab * 4 / tp if st.output else 0.0   # FP32 logits
     # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
-    layer_experts = w.expert_params / max(1, w.moe_layers) / lay.ep / tp
-    gathered = (2 * (w.layer_params / tp + layer_experts) * wb
-                if zero == 3 and w.fsdp_reshard else 0.0)
-    memory = {"weights": weights, "gradients": grads, "optimizer": optim,
-              "activations": acts, "logits": logits if pp == 1 else 0.0,
-              "buffers": w.constants["workspace_bytes"] + gathered}
-    if pp > 1:
-        # The last stage holds one micro-batch in flight but also the logits; keep the
-        # larger of the two stages.
-        last = per_layer * stage_layers + work + logits
-        if last > acts:
-            memory["activations"], memory["logits"] = per_layer * stage_layers + work, logits
-    return memory
+    gathered = 0.0
+    if zero == 3 and w.fsdp_reshard:
+        layer_experts = (w.expert_params / max(1, w.moe_layers) / lay.ep / tp
+                         if st.moe_layers else 0.0)
+        gathered = 2 * (w.layer_params / tp + layer_experts) * w.weight_bytes
+    return {"weights": weights, "gradients": grads, "optimizer": optim,
+            "activations": acts, "logits": logits,
+            "buffers": w.constants["workspace_bytes"] + gathered}
+
+
+def physical_memory(w: Workload) -> float:
+    """The HBM the part holds: `hbm_physical_bytes`, or the marketed GB read as GiB."""
+    return w.constants.get("hbm_physical_bytes") or w.hbm_bytes * 2**30 / 1e9
 
 
 def usable_memory(w: Workload) -> float:
-    """Bytes a GPU offers after the allocator headroom."""
-    return w.hbm_bytes * (1 - w.constants["memory_headroom"])
+    """Bytes a GPU offers to the program: its physical HBM less the CUDA context, less
+    the allocator headroom kept free (the workspace is a memory line of its own).
+
+    >>> round(usable_memory(_demo()) / 1e9, 1)     # 80 GiB: 85.9 GB - 0.5 GB, less 5%
+    81.1
+    """
+    c = w.constants
+    return (physical_memory(w) - c.get("cuda_context_bytes", 0.0)) * (
+        1 - c["memory_headroom"])
 
 
 def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
@@ -616,10 +804,41 @@ def _act_per_layer(w: Workload, tokens: float, tp: int, sp_div: int,
     """Saved activations of one layer (Korthikanti et al. 2022, 34 s b h with fused
     attention; without sequence parallelism only 24 of the 34 are split by tp)."""
     sbh = tokens * w.hidden
-    const = 34.0 / tp if w.sequence_parallel else 10.0 + 24.0 / tp
+    if w.activation_formula == "architecture":
+        return architecture_bytes(w, tp, sp_div > 1 or tp == 1, recompute) * tokens
+    if w.activation_formula == "megatron":
+        # Megatron-LM's theoretical memory estimator (theoretical_memory_usage.py).
+        const = ((18.0 + 4.0 * w.ffn / w.hidden) / tp if w.sequence_parallel
+                 else 10.0 + 24.0 / tp)
+    else:
+        const = 34.0 / tp if w.sequence_parallel else 10.0 + 24.0 / tp
     if not w.flash_attention and not recompute:
         const += 5.0 * w.heads * w.seq / (w.hidden * tp)
     return const * sbh
+
+
+def architecture_bytes(w: Workload, tp: int, sequence_parallel: bool,
+                       recompute: bool = False) -> float:
+    """Saved activation bytes of one layer per token, counted from the shape (the
+    solver's ``activation_formula = "architecture"``, :mod:`solver.quantities`): norm
+    inputs 4h, QKV and MLP inputs 4h, Q, K, V and the attention output
+    ``4 a d_h + 4 k d_h`` (grouped-query attention saves less K/V), the MLP's
+    intermediates (SwiGLU 6f, GELU 4f) and, in the GPT-style recipe, dropout masks 2h.
+
+    >>> w = _demo()
+    >>> round(architecture_bytes(replace(w, swiglu=False, ffn=4 * w.hidden), 1, True)
+    ...       / w.hidden, 2)    # GPT-3's shape: Korthikanti et al.'s 34
+    34.0
+    """
+    h = w.hidden
+    drop = 0.0 if w.swiglu else 2.0 * h
+    unsplit = 8.0 * h + drop
+    split = (4.0 * w.heads * w.head_dim + 4.0 * w.kv_heads * w.head_dim
+             + (6.0 if w.swiglu else 4.0) * w.ffn)
+    per = (unsplit + split) / tp if sequence_parallel else unsplit + split / tp
+    if not w.flash_attention and not recompute:
+        per += 5.0 * w.heads * w.seq / tp
+    return per
 
 
 def workload_from_inputs(inputs: Inputs) -> Workload:
@@ -640,6 +859,7 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
     got = solver_evaluate(["params", "active_params", "attention_params_layer",
                            "mlp_params_layer", "norm_params_layer", "embedding_params",
                            "expert_params"], inputs)
+    _bounded(v)
     experts = int(_num(v, "experts", 0))
     dense_layers = int(_num(v, "dense_layers", 0))
     layers = int(_num(v, "layers"))
@@ -678,7 +898,33 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
-        fsdp_reshard=bool(v.get("fsdp_reshard", True)), constants=consts)
+        fsdp_reshard=bool(v.get("fsdp_reshard", True)),
+        # The engine counts activations from the shape unless a formula is asked for.
+        activation_formula=(str(v.get("activation_formula") or "korthikanti")
+                            if inputs.origin.get("activation_formula") == "set"
+                            else "architecture"),
+        swiglu=str(v.get("mlp") or "swiglu") == "swiglu",
+        constants=consts)
+
+
+MAX_GPUS = 2**20
+"""Most GPUs the layout engine lays out (a million; no cluster is larger)."""
+
+MAX_GLOBAL_BATCH = 2**53
+"""Most sequences per step the engine takes (where floats stop counting exactly)."""
+
+
+def _bounded(values: Mapping[str, Value]) -> None:
+    """Refuse sizes the search cannot take in one line, before any search starts.
+
+    Raises:
+        SolverError: gpus or global_batch past :data:`MAX_GPUS` / :data:`MAX_GLOBAL_BATCH`.
+    """
+    for name, most in (("gpus", MAX_GPUS), ("global_batch", MAX_GLOBAL_BATCH)):
+        raw = values.get(name)
+        if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > most:
+            raise SolverError(f"{name} = {raw:g} is more than the layout engine takes "
+                              f"(at most {most:,})")
 
 
 def _num(values: Mapping[str, Value], name: str, default: float | None = None) -> float:

@@ -196,17 +196,43 @@ def _expert_total(c: Ctx) -> tuple[sp.Expr, str]:
             "Routed-expert weights over all MoE layers.")
 
 
-@quantity("params_per_gpu", "param", "parameters held by one GPU: params/(tp*pp), "
-          "experts also /ep")
+@quantity("params_per_gpu", "param", "parameters held by one GPU, averaged over pipeline "
+          "stages: params/(tp*pp), experts also /ep (params_first_stage: the first stage)")
 def _params_per_gpu(c: Ctx) -> tuple[sp.Expr, str]:
+    avg = (" With pipeline parallelism this is the average over stages; the first stage "
+           "also holds the input embedding (params_first_stage)." if c.pipelined else "")
     if not c.moe:
         return (sym("params") / (t_ * p_),
                 "Tensor parallelism splits every matrix and pipeline parallelism splits the "
-                "layers, so one GPU holds params/(tp*pp).")
+                "layers, so one GPU holds params/(tp*pp)." + avg)
     ex = sym("expert_params")
     return ((sym("params") - ex) / (t_ * p_) + ex / (t_ * p_ * e_),
             "Dense weights are split by tp*pp; routed experts are further split across "
-            "the ep ranks.")
+            "the ep ranks." + avg)
+
+
+def _input_embedding(c: Ctx) -> sp.Expr:
+    """Weights of the input embedding (and learned positions): the first stage's."""
+    return V_ * h_ + (s_ * h_ if c.position == "learned" else 0)
+
+
+@quantity("params_first_stage", "param",
+          "parameters held by one GPU of the first pipeline stage (its layers and the "
+          "input embedding): the busiest, as Megatron-LM's estimator counts it")
+def _params_first(c: Ctx) -> tuple[sp.Expr, str]:
+    if not c.pipelined:
+        return (sym("params_per_gpu"),
+                "Without pipeline parallelism every GPU holds every layer and both "
+                "embeddings: params_per_gpu.")
+    ex = sym("expert_params") if c.moe else sp.Integer(0)
+    layers = sym("params") - ex - sym("embedding_params")
+    expr = layers / (t_ * p_) + _input_embedding(c) / t_
+    if c.moe:
+        expr += ex / (t_ * p_ * e_)
+    return expr, ("The first pipeline stage holds its 1/pp of the layers, split by tp"
+                  + (" (routed experts also by ep)" if c.moe else "")
+                  + ", and the whole input embedding V x h split by tp: the stage with "
+                  "the most weights (the last holds the output layer instead).")
 
 
 # ---------------------------------------------------------------- memory
@@ -236,17 +262,21 @@ def _zero(c: Ctx) -> tuple[sp.Expr, str]:
     opt = sym("bytes_per_param") - w - g
     stage = c.zero
     expr = (w / (d_ if stage >= 3 else 1) + g / (d_ if stage >= 2 else 1)
-            + opt / (d_ if stage >= 1 else 1)) * sym("params_per_gpu")
+            + opt / (d_ if stage >= 1 else 1)) * sym("params_first_stage")
     shard = {0: "nothing is sharded over dp (plain data parallelism)",
              1: "ZeRO-1 shards the optimizer states (master copy and moments) over dp",
              2: "ZeRO-2 shards optimizer states and gradients over dp",
              3: "ZeRO-3/FSDP shards optimizer states, gradients and weights over dp"}[stage]
-    return expr, f"Per-GPU model state: {shard}."
+    where = (" (on the first pipeline stage, which holds the input embedding)"
+             if c.pipelined else "")
+    return expr, f"Per-GPU model state{where}: {shard}."
 
 
 def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
     """The bytes per s*b*h of one layer's saved activations, before recomputation."""
     sp_on = c.sequence_parallel
+    if c.activation_formula == "architecture":
+        return _act_architecture(c, tensor)
     if c.activation_formula == "megatron":
         base = 18 + 4 * f_ / h_
         name = "Megatron estimator's (18 + 4f/h)"
@@ -259,6 +289,13 @@ def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
     elif sp_on:
         const = base / tensor
         text = f"{name} per s*b*h, all divided by tp (sequence parallelism)"
+    elif c.activation_formula == "megatron":
+        # Megatron-LM's estimator without sequence parallelism: 10 + 24/tp, whatever
+        # the MLP width (its own formula; it also adds 5% for temporaries, not here).
+        const = 10 + 24 / tensor
+        text = ("Megatron estimator's 10 + 24/tp per s*b*h without sequence parallelism "
+                "(it leaves out the MLP width and adds 5% for temporaries, which we do "
+                "not)")
     else:
         # Without sequence parallelism only the matmul inputs (24 of the 34) are split.
         const = (base - 24) + 24 / tensor
@@ -270,6 +307,34 @@ def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
         text += "; selective recomputation drops the attention-score term"
     else:
         text += "; fused attention saves no s x s scores"
+    return const, text
+
+
+def _act_architecture(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:
+    """Bytes per s*b*h counted tensor by tensor from the shape (BF16, 2 bytes each):
+    two norm inputs (4h), the QKV input (2h), Q and the attention output (2 x 2ah_d),
+    K and V (2 x 2 k d_h: grouped-query attention saves fewer), the MLP input (2h) and
+    its intermediates (SwiGLU: gate, up and their product, 3 x 2f; GELU: its input and
+    output, 2 x 2f), and one-byte dropout masks after attention and the MLP where the
+    recipe uses dropout (the GPT-style GELU models). Korthikanti's 34 is this count for
+    GPT-3's shape; Llama 3 405B gives 31.75."""
+    q, kv = a_ * dh_, k_ * dh_
+    mlp = 6 * f_ if c.mlp == "swiglu" else 4 * f_
+    drop = 2 * h_ if c.mlp == "gelu" else 0
+    unsplit = 8 * h_ + drop                 # norm inputs, QKV and MLP inputs, masks
+    split = 4 * q + 4 * kv + mlp            # Q, O, K, V and the MLP intermediates
+    if c.sequence_parallel:
+        const = (unsplit + split) / (h_ * tensor)
+        how = "all divided by tp (sequence parallelism)"
+    else:
+        const = unsplit / h_ + split / (h_ * tensor)
+        how = "the norms' and matmuls' inputs not split by tp (no sequence parallelism)"
+    mlp_text = "6f (SwiGLU)" if c.mlp == "swiglu" else "4f (GELU), dropout masks 2h"
+    text = (f"saved tensors counted from the shape (norm inputs 4h, QKV and MLP inputs "
+            f"4h, Q/K/V/output 4ad_h + 4kd_h, MLP {mlp_text}) per s*b*h, {how}")
+    if not c.flash_attention and c.recompute == "none":
+        const += 5 * a_ * s_ / (h_ * tensor)
+        text += ", plus 5as/h for the saved attention scores"
     return const, text
 
 
@@ -312,10 +377,27 @@ def _act(c: Ctx) -> tuple[sp.Expr, str]:
     return expr, text
 
 
-@quantity("memory_per_gpu", "B", "model state as sharded by the layout + activations")
+@quantity("logits_bytes", "B", "FP32 logits of one micro-batch on the last pipeline stage "
+          "(4 bytes per vocabulary entry per token, split by tp and cp)")
+def _logits(c: Ctx) -> tuple[sp.Expr, str]:
+    return (4 * s_ * b_ * V_ / (t_ * c_),
+            "The output layer's logits, kept in FP32 for the softmax cross-entropy: "
+            "4 bytes x vocabulary x tokens of a micro-batch, split by tp (and cp). "
+            "Megatron's estimator counts 4 x s*b*(h + V)/tp here instead.")
+
+
+@quantity("memory_per_gpu", "B", "model state as sharded by the layout + activations "
+          "(+ logits at pp = 1) + buffers, on the first pipeline stage")
 def _memory(c: Ctx) -> tuple[sp.Expr, str]:
-    return (sym("zero_bytes_per_gpu") + sym("activation_bytes") + sym("buffer_bytes"),
-            "Per-GPU memory = sharded model state + activations + working buffers.")
+    if c.pipelined:
+        return (sym("zero_bytes_per_gpu") + sym("activation_bytes") + sym("buffer_bytes"),
+                "Per-GPU memory on the first pipeline stage (the most micro-batches in "
+                "flight and the input embedding) = sharded model state + activations + "
+                "working buffers; the logits live on the last stage.")
+    return (sym("zero_bytes_per_gpu") + sym("activation_bytes") + sym("logits_bytes")
+            + sym("buffer_bytes"),
+            "Per-GPU memory = sharded model state + activations + the FP32 logits (every "
+            "GPU runs the output layer at pp = 1) + working buffers.")
 
 
 @quantity("memory_unsharded", "B",

@@ -46,7 +46,7 @@ def _layout_value(key: str, raw: str) -> int | str:
         raise LayoutImpossible(f"{key} takes a whole number, not {raw!r}") from None
     if key == "zero" and value not in (0, 1, 2, 3):
         raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
-    if key != "zero" and value < 1:
+    if key not in ("zero", "recompute_layers") and value < 1:
         raise LayoutImpossible(f"{key} must be at least 1")
     return value
 
@@ -63,6 +63,8 @@ def split(pairs: dict[str, str]) -> tuple[dict[str, str], dict[str, int | str]]:
             layout[key] = _layout_value(key, raw)
         else:
             work[key] = raw
+    if layout.get("recompute_layers") and "recompute" not in layout:
+        layout["recompute"] = "full"    # recomputing some layers is full recomputation
     return work, layout
 
 

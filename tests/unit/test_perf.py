@@ -36,9 +36,23 @@ def test_seed_case_puts_tp8_with_data_parallel_64_in_the_top_three() -> None:
 
 
 def test_activations_of_the_reference_layout_match_domain() -> None:
-    e = evaluate(W, Layout(tp=8, dp=64, zero=3))
-    # DOMAIN.md: 34 s b h / tp per layer, 80 layers: 22.8 GB at TP 8.
+    # DOMAIN.md: 34 s b h / tp per layer, 80 layers: 22.8 GB at TP 8 (Korthikanti).
+    korthikanti = seed_case(activation_formula="korthikanti")
+    e = evaluate(korthikanti, Layout(tp=8, dp=64, zero=3))
     assert e.memory["activations"] == pytest.approx(22.8e9, rel=0.01)
+    # Counted from Llama 3 70B's shape (SwiGLU, 8 KV heads, no dropout): 33.5 s b h.
+    e = evaluate(W, Layout(tp=8, dp=64, zero=3))
+    assert e.memory["activations"] == pytest.approx(22.8e9 * 33.5 / 34, rel=0.001)
+
+
+def test_llama3_405b_saves_about_32_sbh_per_layer() -> None:
+    from solver.perf import architecture_bytes
+
+    w = seed_case()
+    w405 = workload_from_inputs(resolve_inputs("llama3-405b", "h100", {
+        "gpus": 512, "global_batch": 1024, "microbatches": 1}))
+    assert architecture_bytes(w405, 1, True) / w405.hidden == pytest.approx(31.75)
+    assert architecture_bytes(w, 1, True) / w.hidden == pytest.approx(33.5)
 
 
 def test_tp_across_nodes_goes_over_the_network_and_costs_more() -> None:
@@ -108,7 +122,7 @@ def test_full_recompute_saves_memory_and_costs_time() -> None:
 @pytest.mark.parametrize("layout, words", [
     (Layout(tp=3, dp=170), "straddle"),
     (Layout(tp=8, dp=32), "GPUs"),
-    (Layout(tp=8, pp=64, dp=1), "layers"),
+    (Layout(tp=4, pp=128, dp=1), "layers"),
     (Layout(tp=8, pp=1, dp=64, interleave=2), "interleave"),
 ])
 def test_impossible_layouts_say_why(layout: Layout, words: str) -> None:
@@ -193,3 +207,76 @@ def test_moe_experts_are_split_by_tp_and_sharded_over_their_own_data_parallel_ra
         want = held_dense / lay.dp + experts / (lay.dp // ep)
         got = memory_of(moe, lay)["optimizer"] / (moe.master_bytes + moe.optimizer_bytes)
         assert got == pytest.approx(want, rel=1e-9), (tp, ep)
+
+
+# ---------------------------------------------------------------- uneven pipelines
+
+def flagship(model: str, gpus: int, batch: int, **over: Value) -> Workload:
+    values: dict[str, Value] = {"gpus": gpus, "global_batch": batch, "seq": 8192,
+                                "microbatches": 1, **over}
+    return workload_from_inputs(resolve_inputs(model, "h100", values))
+
+
+def test_llama3_405b_runs_on_16_stages_with_lighter_first_and_last() -> None:
+    w = flagship("llama3-405b", 16384, 2048)
+    e = evaluate(w, Layout(tp=8, pp=16, dp=128, zero=1, interleave=2,
+                           recompute="full"))
+    assert e.stage_layers == (7, 8, 7)
+    # The middle stages pace the pipeline (8 layers against 7 + the output layer).
+    assert e.time_stage in ("second", "last")
+    assert e.to_json()["stage_layers"] == [7, 8, 7]
+
+
+def test_the_busiest_stage_sets_memory_and_embedding_goes_to_its_stage() -> None:
+    w = flagship("llama3-70b", 512, 1024)
+    even = evaluate(w, Layout(tp=8, pp=8, dp=8, zero=1))
+    # The first stage holds 8 micro-batches of activations and the embedding: busiest.
+    assert even.memory_stage == "first"
+    assert even.memory["logits"] == 0.0
+    last = evaluate(w, Layout(tp=8, pp=2, dp=32, zero=1, micro_batch=4))
+    assert last.stage_layers == (40, 40, 40)
+
+
+def test_a_split_megatron_cannot_build_is_refused_with_the_reason() -> None:
+    w = flagship("llama3-70b", 1024, 1024)
+    with pytest.raises(LayoutImpossible, match="more stages than"):
+        evaluate(w, Layout(tp=1, pp=128, dp=8))
+
+
+def test_no_legal_layout_says_which_test_failed() -> None:
+    from solver.layouts import NoLayout
+
+    w = flagship("llama3-70b", 384, 2048)
+    with pytest.raises(NoLayout, match="data-parallel size divides 2048 sequences"):
+        rank(w, {"pp": 1, "cp": 1})
+
+
+# ---------------------------------------------------------------- memory as it is
+
+def test_an_80_gb_h100_offers_80_gib_less_the_cuda_context_and_headroom() -> None:
+    from solver.perf import physical_memory, usable_memory
+
+    assert physical_memory(W) == pytest.approx(80 * 2**30)
+    assert usable_memory(W) == pytest.approx((80 * 2**30 - 0.5e9) * 0.95)
+    tight = seed_case(cuda_context_bytes=2e9, memory_headroom=0.1)
+    assert usable_memory(tight) == pytest.approx((80 * 2**30 - 2e9) * 0.9)
+    assert usable_memory(seed_case(hbm_physical_bytes=70e9)) < usable_memory(W)
+
+
+def test_partial_recomputation_recomputes_only_the_layers_it_needs() -> None:
+    w = flagship("llama3-405b", 16384, 2048)
+    some = evaluate(w, Layout(tp=8, pp=16, dp=128, zero=1, recompute="full",
+                              recompute_layers=2))
+    every = evaluate(w, Layout(tp=8, pp=16, dp=128, zero=1, recompute="full"))
+    none = evaluate(w, Layout(tp=8, pp=16, dp=128, zero=1))
+    assert every.memory["activations"] < some.memory["activations"] \
+        < none.memory["activations"]
+    assert none.time["recompute"] == 0 < some.time["recompute"] < every.time["recompute"]
+
+
+def test_meta_405b_layout_fits_without_recomputing_every_layer() -> None:
+    w = flagship("llama3-405b", 16384, 2048)
+    e = complete(w, {"tp": 8, "pp": 16, "dp": 128, "cp": 1, "ep": 1})
+    assert e.fits
+    assert e.layout.recompute != "full" or 0 < e.layout.recompute_layers < 8
+    assert 0.30 < e.mfu < 0.50     # Llama 3 paper, Table 4: 41% at 16,384 GPUs

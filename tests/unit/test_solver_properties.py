@@ -74,7 +74,14 @@ def test_fully_sharded_state_times_ranks_is_the_whole_model(layout: dict[str, Va
     per_gpu = solve("zero_bytes_per_gpu", overrides=layout).value
     total = solve("model_state_bytes", overrides=layout).value
     ranks = int(layout["tp"]) * int(layout["pp"]) * int(layout["dp"])
-    assert per_gpu * ranks == pytest.approx(total, rel=1e-9)
+    if int(layout["pp"]) == 1:
+        assert per_gpu * ranks == pytest.approx(total, rel=1e-9)
+    else:
+        # Counted on the first pipeline stage (its layers and the input embedding;
+        # issue 35), not as an even share of the whole model.
+        average = solve("params_per_gpu", overrides=layout).value
+        first = solve("params_first_stage", overrides=layout).value
+        assert per_gpu * ranks == pytest.approx(total * first / average, rel=1e-9)
 
 
 @settings(max_examples=60, deadline=None)
