@@ -170,10 +170,13 @@ _TIMES_TEN_SUP: Final = re.compile(_TIMES + "10" + _SUPERSCRIPT)
 _POWER: Final = re.compile(_EXPONENT)
 _POWER_SUP: Final = re.compile(_SUPERSCRIPT)
 _PARENTHETICAL: Final = re.compile(r"(?P<outer>.*\S)\s+\((?P<inner>[^()]*)\)\s*")
-_FLOPS_WORD: Final = re.compile(r"(?P<prefix>[kmgtpezy]?)flops")
+_FLOPS_WORD: Final = re.compile(
+    r"(?P<prefix>[kmgtpezy]?|kilo|mega|giga|tera|peta|exa|zetta|yotta)flops")
 _FLOP_PREFIX: Final[dict[str, Decimal]] = {
     "": Decimal(1),
     **{p: Decimal(10) ** (3 * (i + 1)) for i, p in enumerate("kmgtpezy")},
+    **{p: Decimal(10) ** (3 * (i + 1)) for i, p in enumerate(
+        ("kilo", "mega", "giga", "tera", "peta", "exa", "zetta", "yotta"))},
 }
 _DECIMAL: Final = Context(prec=50, Emax=100_000, Emin=-100_000)
 
@@ -235,6 +238,11 @@ def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
             num_factor, num_base = _lookup_unit(numerator, example) if numerator \
                 else (1.0, "1")
         den_factor, den_base = _lookup_unit(denominator, example)
+        if den_base in COUNT_FAMILY and den_factor == 1 and denominator not in _NOT_PER \
+                and num_base not in COUNT_FAMILY:
+            # An amount per thing ("16 bytes/param", "8.1e11 FLOPs per token"): the
+            # question asks for the amount of one, so it reads as that amount.
+            return Decimal(repr(num_factor)), num_base
         if den_base != "s" or not (num_base in ("B", "FLOP") or num_base in COUNT_FAMILY):
             raise Unreadable(f"{token!r} is not a rate this quiz knows", example)
         base = f"{num_base}/s"
@@ -243,6 +251,10 @@ def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
         return Decimal(repr(num_factor)) / Decimal(repr(den_factor)), base
     factor, base = _lookup_unit(token, example)
     return Decimal(repr(factor)), base
+
+
+_NOT_PER: Final = frozenset({"x", "×", "times"})
+"""Count words that are no thing an amount could be per ("GB/x" is no amount per x)."""
 
 
 def _multiplier(token: str, expected: str) -> Decimal | None:
