@@ -275,7 +275,7 @@ def check_key(pv: PartVariant) -> str | None:
 
 
 def generic_slips(key: float, unit: str, reading: Reading,
-                  tol: float) -> tuple[str, float, str] | None:
+                  tol: float, *, units_only: bool = False) -> tuple[str, float, str] | None:
     """A slip any numeric answer can make, when the typed text supports it:
     (name, credit, feedback), or None.
 
@@ -285,6 +285,9 @@ def generic_slips(key: float, unit: str, reading: Reading,
     * bits vs bytes: a ×8 match (÷8 for a rate), never on a bytes question answered in
       bits (that is read as bytes already).
     * off by a thousand: a ×1000 or ÷1000 match.
+
+    With ``units_only``, only the first (a unit mislabelled, which the grader names
+    before any known mistake).
     """
     typed = reading.text
     value = reading.value
@@ -299,6 +302,8 @@ def generic_slips(key: float, unit: str, reading: Reading,
                         f"Your number is the key expressed in {prefix}iB but labelled "
                         f"{prefix}B (or the reverse): 1 {prefix}iB = {ratio:.4f} "
                         f"{prefix}B.")
+        if units_only:
+            return None
         in_bits = re.search(r"\d\s*[kKMGTPE]?i?(?:b|bit|bits)(?:/s|ps)?\s*$", typed)
         if relative_error(value, key * 8) <= tol and not (unit == "B" and in_bits):
             return ("bits vs bytes", 0.25,
@@ -308,6 +313,8 @@ def generic_slips(key: float, unit: str, reading: Reading,
             return ("bits vs bytes", 0.25,
                     "That is the key divided by 8: a bandwidth in Gb/s must be divided by 8 "
                     "to get GB/s, not the other way round.")
+    if units_only:
+        return None
     for factor in (1e3, 1e-3):
         if relative_error(value, key * factor) <= tol:
             return ("off by a thousand", 0.0,
@@ -349,6 +356,79 @@ MAX_NEAR_MISS = 0.9
 _BARE = re.compile(r"^\s*[~≈]?\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
+def _named(pv: PartVariant, r: Reading, first: tuple[str, float, str] | None,
+           hits: list[tuple[str, float, str]]) -> Grade:
+    """The grade of an answer a named mistake explains. A unit slip (GB for GiB) is
+    named alone: it explains the number before any arithmetic does. Where several
+    mistakes give the same number, the feedback names each of them (the first, in the
+    template's order, is the one recorded), and the credit is the best of theirs."""
+    key = pv.key
+    if first is not None:
+        hits = [first]
+    seen: dict[str, tuple[str, float, str]] = {}
+    for hit in hits:
+        seen.setdefault(hit[0], hit)
+    named = list(seen.values())
+    generic = {"bits vs bytes", "off by a thousand"}
+    also = _coinciding_degree(pv, r) if {h[0] for h in named} <= generic else None
+    if len(named) == 1 and also is None:
+        name, credit, feedback = named[0]
+        return Grade(by_credit(credit), credit, r.read_as, name, feedback, key)
+    credit = named[0][1]  # the one recorded: the template's own mistake comes first
+    parts = [f"{name}: {feedback}" for name, _, feedback in named]
+    if also is not None:
+        parts.append(also)
+    feedback = (f"{len(parts)} different slips give this number, so it is one of them: "
+                + " Or ".join(parts))
+    return Grade(by_credit(credit), credit, r.read_as, named[0][0], feedback, key)
+
+
+_DEGREES = ("tp", "pp", "dp", "cp", "ep")
+_PER_GPU = re.compile(r"\b(?:one|each|per|a single) (?:GPU|rank)\b", re.IGNORECASE)
+
+
+def _coinciding_degree(pv: PartVariant, r: Reading) -> str | None:
+    """A parallelism degree of the question equal to the factor the answer is off by
+    (8x the key when tp = 8): forgetting to divide by it gives the same number as the
+    unit slip that factor also names (bits for bytes), so both are said."""
+    key = pv.key.value
+    if not key or r.value <= 0:
+        return None
+    ratio = r.value / key
+    for name in _DEGREES:
+        degree = pv.env.get(name)
+        if degree is None or degree < 2 or not _PER_GPU.search(pv.prompt):
+            continue  # a figure for the whole model or node is divided by no degree
+        for factor, how in ((degree, "not dividing"), (1 / degree, "dividing twice")):
+            if factor in (8, 1 / 8, 1000, 1e-3) and relative_error(ratio, factor) <= 0.01:
+                return (f"{how} by {name} = {degree:g} gives {factor:g} times the key "
+                        "as well.")
+    return None
+
+
+def convention_excluded(pv: PartVariant, name: str) -> bool:
+    """The prompt rules a convention out by name ("Count the full s×s square (no
+    causal halving)"): an answer under it is then no variant but a mistake."""
+    words = re.escape(" ".join(name.casefold().split()))
+    prompt = " ".join(pv.prompt.casefold().split())
+    return re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
+                     prompt) is not None
+
+
+def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:
+    """A key asked for in GiB (a tool's printout: ``binary``) given as the same bytes
+    in GB: the bytes are right, the number the tool prints is not."""
+    if not pv.spec.answer.binary or pv.key.unit not in ("B", "B/s"):
+        return None
+    if not re.search(r"(?<![A-Za-z])[kKMGTPE]B\b|\d\s*(?:B|bytes)\s*$", r.text) or \
+            re.search(r"[KMGTPE]iB", r.text):
+        return None
+    shown = format_value(r.value, pv.key.unit, binary=True)
+    return ("right bytes, but the tool prints GiB",
+            f"Right bytes, but the tool prints GiB: it divides by 2^30 and shows {shown}, "
+            "the number the question asks for.")
+
+
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
     assert key.value is not None and key.unit is not None
@@ -366,14 +446,23 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     else:
         right = relative_error(r.value, key.value) <= max(tol, rounding_tolerance(key.value))
         accept = tol
+    if right and (label := binary_label_slip(pv, r)) is not None:
+        return Grade("partial", 0.5, r.read_as, label[0], label[1], key)
     if right:
         return Grade("correct", 1.0, r.read_as, None,
                      f"Correct: the key is {key.display}.", key)
+    excluded: list[tuple[str, float, str]] = []
     for acc in pv.accepted:
         if relative_error(r.value, acc.value) <= max(accept, 1e-9):
+            if convention_excluded(pv, acc.name):
+                excluded.append((acc.name, 0.0, f"The question rules this convention out. "
+                                 f"{acc.note} The key is {key.display}."))
+                continue
             return Grade("correct", 1.0, r.read_as, None,
                          f"Correct under another convention ({acc.name}): {acc.note} "
                          f"This app's default gives {key.display}.", key)
+    unit_slip = generic_slips(key.value, key.unit, r, tol, units_only=True)
+    hits = [*excluded, *([unit_slip] if unit_slip else [])]
     for m in pv.mistakes:
         if m.value is None:
             continue
@@ -384,12 +473,13 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
             hit = relative_error(m.value, key.value) > tol and \
                 relative_error(r.value, m.value) <= tol
         if hit:
-            verdict = by_credit(m.credit)
-            return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
-    slip = generic_slips(key.value, key.unit, r, tol)
-    if slip is not None:
-        name, credit, feedback = slip
-        return Grade(by_credit(credit), credit, r.read_as, name, feedback, key)
+            hits.append((m.name, m.credit, m.feedback))
+            if unit_slip is not None and relative_error(m.value, r.value) <= 0.005:
+                unit_slip = hits[-1]  # the template names this unit slip itself
+    if not unit_slip and (slip := generic_slips(key.value, key.unit, r, tol)) is not None:
+        hits.append(slip)
+    if hits:
+        return _named(pv, r, unit_slip, hits)
     err = relative_error(r.value, key.value)
     if count:
         return Grade("incorrect", 0.0, r.read_as, None,
