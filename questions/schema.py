@@ -176,11 +176,14 @@ class Answer(_Model):
     """Solver keys fixed for this answer, on top of the drawn parameters."""
     binary: bool = False
     """Display bytes in GiB/TiB in the key."""
-    count: Literal["", "exact", "either"] = ""
+    count: Literal["", "exact", "floor", "either"] = ""
     """For a number that counts things: "exact" grades the whole-number key exactly (128
-    collectives, the smallest number of micro-batches); "either" accepts the floor and
-    the ceiling of a real-valued key (GPUs needed when the prompt does not say which).
-    An `expr` whose outermost call is floor() or ceil() is "exact" without saying so."""
+    collectives, the smallest number of micro-batches); "floor" takes the floor of a
+    real-valued key as the key and grades it exactly (the largest batch that fits: one
+    more does not fit); "either" accepts the floor and the ceiling of a real-valued key
+    (GPUs needed when the prompt does not say which). An `expr` whose outermost call is
+    floor() or ceil(), or a `quantity` that rounds to a whole number (the requests that
+    fit), is "exact" without saying so."""
     bare_unit: str | None = None
     """The unit a bare number is read in (e.g. "days" when the prompt asks for days);
     without it a bare number is in the base unit."""

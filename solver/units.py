@@ -98,6 +98,11 @@ _COUNT_NOUNS: Final[tuple[str, ...]] = (
     "layer", "layers", "step", "steps", "microbatch", "microbatches", "micro-batch",
     "micro-batches", "sequence", "sequences", "head", "heads", "expert", "experts",
     "x", "×", "times",
+    # Counts the prompts themselves name: billed hours, failures, copies and slots.
+    "GPU-hour", "GPU-hours", "gpu-hour", "gpu-hours", "GPU-day", "GPU-days",
+    "node-hour", "node-hours", "node-day", "node-days",
+    "interruption", "interruptions", "failure", "failures", "copy", "copies",
+    "slot", "slots", "collective", "collectives", "replica", "replicas",
 )  # fmt: skip
 
 _TOKEN_NOUNS: Final = ("token", "tokens", "tok", "toks")
@@ -158,8 +163,8 @@ def _build_units() -> dict[str, tuple[float, str]]:
     # reader also lets the expected unit settle the common mix-up between the two.
     add(1.0, "FLOP", "FLOP", "FLOPs", "flop")
     add(1.0, "FLOP/s", "FLOPS", "FLOP/s", "FLOPs/s", "flop/s", "FLOP/sec")
-    for sym, _, factor in _SI_PREFIXES:
-        add(factor, "FLOP", f"{sym}FLOP", f"{sym}FLOPs")
+    for sym, word, factor in _SI_PREFIXES:
+        add(factor, "FLOP", f"{sym}FLOP", f"{sym}FLOPs", f"{word}FLOP", f"{word}FLOPs")
         add(factor, "FLOP/s", f"{sym}FLOPS", f"{sym}FLOP/s", f"{sym}FLOPs/s", f"{sym}FLOP/sec")
 
     for factor, spellings in _TIME_SPELLINGS:

@@ -29,14 +29,23 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
              "or scale") for i, m in enumerate(part.mistakes) if m.formula]
 
 
+WHOLE_QUANTITIES = frozenset({"kv_capacity_requests"})
+"""Solver quantities whose formula rounds to a whole number (the requests that fit): an
+answer that is one of them is an exact count. A test keeps this equal to the quantities
+whose formula's outermost call is floor or ceiling."""
+
+
 def count_mode(a: Any) -> str:
-    """How a number answer counts: "exact", "either" (floor or ceiling) or "" (not a
-    count). An `expr` whose outermost call is floor() or ceil() is an exact count."""
+    """How a number answer counts: "exact", "floor", "either" (floor or ceiling) or ""
+    (not a count). An `expr` whose outermost call is floor() or ceil(), or a `quantity`
+    that rounds to a whole number, is an exact count."""
     import re
 
     if a.count:
         return str(a.count)
     if a.expr and re.fullmatch(r"\s*(?:floor|ceil)\(.*\)\s*", a.expr):
+        return "exact"
+    if a.quantity in WHOLE_QUANTITIES and not a.expr:
         return "exact"
     return ""
 
@@ -55,7 +64,9 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
                             reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
     display = format_value(value, unit, binary=binary)
-    if count_mode(a) == "exact" and value == int(value) and abs(value) < 1e15:
+    if count_mode(a) == "floor" and abs(value) < 1e15:
+        value = float(math.floor(value))  # the largest whole number that fits
+    if count_mode(a) in ("exact", "floor") and value == int(value) and abs(value) < 1e15:
         # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
         display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
     key = Key("number", display, value, unit, a.tolerance)

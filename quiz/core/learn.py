@@ -78,6 +78,8 @@ class WalkAnswer:
     attempt_id: int | None = None
     what: str = ""
     """What was answered, as a phrase ("the bytes of model state per parameter")."""
+    tries: int = 0
+    """Wrong answers to this step before this one (a step's summary line shows them)."""
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ class Done:
     step: LearnStep
     typed: str
     revealed: bool
+    tries: int = 0
+    """Wrong answers before it was answered right or revealed."""
 
 
 class Walkthrough:
@@ -211,9 +215,11 @@ class Walkthrough:
             if g.verdict != "correct":
                 self.wrong_tries += 1
                 return WalkAnswer(g, phase, label, step.working, False, what=step.what)
-            self.done.append(Done(step, text, False))
+            tries = self.wrong_tries
+            self.done.append(Done(step, text, False, tries))
             self._next_step()
-            return WalkAnswer(g, phase, label, step.explanation, True, what=step.what)
+            return WalkAnswer(g, phase, label, step.explanation, True, what=step.what,
+                              tries=tries)
         attempt_id = self._record(pv, g, text, guided=phase == "whole")
         self._next_part()
         what = "the whole question" if phase == "whole" else "cold"
@@ -224,7 +230,7 @@ class Walkthrough:
         step = self.step
         if step is None:
             return None
-        self.done.append(Done(step, "", True))
+        self.done.append(Done(step, "", True, self.wrong_tries))
         self._next_step()
         return step
 

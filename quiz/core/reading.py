@@ -170,10 +170,13 @@ _TIMES_TEN_SUP: Final = re.compile(_TIMES + "10" + _SUPERSCRIPT)
 _POWER: Final = re.compile(_EXPONENT)
 _POWER_SUP: Final = re.compile(_SUPERSCRIPT)
 _PARENTHETICAL: Final = re.compile(r"(?P<outer>.*\S)\s+\((?P<inner>[^()]*)\)\s*")
-_FLOPS_WORD: Final = re.compile(r"(?P<prefix>[kmgtpezy]?)flops")
+_FLOPS_WORD: Final = re.compile(
+    r"(?P<prefix>[kmgtpezy]?|kilo|mega|giga|tera|peta|exa|zetta|yotta)flops")
 _FLOP_PREFIX: Final[dict[str, Decimal]] = {
     "": Decimal(1),
     **{p: Decimal(10) ** (3 * (i + 1)) for i, p in enumerate("kmgtpezy")},
+    **{p: Decimal(10) ** (3 * (i + 1)) for i, p in enumerate(
+        ("kilo", "mega", "giga", "tera", "peta", "exa", "zetta", "yotta"))},
 }
 _DECIMAL: Final = Context(prec=50, Emax=100_000, Emin=-100_000)
 
@@ -235,6 +238,11 @@ def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
             num_factor, num_base = _lookup_unit(numerator, example) if numerator \
                 else (1.0, "1")
         den_factor, den_base = _lookup_unit(denominator, example)
+        if den_base in COUNT_FAMILY and den_factor == 1 and denominator not in _NOT_PER \
+                and num_base not in COUNT_FAMILY:
+            # An amount per thing ("16 bytes/param", "8.1e11 FLOPs per token"): the
+            # question asks for the amount of one, so it reads as that amount.
+            return Decimal(repr(num_factor)), num_base
         if den_base != "s" or not (num_base in ("B", "FLOP") or num_base in COUNT_FAMILY):
             raise Unreadable(f"{token!r} is not a rate this quiz knows", example)
         base = f"{num_base}/s"
@@ -243,6 +251,10 @@ def _unit_token(token: str, expected: str, example: str) -> tuple[Decimal, str]:
         return Decimal(repr(num_factor)) / Decimal(repr(den_factor)), base
     factor, base = _lookup_unit(token, example)
     return Decimal(repr(factor)), base
+
+
+_NOT_PER: Final = frozenset({"x", "×", "times"})
+"""Count words that are no thing an amount could be per ("GB/x" is no amount per x)."""
 
 
 def _multiplier(token: str, expected: str) -> Decimal | None:
@@ -471,6 +483,8 @@ def read_choice(text: str, choices: Sequence[str], multi: bool) -> ChoiceReading
     picks = labelled if isinstance(labelled, list) else None
     if picks is None:
         picks = _choice_texts(folded, choices, multi, example)
+    if picks is None and not isinstance(labelled, list):
+        picks = _choice_label_words(folded, choices)
     if (
         picks is None
         and multi
@@ -513,6 +527,65 @@ def _choice_labels(folded: str, labels: str, count: int) -> list[int] | str | No
         else:
             return None
     return picks
+
+
+_YES: Final = frozenset({"yes", "y", "yeah", "yep", "true", "correct", "right"})
+_NO: Final = frozenset({"no", "n", "nope", "false", "wrong"})
+_LABEL_SYNONYMS: Final[dict[str, frozenset[str]]] = {
+    "memory": frozenset({"memory", "bandwidth", "hbm", "bandwidth-bound"}),
+    "bandwidth": frozenset({"memory", "bandwidth", "hbm"}),
+    "arithmetic": frozenset({"arithmetic", "compute", "flops", "math", "flop"}),
+    "compute": frozenset({"arithmetic", "compute", "flops", "math", "flop"}),
+    "yes": _YES,
+    "no": _NO,
+}
+"""Words that say an option's short label another way: "compute-bound" is the option
+labelled "Arithmetic", "nope" the option "No"."""
+_LABEL_END: Final = re.compile(r"\s*(?:[:,;(—–]|\s-\s|\.\s|\.$)")
+
+
+def choice_label(choice: str) -> str | None:
+    """An option's short label, when it has one: the words before its first colon,
+    comma or dash ("Memory bandwidth: the intensity ..." → "memory bandwidth"), or the
+    whole option when it is at most three words ("Yes", "No"); None otherwise."""
+    text = choice.casefold().strip()
+    m = _LABEL_END.search(text)
+    head = text[:m.start()] if m else text
+    return head if head and len(head.split()) <= 3 else None
+
+
+_FILLER: Final = re.compile(r"^(?:(?:it|this|that|decode|the(?: \w+)?(?: step)?)\s*(?:is|'s)"
+                            r"|it's|its)\s+")
+"""Words before a label that say nothing ("it is memory-bound", "the step is ...")."""
+
+
+def yes_or_no(text: str) -> str | None:
+    """"yes" or "no" for an answer that starts with a word saying it ("Yes, it fits",
+    "nope"), else None (an option letter is neither)."""
+    first = _first_word(text.casefold())
+    return "yes" if first in _YES else "no" if first in _NO else None
+
+
+def _first_word(text: str) -> str:
+    words = re.findall(r"[^\W_]+", text.replace("-bound", " bound"))
+    return words[0] if words else ""
+
+
+def _choice_label_words(folded: str, choices: Sequence[str]) -> list[int] | None:
+    """An option named by its short label in other words ("memory-bound", "No, it needs
+    two GPUs", "compute bound"): the typed text's first word is the first word of
+    exactly one option's label, or a word that says it another way."""
+    labels = [choice_label(c) for c in choices]
+    if sum(label is not None for label in labels) < len(choices):
+        return None  # only options that all have short labels are told apart this way
+    first = _first_word(_FILLER.sub("", folded))
+    hits = []
+    for i, label in enumerate(labels):
+        assert label is not None
+        word = _first_word(label)
+        if first == word or first in _LABEL_SYNONYMS.get(word, ()):
+            hits.append(i)
+    return hits if len(hits) == 1 else None
 
 
 def _choice_texts(

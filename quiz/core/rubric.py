@@ -99,8 +99,11 @@ count of tokens, although the reader converts counts freely."""
 def _noun_unit(span: str) -> str | None:
     """The named count unit a span ends in ("300 requests" → requests), else None."""
     m = re.search(r"([A-Za-z][A-Za-z/]*)\s*$", span)
-    if m is None:
-        return None
+    if m is None or re.search(r"\bper\s+\S+\s*$", span):
+        return None  # "328 kB per token" is an amount per token, no count of tokens
+    per = UNITS.get(m.group(1).rpartition("/")[2]) if "/" in m.group(1) else None
+    if per is not None and per[1] != "s":
+        return None  # "16 bytes/param" too
     found = UNITS.get(m.group(1)) or UNITS.get(m.group(1).casefold())
     return found[1] if found is not None and found[1] in NAMED_COUNTS else None
 

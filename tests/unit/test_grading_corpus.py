@@ -3,8 +3,9 @@ would give (issue 9). One row: variant, typed text, verdict, and the mistake nam
 -). The grader must agree on every row: a right answer marked wrong, or a mistake named
 that the candidate did not make, costs the drill its trust.
 
-Principles the rows pin down: a bare number where bytes, FLOPs or a rate are asked and
-the prompt names no unit is invalid; a fraction question read as a percentage when a
+Principles the rows pin down: a bare number where bytes, a time or a rate is asked and
+the prompt names no unit is invalid, while a bare count of FLOPs is that count (issue
+27: "how many FLOPs" asks for a count); a fraction question read as a percentage when a
 fraction cannot exceed 1; counts graded exactly; the key rounded to two significant
 figures is right; generic slips named only when the typed text supports them; partial
 credit only for named mistakes; letters in any order and case.
@@ -67,7 +68,7 @@ communication/allreduce-time#1 | 517 | incorrect | off by a thousand
 communication/allreduce-time#1 | 0.517 GB | invalid | -
 compute/train-flops#1 | 1.53e23 FLOP | correct | -
 compute/train-flops#1 | 1.5e23 FLOPs | correct | -
-compute/train-flops#1 | 1.53e23 | invalid | -
+compute/train-flops#1 | 1.53e23 | correct | -
 compute/train-flops#1 | 153 ZFLOP | correct | -
 compute/train-flops#1 | 5.1e22 FLOP | incorrect | forward pass only
 compute/train-flops#1 | 2.04e23 FLOP | partial | counted recomputation
@@ -217,7 +218,7 @@ scenario/network-bottleneck#1 | 32 GB | correct | -
 scenario/network-bottleneck#1 | 21.5 GB | partial | payload without the ring factor
 scenario/network-bottleneck#1 | 42.9 GB | partial | ring factor dropped
 compute/moe-train-flops#1 | 1e24 FLOP | correct | -
-compute/moe-train-flops#1 | 1.0e24 | invalid | -
+compute/moe-train-flops#1 | 1.0e24 | correct | -
 compute/moe-train-flops#1 | 9.11e23 FLOP | partial | scaled every parameter by k/E
 compute/moe-train-flops#1 | 3.35e23 FLOP | partial | forward pass only
 compute/moe-train-flops#1 | 3.64e24 FLOP | incorrect | used the total parameters

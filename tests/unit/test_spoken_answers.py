@@ -272,7 +272,8 @@ def test_the_order_rule_needs_the_inventory_before_the_axes() -> None:
 def test_numbers_are_read_with_the_number_reader_longest_span_first() -> None:
     found = mentions("16 bytes per parameter, 1.13 TB of state, 6.3×10^24 FLOPs, "
                      "16 H100s, TP8")
-    assert [m.span() for m in found] == ["16 bytes", "1.13 TB", "6.3×10^24 FLOPs", "16"]
+    assert [m.span() for m in found] == ["16 bytes per parameter", "1.13 TB",
+                                         "6.3×10^24 FLOPs", "16"]
     assert found[0].reading("1") is None  # "16 bytes" is bytes, not a count
     assert found[3].reading("B") is None  # a bare number is no amount of bytes
 
@@ -422,8 +423,9 @@ def test_a_key_at_the_end_of_a_long_answer_reads_only_its_own_clause(
 @pytest.mark.parametrize(("text", "expected"), [
     # the words after a figure name it: the network's time, not the nearer NVLink key
     ("TP sends 37.6 GB per GPU per micro-batch: that takes 0.2 s on the network, "
-     "22 ms on NVLink.", {"tp_bytes": ("right", "37.6 GB"), "t_net": ("wrong", "0.2 s"),
-                          "t_nvl": ("wrong", "22 ms"), "t_compute": ("missing", "")}),
+     "22 ms on NVLink.", {"tp_bytes": ("right", "37.6 GB per GPU"),
+                          "t_net": ("wrong", "0.2 s"), "t_nvl": ("wrong", "22 ms"),
+                          "t_compute": ("missing", "")}),
     # the words before it, when none follow in its clause
     ("The network takes 0.2 s, NVLink 22 ms.",
      {"t_net": ("wrong", "0.2 s"), "t_nvl": ("wrong", "22 ms")}),

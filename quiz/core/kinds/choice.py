@@ -6,7 +6,14 @@ from dataclasses import replace
 
 from questions.variants import PartVariant, picks_text
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
-from quiz.core.reading import Unreadable, read_choice
+from quiz.core.reading import (
+    MAX_CHOICE_CHARS,
+    ChoiceReading,
+    Unreadable,
+    read_choice,
+    yes_or_no,
+)
+from solver.formula import clean_text
 
 __all__ = ["as_shown", "example_picks", "grade", "key_text", "read"]
 
@@ -29,12 +36,26 @@ def example_picks(pv: PartVariant) -> str:
     return labels[0] if labels else "a"
 
 
+def yes_no_step(pv: PartVariant) -> bool:
+    """A walk-through's yes-or-no step (one option of a choice asked on its own): its
+    choices are the words yes and no, and its key is one of them in words."""
+    return list(pv.spec.choices) == ["yes", "no"] and pv.key.display in ("yes", "no")
+
+
 def read(pv: PartVariant, text: str) -> Read:
-    """Read the letters picked among the part's choices.
+    """Read the letters picked among the part's choices; on a walk-through's yes-or-no
+    step, yes or no in words (an option letter there is refused: "b" is no answer to
+    "is (b) right?").
 
     Raises:
         Unreadable: with what was wrong and an example that works.
     """
+    if yes_no_step(pv):
+        said = yes_or_no(clean_text(text, MAX_CHOICE_CHARS, "yes").strip())
+        if said is None:
+            raise Unreadable("answer yes or no", "yes")
+        c = ChoiceReading((said,), said, text)
+        return Read(c, c.read_as)
     try:
         c = read_choice(text, pv.spec.choices, pv.kind == "multi")
     except Unreadable as exc:

@@ -22,13 +22,18 @@ __all__ = ["MAX_NEAR_MISS", "MAX_TOLERANCE", "check_key", "generic_slips", "grad
 def read(pv: PartVariant, text: str) -> Read:
     """Read a number the way a candidate types it.
 
-    Besides what :func:`quiz.core.reading.read_number` reads: a left-hand side
-    (``M = 22.8 GB``), a remark in words (``22.8 GB (unchanged)``), a count with its noun
-    (``128 collectives``), products and quotients of plain numbers with one unit
-    (``2*14e9*2*31/32 B``, ``7/32``), lower-case byte prefixes on a bytes question
-    (``17 gb``, said in the read-as line), and a bare number in the unit the prompt
-    named. A bare number where bytes, FLOPs or a rate are asked and the prompt names no
-    unit is refused (799 what?), and so is ``m`` on a time question (minutes or metres?).
+    Besides what :func:`quiz.core.reading.read_number` reads: words around the number
+    that do not change it (``about``, ``roughly``, ``~``, ``or so``, a remark in
+    brackets such as ``(unchanged)``), a left-hand side (``M = 22.8 GB``), a count with
+    its noun (``128 collectives``, ``310 token copies``), products and quotients of
+    plain numbers with one unit (``2*14e9*2*31/32 B``, ``7/32``), lower-case byte
+    prefixes on a bytes question (``17 gb``, said in the read-as line), money where the
+    question asks for dollars (``$1.89``, ``$8.45M``, ``7.5 cents``, ``0.88 $/Mtok``),
+    the inequality a threshold question is answered with (``B > 312.5``, ``at least
+    313``), and a bare number in the unit the prompt named. A bare number where bytes,
+    a time or a rate is asked and the prompt names no unit is refused (799 what?), and
+    so is ``m`` on a time question (minutes or metres?). A bare count of FLOPs reads as
+    that count (``3.5e24``).
 
     Raises:
         Unreadable: with what was wrong and an example that works.
@@ -39,12 +44,13 @@ def read(pv: PartVariant, text: str) -> Read:
     if len(text) > MAX_NUMBER_CHARS:
         r = read_number(text, unit, avoid=key.value)  # refuses with its own message
         return Read(r, r.read_as)
-    cleaned = text.strip()
     notes: list[str] = []
-    if (m := _LHS.match(cleaned)) and "=" not in cleaned[m.end():]:
-        cleaned = cleaned[m.end():]
-    if m := _REMARK.match(cleaned):
-        cleaned = m["body"]
+    cleaned = _COMPOUND.sub(r"\1-\2", _unwrap(text))
+    money = None
+    if unit == "1" and money_question(pv):
+        cleaned, money = _money(cleaned, pv)
+    if threshold_question(pv):
+        cleaned = _unwrap(_THRESHOLD.sub("", cleaned, count=1))
     cleaned = _arithmetic(cleaned, unit)
     if unit == "B" and (m := _LOWER_BYTES.match(cleaned)):
         cleaned = f"{m['number']}{m['prefix'].upper()}B"
@@ -57,12 +63,11 @@ def read(pv: PartVariant, text: str) -> Read:
         bare = pv.spec.answer.bare_unit
         if bare:
             cleaned = f"{cleaned} {bare}"  # the prompt named the unit a bare number is in
-        elif unit in _NEEDS_UNIT:
+        elif unit in _NEEDS_UNIT or (unit == "FLOP" and abs(_plain(cleaned)) < _FLOP_COUNT):
             word = key.display.split()[-1] if " " in key.display else unit
-            raise Unreadable(f"add a unit: {cleaned.lstrip('~≈ ')} what?",
-                             f"{cleaned.lstrip('~≈ ')} {word}")
-        elif unit == "1" and _percent_allowed(pv) and key.value <= 1 and \
-                1 < _plain(cleaned) <= 100 and not any(
+            raise Unreadable(f"add a unit: {cleaned} what?", f"{cleaned} {word}")
+        elif unit == "1" and money is None and _percent_allowed(pv) and key.value <= 1 \
+                and 1 < _plain(cleaned) <= 100 and not any(
                     m.value is not None and relative_error(_plain(cleaned), m.value)
                     <= key.tolerance for m in pv.mistakes):
             # (a named mistake above 1, such as a bubble times v, is read as typed)
@@ -72,23 +77,152 @@ def read(pv: PartVariant, text: str) -> Read:
         r = read_number(cleaned, unit, avoid=key.value)
     except Unreadable:
         m = _NOUN.match(cleaned)
-        if unit not in _COUNTABLE or m is None or m["noun"] in UNITS:
+        if unit not in _COUNTABLE or m is None or not _count_words(m["noun"]):
             raise
         r = read_number(m["body"], unit, avoid=key.value)  # "128 collectives"
+    if money is not None:
+        factor, typed = money
+        value = r.value * factor
+        shown = dollars(value, per_million_tokens(pv))
+        read_as = shown if typed == shown else f"{typed} = {shown}"
+        r = Reading(value, r.unit, read_as, r.text)
     read_as = r.read_as + (f" ({'; '.join(notes)})" if notes else "")
     reading = Reading(r.value, r.unit, read_as, cleaned)
     return Read(reading, read_as)
 
 
-_NEEDS_UNIT = frozenset({"B", "FLOP", "B/s", "FLOP/s"})
-"""Where a bare number could mean anything from bytes to terabytes."""
+_HEDGE_BEFORE = re.compile(
+    r"^(?:(?:~|≈|∼|≃|about|approx\.?|approximately|around|roughly|circa|ca\.|nearly|"
+    r"almost|some|close to|just (?:over|under)|on the order of|of order)\s*)+",
+    re.IGNORECASE)
+_HEDGE_AFTER = re.compile(
+    r"(?:\s*(?:,\s*)?(?:approx\.?|approximately|roughly|about|in total|"
+    r"total|in all|overall|\((?P<remark>[^()\d]*)\)))+\s*$", re.IGNORECASE)
+
+
+def _unwrap(text: str) -> str:
+    """The number and its unit without the words around them that never change it:
+    hedges before or after (``about``, ``~``, ``or so``), a left-hand side
+    (``M = 22.8 GB``, ``B ≈ 312``) and a remark in brackets (``(unchanged)``)."""
+    cleaned = text.strip().rstrip(".!").strip()
+    for _ in range(3):
+        before = cleaned
+        cleaned = _HEDGE_BEFORE.sub("", cleaned).strip()
+        if (m := _LHS.match(cleaned)) and not re.search(r"[=≈]", cleaned[m.end():]):
+            cleaned = cleaned[m.end():]
+        if re.search(r"\d", cleaned) and (m := _HEDGE_AFTER.search(cleaned)) and \
+                re.search(r"\d", cleaned[:m.start()]):
+            cleaned = cleaned[:m.start()].strip()
+        if cleaned == before:
+            break
+    return cleaned
+
+
+# ------------------------------------------------------------------ money
+
+_MONEY_WORDS = re.compile(r"\bdollars?\b|\$|\bUSD\b|\bcents?\b", re.IGNORECASE)
+_PER_MTOK_PROMPT = re.compile(r"\b(?:a|one|per|1)\s+million\s+(?:\w+\s+)?tokens\b|"
+                              r"/\s*M\s*tok|\bper\s+1M\b", re.IGNORECASE)
+_CURRENCY_BEFORE = re.compile(r"^(?:US\s*\$|\$|USD\b)\s*", re.IGNORECASE)
+_PER_MTOK = re.compile(
+    r"\s*(?:\$|dollars?|usd)?\s*(?:/|\bper\b|\ba\b|\bfor\b)\s*(?:(?:a|one|1)\s*)?"
+    r"(?:M|mn|mil|million)\s*(?:generated\s+|output\s+)?(?:tok|toks|tokens?)?\s*$",
+    re.IGNORECASE)
+_CENTS = re.compile(r"\s*(?:cents?|¢)\s*$", re.IGNORECASE)
+_CURRENCY_AFTER = re.compile(r"\s*(?:\$|dollars?|usd|bucks)\s*$", re.IGNORECASE)
+
+
+def money_question(pv: PartVariant) -> bool:
+    """The question asks for an amount of money (its last paragraph says dollars)."""
+    question = pv.prompt.strip().split("\n\n")[-1]
+    return bool(_MONEY_WORDS.search(question))
+
+
+def per_million_tokens(pv: PartVariant) -> bool:
+    """The money asked for is per million tokens."""
+    return bool(_PER_MTOK_PROMPT.search(pv.prompt.strip().split("\n\n")[-1]))
+
+
+def dollars(value: float, per_mtok: bool = False) -> str:
+    """An amount of money as people write it: "$0.075", "$1.89", "$15.8 million"."""
+    shown = format_value(value, "param") if abs(value) >= 1e6 else format_value(value, "1")
+    return f"${shown}" + (" per million tokens" if per_mtok else "")
+
+
+def _money(text: str, pv: PartVariant) -> tuple[str, tuple[float, str] | None]:
+    """Strip a currency from ``text`` → (the number with any multiplier, (the factor to
+    dollars, how it was typed)); (text, None) when no currency is written.
+
+    Raises:
+        Unreadable: an amount per million tokens where the question asks for a total.
+    """
+    typed = " ".join(text.split())
+    body = _CURRENCY_BEFORE.sub("", text).strip()
+    factor, said = 1.0, body != text.strip()
+    for _ in range(3):
+        before = body
+        if m := _PER_MTOK.search(body):
+            if not per_million_tokens(pv):
+                raise Unreadable("the question asks for dollars in all, not per million "
+                                 "tokens", "$2.4 million")
+            body, said = body[:m.start()], True
+        if m := _CENTS.search(body):
+            body, factor, said = body[:m.start()], factor * 0.01, True
+        if m := _CURRENCY_AFTER.search(body):
+            body, said = body[:m.start()], True
+        body = _CURRENCY_BEFORE.sub("", _unwrap(body)).strip()
+        if body == before:
+            break
+    if not said:
+        return text, None
+    return body, (factor, typed)
+
+
+# -------------------------------------------------------------- thresholds
+
+_THRESHOLD_PROMPT = re.compile(r"\b(?:above|below|beyond|under|over|from) which\b|"
+                               r"\bat (?:least|most) how\b|\bthreshold\b|\bcrossover\b|"
+                               r"\bbreak-?even\b", re.IGNORECASE)
+_THRESHOLD = re.compile(
+    r"^(?:[A-Za-z][\w_]{0,11}\s*)?(?:>=|=>|≥|>|<=|=<|≤|<)\s*|"
+    r"^(?:[A-Za-z][\w_]{0,11}\s+)?(?:is\s+)?(?:above|over|beyond|more than|greater than|"
+    r"at least|from|past|below|under|less than|at most|up to)\s+", re.IGNORECASE)
+
+
+def threshold_question(pv: PartVariant) -> bool:
+    """The question asks for a threshold ("above which batch size B ..."), which people
+    answer with an inequality (``B > 312.5``, ``at least 313``)."""
+    return bool(_THRESHOLD_PROMPT.search(pv.prompt))
+
+
+_COMPOUND = re.compile(r"\b(GPUs?|gpus?|nodes?)[\s-]+(hours?|hrs?|days?)\b", re.IGNORECASE)
+"""GPU-hours written as two words ("138,240 GPU hours")."""
+
+_FLOP_COUNT = 1e6
+"""A bare number of FLOPs reads as that count from here up; a smaller one (``153``) is
+surely a number in some prefix (ZFLOP?) and asks for the unit."""
+
+
+def _count_words(noun: str) -> bool:
+    """Words after a count that name what is counted (``token copies``), none of them a
+    unit of another dimension."""
+    for word in noun.split():
+        found = UNITS.get(word) or UNITS.get(word.casefold())
+        if found is not None and found[1] not in _COUNTABLE:
+            return False
+    return True
+
+
+_NEEDS_UNIT = frozenset({"B", "s", "B/s", "FLOP/s"})
+"""Where a bare number could mean anything from bytes to terabytes, or from seconds to
+days (a prompt that names the unit declares it as the answer's ``bare_unit``)."""
 _COUNTABLE = COUNT_FAMILY
-_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*=\s*(?=\S)")
-_REMARK = re.compile(r"^(?P<body>.*?\d.*?\S)\s*\((?P<remark>[^()\d]*)\)\s*$")
+_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*[=≈]\s*(?=\S)")
 _LOWER_BYTES = re.compile(r"^(?P<number>.*\d\s*)(?P<prefix>[kmgtp])b$")
 _METRES = re.compile(r"^(?P<number>.*\d)\s*m$")
 _NOUN = re.compile(r"^(?P<body>[^A-Za-z]*\d[^A-Za-z]*(?:\s*(?:thousand|million|billion|"
-                   r"[kKMBT]))?)\s+(?P<noun>[A-Za-z][A-Za-z-]{1,30})\s*$")
+                   r"[kKMBT]))?)\s+(?P<noun>[A-Za-z][A-Za-z-]{1,30}"
+                   r"(?:\s+[A-Za-z][A-Za-z-]{2,30}){0,2})\s*$")
 _NUM = r"(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1,3})?"
 _PRODUCT = re.compile(rf"^\s*(?P<expr>{_NUM}(?:\s*[*/×·x]\s*{_NUM}){{1,20}})\s*"
                       r"(?P<unit>[^\d*/×·+()=-]*)$")
@@ -141,7 +275,7 @@ def check_key(pv: PartVariant) -> str | None:
 
 
 def generic_slips(key: float, unit: str, reading: Reading,
-                  tol: float) -> tuple[str, float, str] | None:
+                  tol: float, *, units_only: bool = False) -> tuple[str, float, str] | None:
     """A slip any numeric answer can make, when the typed text supports it:
     (name, credit, feedback), or None.
 
@@ -151,6 +285,9 @@ def generic_slips(key: float, unit: str, reading: Reading,
     * bits vs bytes: a ×8 match (÷8 for a rate), never on a bytes question answered in
       bits (that is read as bytes already).
     * off by a thousand: a ×1000 or ÷1000 match.
+
+    With ``units_only``, only the first (a unit mislabelled, which the grader names
+    before any known mistake).
     """
     typed = reading.text
     value = reading.value
@@ -165,6 +302,8 @@ def generic_slips(key: float, unit: str, reading: Reading,
                         f"Your number is the key expressed in {prefix}iB but labelled "
                         f"{prefix}B (or the reverse): 1 {prefix}iB = {ratio:.4f} "
                         f"{prefix}B.")
+        if units_only:
+            return None
         in_bits = re.search(r"\d\s*[kKMGTPE]?i?(?:b|bit|bits)(?:/s|ps)?\s*$", typed)
         if relative_error(value, key * 8) <= tol and not (unit == "B" and in_bits):
             return ("bits vs bytes", 0.25,
@@ -174,6 +313,8 @@ def generic_slips(key: float, unit: str, reading: Reading,
             return ("bits vs bytes", 0.25,
                     "That is the key divided by 8: a bandwidth in Gb/s must be divided by 8 "
                     "to get GB/s, not the other way round.")
+    if units_only:
+        return None
     for factor in (1e3, 1e-3):
         if relative_error(value, key * factor) <= tol:
             return ("off by a thousand", 0.0,
@@ -215,6 +356,79 @@ MAX_NEAR_MISS = 0.9
 _BARE = re.compile(r"^\s*[~≈]?\s*[-+]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$")
 
 
+def _named(pv: PartVariant, r: Reading, first: tuple[str, float, str] | None,
+           hits: list[tuple[str, float, str]]) -> Grade:
+    """The grade of an answer a named mistake explains. A unit slip (GB for GiB) is
+    named alone: it explains the number before any arithmetic does. Where several
+    mistakes give the same number, the feedback names each of them (the first, in the
+    template's order, is the one recorded), and the credit is the best of theirs."""
+    key = pv.key
+    if first is not None:
+        hits = [first]
+    seen: dict[str, tuple[str, float, str]] = {}
+    for hit in hits:
+        seen.setdefault(hit[0], hit)
+    named = list(seen.values())
+    generic = {"bits vs bytes", "off by a thousand"}
+    also = _coinciding_degree(pv, r) if {h[0] for h in named} <= generic else None
+    if len(named) == 1 and also is None:
+        name, credit, feedback = named[0]
+        return Grade(by_credit(credit), credit, r.read_as, name, feedback, key)
+    credit = named[0][1]  # the one recorded: the template's own mistake comes first
+    parts = [f"{name}: {feedback}" for name, _, feedback in named]
+    if also is not None:
+        parts.append(also)
+    feedback = (f"{len(parts)} different slips give this number, so it is one of them: "
+                + " Or ".join(parts))
+    return Grade(by_credit(credit), credit, r.read_as, named[0][0], feedback, key)
+
+
+_DEGREES = ("tp", "pp", "dp", "cp", "ep")
+_PER_GPU = re.compile(r"\b(?:one|each|per|a single) (?:GPU|rank)\b", re.IGNORECASE)
+
+
+def _coinciding_degree(pv: PartVariant, r: Reading) -> str | None:
+    """A parallelism degree of the question equal to the factor the answer is off by
+    (8x the key when tp = 8): forgetting to divide by it gives the same number as the
+    unit slip that factor also names (bits for bytes), so both are said."""
+    key = pv.key.value
+    if not key or r.value <= 0:
+        return None
+    ratio = r.value / key
+    for name in _DEGREES:
+        degree = pv.env.get(name)
+        if degree is None or degree < 2 or not _PER_GPU.search(pv.prompt):
+            continue  # a figure for the whole model or node is divided by no degree
+        for factor, how in ((degree, "not dividing"), (1 / degree, "dividing twice")):
+            if factor in (8, 1 / 8, 1000, 1e-3) and relative_error(ratio, factor) <= 0.01:
+                return (f"{how} by {name} = {degree:g} gives {factor:g} times the key "
+                        "as well.")
+    return None
+
+
+def convention_excluded(pv: PartVariant, name: str) -> bool:
+    """The prompt rules a convention out by name ("Count the full s×s square (no
+    causal halving)"): an answer under it is then no variant but a mistake."""
+    words = re.escape(" ".join(name.casefold().split()))
+    prompt = " ".join(pv.prompt.casefold().split())
+    return re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
+                     prompt) is not None
+
+
+def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:
+    """A key asked for in GiB (a tool's printout: ``binary``) given as the same bytes
+    in GB: the bytes are right, the number the tool prints is not."""
+    if not pv.spec.answer.binary or pv.key.unit not in ("B", "B/s"):
+        return None
+    if not re.search(r"(?<![A-Za-z])[kKMGTPE]B\b|\d\s*(?:B|bytes)\s*$", r.text) or \
+            re.search(r"[KMGTPE]iB", r.text):
+        return None
+    shown = format_value(r.value, pv.key.unit, binary=True)
+    return ("right bytes, but the tool prints GiB",
+            f"Right bytes, but the tool prints GiB: it divides by 2^30 and shows {shown}, "
+            "the number the question asks for.")
+
+
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     key = pv.key
     assert key.value is not None and key.unit is not None
@@ -232,14 +446,23 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     else:
         right = relative_error(r.value, key.value) <= max(tol, rounding_tolerance(key.value))
         accept = tol
+    if right and (label := binary_label_slip(pv, r)) is not None:
+        return Grade("partial", 0.5, r.read_as, label[0], label[1], key)
     if right:
         return Grade("correct", 1.0, r.read_as, None,
                      f"Correct: the key is {key.display}.", key)
+    excluded: list[tuple[str, float, str]] = []
     for acc in pv.accepted:
         if relative_error(r.value, acc.value) <= max(accept, 1e-9):
+            if convention_excluded(pv, acc.name):
+                excluded.append((acc.name, 0.0, f"The question rules this convention out. "
+                                 f"{acc.note} The key is {key.display}."))
+                continue
             return Grade("correct", 1.0, r.read_as, None,
                          f"Correct under another convention ({acc.name}): {acc.note} "
                          f"This app's default gives {key.display}.", key)
+    unit_slip = generic_slips(key.value, key.unit, r, tol, units_only=True)
+    hits = [*excluded, *([unit_slip] if unit_slip else [])]
     for m in pv.mistakes:
         if m.value is None:
             continue
@@ -250,12 +473,13 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
             hit = relative_error(m.value, key.value) > tol and \
                 relative_error(r.value, m.value) <= tol
         if hit:
-            verdict = by_credit(m.credit)
-            return Grade(verdict, m.credit, r.read_as, m.name, m.feedback, key)
-    slip = generic_slips(key.value, key.unit, r, tol)
-    if slip is not None:
-        name, credit, feedback = slip
-        return Grade(by_credit(credit), credit, r.read_as, name, feedback, key)
+            hits.append((m.name, m.credit, m.feedback))
+            if unit_slip is not None and relative_error(m.value, r.value) <= 0.005:
+                unit_slip = hits[-1]  # the template names this unit slip itself
+    if not unit_slip and (slip := generic_slips(key.value, key.unit, r, tol)) is not None:
+        hits.append(slip)
+    if hits:
+        return _named(pv, r, unit_slip, hits)
     err = relative_error(r.value, key.value)
     if count:
         return Grade("incorrect", 0.0, r.read_as, None,

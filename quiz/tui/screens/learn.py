@@ -342,7 +342,10 @@ class WalkScreen(AnsweringScreen):
         key = "" if g.verdict == "correct" else (
             f"\n  [$text-muted]{entry.key_label}: {escape(g.shown_key)}[/]" if entry.paragraph
             else f"  [$text-muted]key {escape(g.shown_key)}[/]")  # a paragraph: own lines
-        self.lines.append(f"[{style}]{mark}[/] {escape(a.what)}: {escape(g.read_as)}{key}")
+        retried = f" [$text-muted](after {plural(a.tries, 'wrong try', 'wrong tries')})[/]" \
+            if a.tries else ""
+        self.lines.append(f"[{style}]{mark}[/] {escape(a.what)}: {escape(g.read_as)}{key}"
+                          f"{retried}")
         w = self.walkthrough
         if w is not None and w.phase == "cold" and a.phase == "whole":
             self._show_question(w.asked_variant)  # the fresh variant replaces the walked one

@@ -1,0 +1,124 @@
+"""Judgement on the newer half of the bank (issue 27): the forms candidates type are
+read, the right slip is named, a count that must be a floor is exact, a convention the
+prompt rules out is no variant, and a walk-through's yes-or-no step takes yes or no.
+
+The rows themselves (typed text and the expert's verdict, with why) are in
+``grading_corpus_newer.txt`` (``test_grading_corpus.py`` reads them); here are the
+mechanisms, each over the whole bank where it applies.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from questions.kinds.number import WHOLE_QUANTITIES
+from questions.loader import load_bank
+from questions.steps import walk
+from questions.variants import make_variant
+from quiz.core.grading import grade
+from quiz.core.kinds.choice import yes_no_step
+from quiz.core.reading import read_choice
+from solver.inputs import Ctx
+from solver.quantities import QUANTITIES
+
+BANK = load_bank(bundled=True)
+
+
+def test_the_whole_quantities_are_those_whose_formula_rounds() -> None:
+    rounded = set()
+    for name, q in QUANTITIES.items():
+        formula, _ = q.build(Ctx())
+        if isinstance(formula, sp.Basic) and isinstance(formula, sp.floor | sp.ceiling):
+            rounded.add(name)
+    assert rounded == set(WHOLE_QUANTITIES)
+
+
+def test_a_count_of_requests_that_fit_is_exact_one_more_does_not_fit() -> None:
+    pv = make_variant(BANK.get("inference/continuous-batching-capacity"), 0).parts[0]
+    assert pv.key.value is not None
+    fits = int(pv.key.value)
+    assert grade(pv, str(fits)).verdict == "correct"
+    assert grade(pv, f"{fits} requests").verdict == "correct"
+    assert grade(pv, str(fits + 1)).verdict == "incorrect"
+    assert grade(pv, str(fits - 1)).verdict == "incorrect"
+
+
+def test_a_convention_the_prompt_rules_out_is_named_not_accepted() -> None:
+    pv = make_variant(BANK.get("long-context/attention-flops-share"), 0).parts[0]
+    assert "no causal halving" in pv.prompt
+    halved = next(a for a in pv.accepted if a.name == "causal halving")
+    g = grade(pv, f"{halved.value:.3f}")
+    assert (g.verdict, g.mistake) == ("incorrect", "causal halving")
+
+
+def test_the_gib_figure_a_tool_prints_is_asked_for_so_gb_names_the_slip() -> None:
+    pv = make_variant(BANK.get("conventions/gib-display"), 0).parts[0]
+    assert pv.key.value is not None
+    gb = f"{pv.key.value / 1e9:.3g} GB"
+    g = grade(pv, gb)
+    assert (g.verdict, g.mistake) == ("partial", "right bytes, but the tool prints GiB")
+    assert grade(pv, pv.key.display).verdict == "correct"
+
+
+@pytest.mark.parametrize("typed", ["1.13 TiB", "1.03 TB"])
+def test_a_tb_tib_slip_is_named_first_in_either_direction(typed: str) -> None:
+    pv = make_variant(BANK.get("memory/model-state"), 0).parts[0]
+    assert pv.key.display == "1.13 TB"
+    g = grade(pv, typed)
+    assert (g.verdict, g.mistake) == ("partial", "TB vs TiB"), g.feedback
+
+
+def test_two_slips_giving_the_same_number_are_both_named() -> None:
+    steps = walk(make_variant(BANK.get("layout/layout-memory"), 3)).steps
+    pv = steps[0].pv  # activations of one layer on one GPU, with tp = 8
+    assert pv.key.value is not None and pv.env.get("tp") == 8
+    g = grade(pv, f"{8 * pv.key.value / 1e9:.3g} GB")
+    assert g.mistake == "bits vs bytes"
+    assert "not dividing by tp = 8" in g.feedback and "bits" in g.feedback
+
+
+def test_a_yes_or_no_step_refuses_option_letters_and_reads_yes_or_no() -> None:
+    found = 0
+    for tid in ("communication/rail-optimized", "inference/decode-roofline-bound",
+                "memory/does-it-fit", "parallelism/activations-only-axis"):
+        for step in walk(make_variant(BANK.get(tid), 0)).steps:
+            if not yes_no_step(step.pv):
+                continue
+            found += 1
+            for letter in ("a", "b", "B"):
+                g = grade(step.pv, letter)
+                assert g.verdict == "invalid" and "answer yes or no" in g.feedback.lower()
+            key = step.pv.key.display
+            other = "no" if key == "yes" else "yes"
+            assert grade(step.pv, key).verdict == "correct"
+            assert grade(step.pv, f"{key.capitalize()}, because ...").verdict == "correct"
+            assert grade(step.pv, other).verdict == "incorrect"
+    assert found >= 4
+
+
+@pytest.mark.parametrize(("typed", "picked"), [
+    ("memory-bound", 0), ("Memory bound", 0), ("it is memory-bound", 0),
+    ("bandwidth-bound", 0), ("compute-bound", 1), ("compute bound", 1),
+    ("arithmetic", 1),
+])
+def test_a_short_label_typed_in_other_words_is_that_option(typed: str, picked: int) -> None:
+    choices = ["Memory bandwidth: the intensity is below the ridge point",
+               "Arithmetic: the intensity is above the ridge point"]
+    assert read_choice(typed, choices, False).picked == (choices[picked],)
+
+
+@pytest.mark.parametrize(("typed", "picked"), [
+    ("No, it needs two GPUs", 1), ("nope", 1), ("Yes", 0), ("yes, with room", 0),
+])
+def test_yes_and_no_options_read_from_the_answer_s_first_word(typed: str,
+                                                              picked: int) -> None:
+    for choices in (["Yes", "No"], ["Yes: it fits.", "No: it does not fit."]):
+        assert read_choice(typed, choices, False).picked == (choices[picked],)
+
+
+def test_options_without_short_labels_are_not_guessed_from_a_first_word() -> None:
+    choices = ["Pipeline parallelism: one activation", "Pipeline parallelism: a copy",
+               "Data parallelism: nothing"]
+    with pytest.raises(ValueError):
+        read_choice("pipeline", choices, False)  # two options share the label
