@@ -172,7 +172,8 @@ def resolve_inputs(
 
     Derived defaults: kv_heads = heads, head_dim = hidden/heads, ffn = 4 x hidden,
     expert_ffn = ffn, v_head_dim = head_dim, dp = gpus/(tp*pp*cp) (or gpus = the
-    product), microbatches = global_batch/(micro_batch*dp) (else 8), bandwidth = inter_bw.
+    product), microbatches = global_batch/(micro_batch*dp) (else 8), bandwidth = inter_bw,
+    peer_bw = intra_bw.
 
     Raises:
         SolverError: unknown preset or key, a bad value, or an impossible layout.
@@ -316,6 +317,7 @@ def _derive_defaults(inp: Inputs) -> None:
             inp.values["microbatches"] = 8.0
             inp.origin["microbatches"] = "default"
     _derive(inp, "bandwidth", n("inter_bw"))
+    _derive(inp, "peer_bw", n("intra_bw"))
 
 
 def _validate(inp: Inputs) -> None:

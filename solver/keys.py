@@ -101,7 +101,9 @@ _ALL = [
     # --- precision
     _k("bytes_per_param", "precision", "B",
        "model-state bytes per parameter (default: weight + grad + master + optimizer)"),
-    _k("weight_bytes", "precision", "B", "bytes of one weight (BF16 = 2)", default=2),
+    _k("weight_bytes", "precision", "B", "bytes of one weight (BF16 = 2; 0 = no low-precision "
+       "copy kept, as a checkpoint that casts it again from the master copy)", default=2,
+       minimum=0, exclusive_min=False),
     _k("grad_bytes", "precision", "B", "bytes of one gradient (BF16 = 2)", default=2,
        minimum=0, exclusive_min=False),
     _k("master_bytes", "precision", "B", "bytes of the FP32 master copy (4; 0 = none)",
@@ -120,8 +122,11 @@ _ALL = [
     _k("peak_flops", "hardware", "FLOP/s", "dense BF16 peak of one GPU", default=989e12),
     _k("mfu", "hardware", "1", "model FLOPs utilization (achieved / peak)", default=0.4,
        maximum=1.0),
-    _k("intra_bw", "hardware", "B/s", "NVLink bandwidth per GPU per direction",
-       default=450e9),
+    _k("intra_bw", "hardware", "B/s", "NVLink bandwidth per GPU per direction, all its "
+       "links together (MI300X: seven 64 GB/s links, 448 GB/s)", default=450e9),
+    _k("peer_bw", "hardware", "B/s", "bandwidth from one GPU to one other GPU of its node, "
+       "per direction; defaults to intra_bw (a switch gives every pair the full links; a "
+       "full mesh such as MI300X's gives a pair one link)"),
     _k("inter_bw", "hardware", "B/s", "network bandwidth per GPU", default=50e9),
     _k("achieved_flops", "hardware", "FLOP/s", "measured FLOP/s of one GPU"),
     _k("hbm_bw", "hardware", "B/s", "HBM bandwidth of one GPU", default=3.35e12),
@@ -229,6 +234,10 @@ _ALL = [
     _k("draft_cost", "workload", "1", "speculative decoding: one draft step's time as a "
        "fraction of one target step", default=0.05, minimum=0, exclusive_min=False),
     _k("lora_rank", "model", "1", "LoRA adapter rank r", kind="int", default=16),
+    _k("max_context", "model", "1", "the longest context the released model serves without "
+       "extra rope scaling, in tokens (its native window)", kind="int"),
+    _k("adapter_bytes", "precision", "B", "model-state bytes per trainable adapter "
+       "parameter: BF16 weight + gradient + FP32 master + Adam moments (16)", default=16),
     _k("lora_targets", "model", "", "matrices LoRA adapts: all (the 7 linear layers, "
        "QLoRA) or qv (query and value, the LoRA paper)", kind="choice",
        choices=("all", "qv"), default="all"),

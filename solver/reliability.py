@@ -17,7 +17,9 @@ def _ckpt(c: Ctx) -> tuple[sp.Expr, str]:
     return (sym("params") * (sym("weight_bytes") + sym("master_bytes")
                              + sym("optimizer_bytes")),
             "A checkpoint to resume from keeps the weights, the FP32 master copy and the "
-            "optimizer moments; gradients are rebuilt by the next step.")
+            "optimizer moments (Megatron-LM saves the BF16 weights beside the master copy: "
+            "2 + 4 + 8 = 14 B per parameter; a checkpoint that casts them again from the "
+            "master copy at load needs 12); gradients are rebuilt by the next step.")
 
 
 @quantity("checkpoint_write_time", "s", "checkpoint_bytes / storage_bw")

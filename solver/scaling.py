@@ -88,7 +88,10 @@ def _attn_share(c: Ctx) -> tuple[sp.Expr, str]:
 @quantity("train_time_fp8", "s", "train_flops / (gpus x peak_flops_fp8 x mfu)")
 def _time_fp8(c: Ctx) -> tuple[sp.Expr, str]:
     return (sym("train_flops") / (sym("gpus") * sym("peak_flops_fp8") * sym("mfu")),
-            "The same FLOPs at the FP8 dense peak and the same utilization.")
+            "The same FLOPs at the FP8 dense peak and the same utilization of it: a lower "
+            "bound on the time (an upper bound on the gain). Only the large matmuls run in "
+            "FP8, so real runs gain about 1.3-1.5x over BF16, not 2x, and MFU is usually "
+            "quoted against the BF16 peak.")
 
 
 # ---------------------------------------------------------------- cost and scaling laws
@@ -147,7 +150,9 @@ def _bcrit(c: Ctx) -> tuple[sp.Expr, str]:
     return (2 * 10**8 / sym("loss") ** (1 / sp.Float(0.21)),
             "Kaplan et al. (2020), eq. 1.4: B_crit = B* / L^(1/alpha_B) with B* = 2e8 "
             "tokens and alpha_B = 0.21; beyond it, doubling the batch barely cuts the "
-            "steps.")
+            "steps. The constants were fitted to their WebText2 loss with the GPT-2 "
+            "tokenizer: another dataset or tokenizer puts the loss on another scale, so "
+            "the fit does not carry over to another run's loss as it stands.")
 
 
 # ---------------------------------------------------------------- batch composition
@@ -232,7 +237,9 @@ def _tp_layer(c: Ctx) -> tuple[sp.Expr, str]:
 @quantity("dp_allreduce_time", "s", "flat ring gradient all-reduce time on the network")
 def _dp_time(c: Ctx) -> tuple[sp.Expr, str]:
     return (sym("dp_allreduce_bytes") / sym("inter_bw"),
-            "The ring's bytes per rank over the network bandwidth of one GPU.")
+            "The ring's bytes per rank over the network bandwidth of one GPU (one NIC): a "
+            "single ring moves every byte through each of its hops, and the hops between "
+            "nodes run at one NIC's speed.")
 
 
 @quantity("backward_time_microbatch", "s", "backward pass of one micro-batch at the "
@@ -266,7 +273,9 @@ def _hier_inter(c: Ctx) -> tuple[sp.Expr, str]:
     factor, name = ring(d_ / g, c, allreduce=True)
     return (factor * sym("params_per_gpu") * sym("grad_bytes") / g,
             "Across nodes each GPU all-reduces only its 1/g shard with the same-rank GPUs "
-            f"of the other dp/g nodes ({name} over the nodes).")
+            f"of the other dp/g nodes ({name} over the nodes), each on its own NIC. (A "
+            "flat all-reduce run as g rings at once, one per NIC, as NCCL does on "
+            "rail-optimized nodes, puts about the same bytes on each NIC.)")
 
 
 @quantity("hier_allreduce_time", "s", "hierarchical all-reduce time: NVLink part + "

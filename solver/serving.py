@@ -180,17 +180,20 @@ def _lora(c: Ctx) -> tuple[sp.Expr, str]:
                 "Each adapted matrix d_in x d_out gains r x (d_in + d_out) weights; the "
                 "LoRA paper adapts the query and value projections of every layer.")
     return (L_ * r * (2 * q_in_out + 2 * v_in_out + 3 * (h_ + f_)),
-            "Each adapted matrix d_in x d_out gains r x (d_in + d_out) weights; QLoRA "
-            "adapts all seven linear layers of every block (q, k, v, o, gate, up, down) of "
-                "a dense model.")
+            "Each adapted matrix d_in x d_out gains r x (d_in + d_out) weights, here all "
+            "seven linear layers of every block of a dense model: q and o (h and a*d_h), "
+            "k and v (h and k*d_h: with grouped-query attention narrower than h), gate, up "
+            "and down (h and f).")
 
 
 @quantity("lora_train_bytes", "B", "fine-tuning memory with LoRA: frozen weights + "
           "adapters with full Adam state")
 def _lora_bytes(c: Ctx) -> tuple[sp.Expr, str]:
-    return (sym("serve_weight_bytes") + sym("lora_params") * sym("bytes_per_param"),
-            "The frozen base weights (no gradients, no optimizer state; 4-bit for QLoRA) "
-            "plus the adapters, which carry the whole mixed-precision Adam state.")
+    return (sym("serve_weight_bytes") + sym("lora_params") * sym("adapter_bytes"),
+            "The frozen base weights (no gradients, no optimizer state; 4-bit with their "
+            "scales under QLoRA) plus the adapters, trained in BF16 with the whole "
+            "mixed-precision Adam state: adapter_bytes per adapter parameter (2 + 2 + 4 "
+            "+ 8 = 16), whatever the base weights are stored in.")
 
 
 @quantity("logits_bytes", "B", "the logits of one micro-batch: seq x batch x vocab x "

@@ -83,7 +83,9 @@ memory follows the total, compute the active count. At 16 bytes per parameter th
 747 GB of model state, because every expert is stored and trained. The run needs
 6 x active x tokens, about 6.2e23 FLOP; on 2048 H100s at 40% MFU that is about 8.8 days.
 Lay the experts out with expert parallelism, spread across the GPUs, paying an
-all-to-all to dispatch the tokens and another to combine them.""", {
+all-to-all to dispatch the tokens and another to combine them, forward and backward:
+four per MoE layer, about 7.5 GB per GPU for each 4K-token sequence at EP 8.""", {
+        "a2a": ("7.5 GB", "20 GB"),
         "total": ("46.7B", "80B"),
         "active": ("12.9B", "25B"),
         "state": ("747 GB", "1.3 TB"),
