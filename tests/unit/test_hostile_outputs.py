@@ -144,11 +144,16 @@ def test_dash_is_standard_output_for_both_exports(
     code, out, _ = cli(capsys, "history", "export", "--out", "-")
     assert code == 0 and out.startswith("{") and not (Path.cwd() / "-").exists()
     raw = io.BytesIO()
-    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw))
+    # Held by name: a wrapper nobody refers to may be collected at any moment, and
+    # collecting it closes `raw` (seen once in a loaded full run).
+    stdout = io.TextIOWrapper(raw)
+    monkeypatch.setattr(sys, "stdout", stdout)
     code, _, err = cli(capsys, "export", "anki", *ONE_TEMPLATE, "--out", "-")
+    stdout.flush()
+    deck = raw.getvalue()
     monkeypatch.undo()
     assert code == 0, err
-    assert raw.getvalue()[:2] == b"PK"  # a zip: the deck itself
+    assert deck[:2] == b"PK"  # a zip: the deck itself
 
 
 @pytest.mark.parametrize("fault", [OSError(errno.ENOSPC, "No space left on device"),
