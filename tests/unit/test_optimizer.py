@@ -228,6 +228,18 @@ def test_corrupt_stored_parameters_do_not_stop_a_review(store: Store) -> None:
     assert store.get_card("memory/x") is not None
 
 
+def test_hand_edited_scheduler_tables_do_not_stop_the_drill(store: Store) -> None:
+    with store.batch():
+        store._conn.execute("INSERT INTO fsrs_parameters (set_at, parameters) VALUES "
+                            "('whenever', x'00ff')")
+        store._conn.execute("INSERT INTO suspended VALUES ('memory/a', 'whenever', 'lots')")
+    assert parameters_in_force(store)[0] == DEFAULT_PARAMETERS
+    assert store.suspended() == {"memory/a": ("whenever", 0)}
+    drill = Drill(store, Settings())
+    assert drill.queue(["memory/a", "memory/b"]) == ["memory/b"]
+    drill.review("memory/b", Rating.Good, T0)
+
+
 def test_stored_parameters_are_read_back_exactly(store: Store) -> None:
     store.set_fsrs_parameters(json.dumps(list(TRUE_PARAMETERS)))
     assert parameters_in_force(store) == (TRUE_PARAMETERS, None)
