@@ -186,6 +186,9 @@ class Drill:
         self._now = now or store.now
         self._scheduler = scheduler
         self.learn_ahead = learn_ahead
+        self.suspended_by_review: tuple[str, int] | None = None
+        """The template the last :meth:`review` suspended as a leech, with its lapses;
+        None when it suspended none."""
 
     @property
     def scheduler(self) -> Scheduler:
@@ -309,6 +312,7 @@ class Drill:
         """
         when = (when if when is not None else self._utc_now()).astimezone(UTC)
         rating = Rating(rating)
+        self.suspended_by_review = None
         stored = self.store.get_card(template_id)
         card = _parse_card(stored) if stored is not None else None
         state_before = NEW if card is None else int(card.state)
@@ -335,6 +339,7 @@ class Drill:
             lapses = self.store.lapses(template_id)
             if is_leech_at(lapses):
                 self.store.suspend(template_id, lapses, when)
+                self.suspended_by_review = (template_id, lapses)
         return card.due.astimezone(UTC)
 
     def due_forecast(

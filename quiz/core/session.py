@@ -347,12 +347,18 @@ class Session(ABC):
                 hints = q.hints_shown
                 rating = rating_for(verdict, spent, hints, q.template.expected_seconds)
                 if rating is not None:
+                    drill = Drill(self.store, self.settings, now=self.now)
                     try:
-                        Drill(self.store, self.settings, now=self.now).review(
-                            q.template.id, rating, self.now(), attempt_id=attempt_id)
+                        drill.review(q.template.id, rating, self.now(), attempt_id=attempt_id)
                     except StoreError as exc:  # the answer is saved; its schedule is not
                         self.warnings.append(f"your answer was saved, but the review "
                                              f"schedule was not updated: {exc}")
+                    if drill.suspended_by_review is not None:
+                        leech, lapses = drill.suspended_by_review
+                        self.warnings.append(
+                            f"{leech} was forgotten {lapses} times since you learned it: it "
+                            "leaves the daily drill (the mistakes screen, or quiz schedule "
+                            "unsuspend, brings it back)")
         self._part_scores, self._seconds = scores, spent
         return attempt_id
 

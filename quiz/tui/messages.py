@@ -205,6 +205,14 @@ class SchedulerComputed(Message):
 
 
 @dataclass
+class WorkloadForecast(Message):
+    """The settings screen's workload line for a desired retention is ready."""
+
+    retention: float
+    text: str
+
+
+@dataclass
 class SchedulerFitted(Message):
     """``o`` on the stats screen fitted the scheduler (or said why it could not)."""
 

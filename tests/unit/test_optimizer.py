@@ -228,6 +228,18 @@ def test_corrupt_stored_parameters_do_not_stop_a_review(store: Store) -> None:
     assert store.get_card("memory/x") is not None
 
 
+def test_hand_edited_scheduler_tables_do_not_stop_the_drill(store: Store) -> None:
+    with store.batch():
+        store._conn.execute("INSERT INTO fsrs_parameters (set_at, parameters) VALUES "
+                            "('whenever', x'00ff')")
+        store._conn.execute("INSERT INTO suspended VALUES ('memory/a', 'whenever', 'lots')")
+    assert parameters_in_force(store)[0] == DEFAULT_PARAMETERS
+    assert store.suspended() == {"memory/a": ("whenever", 0)}
+    drill = Drill(store, Settings())
+    assert drill.queue(["memory/a", "memory/b"]) == ["memory/b"]
+    drill.review("memory/b", Rating.Good, T0)
+
+
 def test_stored_parameters_are_read_back_exactly(store: Store) -> None:
     store.set_fsrs_parameters(json.dumps(list(TRUE_PARAMETERS)))
     assert parameters_in_force(store) == (TRUE_PARAMETERS, None)
@@ -355,6 +367,14 @@ def test_a_template_forgotten_8_times_leaves_the_drill_until_brought_back(
     assert store.unsuspend("memory/leech")
     assert not store.unsuspend("memory/leech")
     assert "memory/leech" in later.queue(["memory/leech"])
+
+
+def test_the_review_that_suspends_a_leech_says_so(store: Store) -> None:
+    drill = Drill(store, Settings(), scheduler=Scheduler(enable_fuzzing=False))
+    _lapse_until_suspended(drill, store, "memory/leech", T0)
+    assert drill.suspended_by_review == ("memory/leech", 8)
+    drill.review("memory/other", Rating.Good, T0)
+    assert drill.suspended_by_review is None
 
 
 def test_a_leech_brought_back_is_suspended_again_4_lapses_later(store: Store) -> None:
@@ -486,3 +506,30 @@ def test_export_and_import_leave_fitted_parameters_and_suspensions_behind(
     with _cli_store(target) as store:
         assert parameters_in_force(store) == (TRUE_PARAMETERS, None)
         assert store.suspended() == {}
+
+
+def test_a_drill_answer_that_suspends_a_leech_warns_the_learner(store: Store) -> None:
+    from questions.loader import load_bank
+    from quiz.core.session import DrillSession
+
+    template_id = "memory/model-state"
+    drill = Drill(store, Settings(), scheduler=Scheduler(enable_fuzzing=False))
+    when = T0
+    for _ in range(3):
+        drill.review(template_id, Rating.Good, when)
+        when += timedelta(days=1)
+    for _ in range(LEECH_LAPSES - 1):  # one lapse short of a leech, learned again
+        drill.review(template_id, Rating.Again, when)
+        drill.review(template_id, Rating.Good, when + timedelta(hours=1))
+        when += timedelta(days=2)
+    assert store.lapses(template_id) == LEECH_LAPSES - 1 and not store.suspended()
+    due = Card.from_json(store.get_card(template_id) or "").due + timedelta(hours=1)
+    bank = load_bank(only=[template_id])
+    session = DrillSession(bank, store, Settings(new_per_day=0), now=lambda: due)
+    q = session.next()
+    assert q is not None and q.template.id == template_id
+    assert session.submit("1 B").grade.verdict == "incorrect"
+    assert template_id in store.suspended()
+    [warning] = session.warnings
+    assert warning.startswith(f"{template_id} was forgotten 8 times since you learned it")
+    assert session.next() is None  # and it is not asked again today

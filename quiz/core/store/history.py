@@ -651,7 +651,8 @@ class Store:
         """Suspended templates: ``{template_id: (suspended_at UTC text, lapses)}``,
         oldest suspension first."""
         return {str(t): (str(at), int(n)) for t, at, n in self._rows(
-            "SELECT template_id, suspended_at, lapses FROM suspended "
+            # CAST: a hand-edited count that is not a number reads as 0, not an error.
+            "SELECT template_id, suspended_at, CAST(lapses AS INTEGER) FROM suspended "
             "ORDER BY suspended_at, template_id")}
 
     # ----------------------------------------------------------------- backups

@@ -54,6 +54,10 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
     ("Mistakes", [
         ("r  n", "retry the same variant, or a fresh one"),
         ("l", "practise the leeches (missed again and again)"),
+        ("b", "bring a template suspended from the drill back"),
+    ]),
+    ("Stats", [
+        ("o", "fit the scheduler to your reviews (200 needed)"),
     ]),
     ("Practice picker", [
         ("↑ ↓  Enter", "choose a topic or rapid-fire item and start"),

@@ -23,6 +23,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, Switch
 
+from quiz.tui.messages import WorkloadForecast
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -207,16 +208,17 @@ class SettingsScreen(Screen[None]):
                 text = f"{self.workload(retention)} Enter saves it."
             except Exception as exc:  # a forecast that fails still lets the value be saved
                 text = f"{retention:g}: no forecast ({exc}). Enter saves it."
-        self.app.call_from_thread(self._forecast_shown, retention, text)
+        self.post_message(WorkloadForecast(retention, text))
 
-    def _forecast_shown(self, retention: float, text: str) -> None:
+    @on(WorkloadForecast)
+    def _forecast_shown(self, event: WorkloadForecast) -> None:
         control = self.query_one("#set-desired_retention", Input)
         try:
             current = float(control.value.strip())
         except ValueError:
             return
-        if current == retention:  # not a forecast of a value typed over since
-            self.query_one("#about-desired_retention", Static).update(escape(text))
+        if current == event.retention:  # not a forecast of a value typed over since
+            self.query_one("#about-desired_retention", Static).update(escape(event.text))
 
     @on(Switch.Changed)
     def _switched(self, event: Switch.Changed) -> None:
