@@ -116,6 +116,11 @@ def problems(pv: PartVariant, names: frozenset[str], exempt: bool) -> list[str]:
                 num(pv, name) if name in names else None)
             if held is not None and held > hbm:
                 out.append(f"{name} = {held / 1e9:.0f} GB does not fit in {hbm / 1e9:.0f} GB")
+        if "params_per_gpu" in names:  # the weights a layout leaves on one GPU
+            per_gpu, wb = num(pv, "params_per_gpu"), num(pv, "weight_bytes") or 2.0
+            if per_gpu is not None and per_gpu * wb > hbm:
+                out.append(f"the weights alone, {per_gpu * wb / 1e9:.0f} GB per GPU, do not "
+                           f"fit in {hbm / 1e9:.0f} GB")
     if names & ON_NVLINK and tp > 1:
         if tp > node:
             out.append(f"times tp={tp:g} on NVLink, beyond the {node:g} GPUs of a node")
