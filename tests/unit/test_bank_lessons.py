@@ -278,3 +278,13 @@ def test_moe_all_to_alls_under_tp_count_each_ranks_own_tokens() -> None:
         by_hand = (4 * moe_layers * (ep - 1) / ep * value(pv, "seq") / value(pv, "tp")
                    * value(pv, "experts_active") * value(pv, "hidden") * 2)
         assert key(pv) == pytest.approx(by_hand, rel=1e-9)
+
+
+@pytest.mark.parametrize("tid", ["inference/int4-weights-with-scales",
+                                 "inference/quantized-fits-one-gpu", "memory/qlora-memory",
+                                 "inference/decode-time-per-token"])
+def test_quantized_weight_questions_say_whether_the_embeddings_count(tid: str) -> None:
+    """Found re-auditing the rest of the bank: common 4-bit schemes keep the embedding
+    tables in BF16, which moves an 8B model's weight bytes by about a third; each prompt
+    now states its reading."""
+    assert "embedding" in part(tid, 0).prompt
