@@ -282,9 +282,21 @@ def test_moe_all_to_alls_under_tp_count_each_ranks_own_tokens() -> None:
 
 @pytest.mark.parametrize("tid", ["inference/int4-weights-with-scales",
                                  "inference/quantized-fits-one-gpu", "memory/qlora-memory",
-                                 "inference/decode-time-per-token"])
-def test_quantized_weight_questions_say_whether_the_embeddings_count(tid: str) -> None:
+                                 "inference/decode-time-per-token",
+                                 "inference/decode-tokens-per-second",
+                                 "inference/quantized-decode-throughput",
+                                 "inference/prefill-vs-decode",
+                                 "cost/serving-cost-per-million-tokens"])
+def test_weight_byte_questions_say_whether_the_embeddings_count(tid: str) -> None:
     """Found re-auditing the rest of the bank: common 4-bit schemes keep the embedding
     tables in BF16, which moves an 8B model's weight bytes by about a third; each prompt
     now states its reading."""
     assert "embedding" in part(tid, 0).prompt
+
+
+@pytest.mark.parametrize("tid", ["inference/decode-tokens-per-second",
+                                 "cost/serving-cost-per-million-tokens"])
+def test_decode_rates_accept_the_input_embedding_left_out(tid: str) -> None:
+    for seed in range(6):
+        pv = part(tid, seed)
+        assert any("gather" in a.name for a in pv.accepted)
