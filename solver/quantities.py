@@ -534,12 +534,17 @@ def _cp(c: Ctx) -> tuple[sp.Expr, str]:
           "micro-batch")
 def _ep(c: Ctx) -> tuple[sp.Expr, str]:
     moe_layers = (L_ - sym("dense_layers")) / p_ if c.moe else sp.Integer(0)
-    tokens = s_ * b_ / c_
+    # With sequence parallelism each TP rank enters the MoE layer with its own 1/tp of
+    # the tokens and dispatches only those (Megatron-Core requires sequence parallelism
+    # for MoE with TP > 1); the expert-TP gathers that follow stay on NVLink.
+    tokens = s_ * b_ / (c_ * t_) if c.sequence_parallel else s_ * b_ / c_
     expr = (4 * moe_layers * (e_ - 1) / e_ * tokens * sym("experts_active") * h_
             * sym("weight_bytes"))
     return expr, ("Per MoE layer, a dispatch and a combine all-to-all in forward and again "
                   "in backward (4), each sending k copies of every token's hidden vector, "
-                  "(ep-1)/ep of them to other ranks.")
+                  "(ep-1)/ep of them to other ranks"
+                  + ("; each TP rank sends only its 1/tp of the tokens (sequence "
+                     "parallelism)." if c.sequence_parallel else "."))
 
 
 @quantity("comm_time", "s", "bytes / bandwidth")

@@ -263,3 +263,40 @@ def test_the_405b_scenario_lays_out_8k_then_128k_with_context_parallelism() -> N
     assert "cp=1 " not in long.key.display  # 128K tokens need the sequence split
     g = grade(long, short.key.display)
     assert g.verdict != "correct"
+
+
+def test_moe_all_to_alls_under_tp_count_each_ranks_own_tokens() -> None:
+    """Found re-auditing the rest of the bank: with TP (and the sequence parallelism
+    Megatron-Core requires for MoE) a rank dispatches its 1/tp of the tokens; the key
+    sent all of them from every rank, and the prompt did not say which."""
+    for seed in range(4):
+        pv = part("scenario/train-moe", seed, 2)
+        assert "1/" in pv.prompt
+        assert "sequence parallelism" in BANK.get("scenario/train-moe").intro
+        moe_layers = (value(pv, "layers") - value(pv, "dense_layers")) / value(pv, "pp")
+        ep = value(pv, "ep")
+        by_hand = (4 * moe_layers * (ep - 1) / ep * value(pv, "seq") / value(pv, "tp")
+                   * value(pv, "experts_active") * value(pv, "hidden") * 2)
+        assert key(pv) == pytest.approx(by_hand, rel=1e-9)
+
+
+@pytest.mark.parametrize("tid", ["inference/int4-weights-with-scales",
+                                 "inference/quantized-fits-one-gpu", "memory/qlora-memory",
+                                 "inference/decode-time-per-token",
+                                 "inference/decode-tokens-per-second",
+                                 "inference/quantized-decode-throughput",
+                                 "inference/prefill-vs-decode",
+                                 "cost/serving-cost-per-million-tokens"])
+def test_weight_byte_questions_say_whether_the_embeddings_count(tid: str) -> None:
+    """Found re-auditing the rest of the bank: common 4-bit schemes keep the embedding
+    tables in BF16, which moves an 8B model's weight bytes by about a third; each prompt
+    now states its reading."""
+    assert "embedding" in part(tid, 0).prompt
+
+
+@pytest.mark.parametrize("tid", ["inference/decode-tokens-per-second",
+                                 "cost/serving-cost-per-million-tokens"])
+def test_decode_rates_accept_the_input_embedding_left_out(tid: str) -> None:
+    for seed in range(6):
+        pv = part(tid, seed)
+        assert any("gather" in a.name for a in pv.accepted)

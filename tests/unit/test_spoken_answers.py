@@ -77,7 +77,7 @@ at 450 GB/s is 9x faster: 84 ms. So TP stays inside the node, on NVLink.""", {
         "ratio": ("9x", "5x"),
         "t_nvl": ("84 ms", "150 ms"),
     }),
-    "moe/train-a-moe": (4, """
+    "moe/train-a-moe": (5, """
 Mixtral 8x7B holds 46.7B parameters, but each token only passes through 12.9B of them:
 memory follows the total, compute the active count. At 16 bytes per parameter that is
 747 GB of model state, because every expert is stored and trained. The run needs
