@@ -66,6 +66,26 @@ def split(pairs: dict[str, str]) -> tuple[dict[str, str], dict[str, int | str]]:
     return work, layout
 
 
+def _refuse_workload_fixes(keys: dict[str, str]) -> None:
+    """`--fix` constrains the layout search; any other key there was once dropped
+    without a word (`--fix gpus=8` searched the default cluster).
+
+    Raises:
+        SolverError: the first key that is no layout key, saying where it belongs.
+    """
+    from solver.engine import SolverError
+    from solver.keys import KEYS
+    from solver.perf import LAYOUT_KEYS
+
+    for key, raw in keys.items():
+        layout = ", ".join(sorted(LAYOUT_KEYS))
+        if key in KEYS or key == "tokens_per_batch":
+            raise SolverError(f"--fix {key}={raw}: {key} is no layout key; describe the "
+                              f"workload with --set {key}={raw} (--fix takes {layout})")
+        raise SolverError(f"--fix {key}={raw}: no layout key is named {key!r} (--fix "
+                          f"takes {layout})")
+
+
 def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Workload:
     """The workload the flags describe.
 
@@ -97,7 +117,8 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise SolverError("--top takes a positive number")
     work, chosen = split(parse_sets(args.set or []))
-    _, fixed = split(parse_sets(args.fix or []))
+    not_layout, fixed = split(parse_sets(args.fix or []))
+    _refuse_workload_fixes(not_layout)
     w = workload(args.model, args.gpu, work)
     ranking = rank(w, fixed)
     mine = complete(w, {**fixed, **chosen}) if chosen else None
