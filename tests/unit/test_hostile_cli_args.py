@@ -52,6 +52,23 @@ def test_layout_fix_of_a_layout_key_still_constrains_the_search(
     assert '"tp": 2' in out
 
 
+@pytest.mark.parametrize("value", ["1_000", "\u0668", "9" * 30, "-1", "2.0"])
+@pytest.mark.parametrize("flag", ["--fix", "--set"])
+def test_a_layout_key_takes_ascii_digits_within_a_bound(
+    capsys: pytest.CaptureFixture[str], flag: str, value: str,
+) -> None:
+    err = one_line_exit_2(capsys, *LAYOUT, flag, f"tp={value}")
+    assert "tp takes a whole number from 1 to 1,000,000" in err
+
+
+@pytest.mark.parametrize("top", ["0", "-1", "1_000", "99999999999"])
+def test_layout_top_is_a_bounded_whole_number(
+    capsys: pytest.CaptureFixture[str], top: str,
+) -> None:
+    err = one_line_exit_2(capsys, *LAYOUT[:-2], "--top", top)
+    assert "--top" in err
+
+
 @pytest.mark.parametrize("extra", [("--part", "2"), ("--part", "1"),
                                    ("--earlier", "1 TB")])
 def test_a_step_is_not_given_with_a_part_or_earlier_answers(
