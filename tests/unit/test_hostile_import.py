@@ -230,6 +230,8 @@ def test_a_report_nested_below_the_recursion_limit_is_still_refused(tmp_path: Pa
 @pytest.mark.parametrize(("change", "message"), [
     ({"answered_at": "9999-12-31T00:00:00+00:00"}, "in the future"),
     ({"answered_at": "9999-12-31T23:00:00-05:00"}, "out of range"),
+    ({"answered_at": "0001-01-01T00:00:00+00:00"}, "before 1970"),
+    ({"answered_at": "0001-01-01T00:00:00+05:00"}, "out of range"),
     ({"version": 2**70}, "version"),
     ({"seed": 2**70}, "seed"),
     ({"seed": -1}, "seed"),

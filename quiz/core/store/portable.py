@@ -932,11 +932,18 @@ _FUTURE_SLACK: Final = timedelta(days=1)
 set a little ahead, a zone mistaken); later is refused."""
 
 
+_EARLIEST: Final = "1970-01-01T00:00:00.000000+00:00"
+"""No answer is older: a time near year 1 cannot be shown in a zone west of UTC."""
+
+
 def _not_future(source: str, where: str, field: str, value: str, latest: str) -> None:
-    # Both are to_utc_text's fixed-width UTC text: text order is time order.
+    # All are to_utc_text's fixed-width UTC text: text order is time order.
     if value > latest:
         raise HistoryFileError(f"{source}: {where}: {field}: {value} is in the future "
                                "(later than a day from now); fix the date in the file")
+    if value < _EARLIEST:
+        raise HistoryFileError(f"{source}: {where}: {field}: {value} is before 1970; fix "
+                               "the date in the file")
 
 
 def _add_summaries(conn: sqlite3.Connection, before: int) -> None:
