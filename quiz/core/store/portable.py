@@ -863,6 +863,22 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     """
     mock_start = _mocks(store)[1]
     latest = to_utc_text(store.now() + _FUTURE_SLACK)
+    # A larger page cache while importing: the indexes' pages are updated all over, and
+    # with the default 2 MB most updates wrote and read back a page (13 % of the CPU of
+    # 100,000 rows; peak RSS 46 -> 118 MB, at most ~150 MB however large the file).
+    cache = store._rows("PRAGMA cache_size")[0][0]
+    store._rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
+    try:
+        return _import(store, rows, source, mock_start, latest)
+    finally:
+        store._rows(f"PRAGMA cache_size = {int(cache):d}")
+
+
+_IMPORT_CACHE_KIB: Final = 100 * 1024
+
+
+def _import(store: Store, rows: Iterable[Row], source: str,
+            mock_start: dict[int | None, str], latest: str) -> ImportResult:
     with store._transaction() as conn:
         before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
         # The summary tables' insert trigger is two upserts a row (most of an insert's
