@@ -252,8 +252,9 @@ class Mistake(_Model):
     """The answer re-derived with these keys changed (e.g. bytes_per_param = 12)."""
     expr: str | None = None
     """An alternative expression over quantities and keys."""
-    scale: float | None = None
-    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes)."""
+    scale: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes); not 0
+    (no mistake gives 0) and a finite number."""
     formula: str | None = None
     """For formula answers: the wrong formula, in the prompt's letters."""
     choice: list[str] | None = None
@@ -271,6 +272,9 @@ class Mistake(_Model):
         if len(given) != 1:
             raise FieldError((), "give exactly one of set, expr, scale, formula, choice, "
                              "cells")
+        if self.scale == 0:
+            raise FieldError(("scale",), "a scale of 0 makes every answer 0; give the "
+                             "factor the mistake is off by (1000, 8, 0.5, ...)")
         return self
 
 
@@ -360,12 +364,13 @@ class Part(_Model):
 class Template(_Model):
     """A question template: parameters drawn from a seed, one or more parts."""
 
-    schema_: int = Field(default=SCHEMA_VERSION, alias="schema")
+    schema_: int = Field(default=SCHEMA_VERSION, alias="schema", strict=True)
     """Format version of this file (currently 1)."""
     id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+$")]
     """Unique id, `topic/name` in lower case, e.g. "memory/model-state"."""
-    version: int = Field(default=1, ge=1)
-    """Bump when the question changes; history and scheduling stay with the id."""
+    version: int = Field(default=1, ge=1, le=2**63 - 1, strict=True)
+    """Bump when the question changes; history and scheduling stay with the id (a whole
+    number that fits the history: at most 2^63 - 1)."""
     title: str = Field(min_length=3, max_length=80)
     """A short title for lists."""
     topic: str

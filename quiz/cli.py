@@ -150,12 +150,13 @@ def _check(sub: Any) -> None:
     c.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
     c.add_argument("--seed", type=seed)
     c.add_argument("--answer", required=True, help="the answer as you would type it")
-    c.add_argument("--part", type=whole(1, 100), default=1, help="scenario part (1-based)")
+    c.add_argument("--part", type=whole(1, 100), help="scenario part (1-based; default 1)")
     c.add_argument("--earlier", action="append", default=[], metavar="TEXT",
                    help="your answer to an earlier part, in order (repeatable): a part that "
                    "follows through is graded against them too")
     c.add_argument("--step", type=whole(1, 1000),
-                   help="grade one step of the walk-through (see quiz ask ID --steps)")
+                   help="grade one step of the walk-through (see quiz ask ID --steps); "
+                   "steps are numbered over the whole question, so not with --part")
     c.add_argument("--json", action="store_true")
 
 

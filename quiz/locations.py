@@ -107,7 +107,11 @@ def claim(data_dir: Path) -> Path:
 
     if data_dir.is_dir():
         mode = data_dir.stat().st_mode
-        shared = mode & stat.S_ISVTX or data_dir in (Path.home(), Path(data_dir.anchor))
+        try:
+            home = Path.home()
+        except RuntimeError:  # no HOME and no password entry: no home to spare
+            home = Path(data_dir.anchor)
+        shared = mode & stat.S_ISVTX or data_dir in (home, Path(data_dir.anchor))
         if not shared and any((data_dir / name).exists() for name in _OURS):
             tighten(data_dir, FOLDER_MODE)
         for name in ("cache", "backups"):  # only ever quiz's

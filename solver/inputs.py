@@ -353,6 +353,11 @@ def _validate(inp: Inputs) -> None:
             raise SolverError("dense_layers must be fewer than layers")
     elif ep > 1:
         raise SolverError("ep > 1 needs a mixture-of-experts model (experts > 0)")
+    elif (n("experts_active") or 0) > 1:
+        # A dense model has one MLP; more active experts than that was once taken
+        # silently and changed nothing.
+        raise SolverError(f"experts_active ({n('experts_active'):g}) needs a "
+                          "mixture-of-experts model: this one is dense (set experts too)")
     if (dp * cp) % ep:
         raise SolverError(f"ep ({ep:g}) must divide dp*cp ({dp * cp:g})")
     seq = n("seq")

@@ -17,6 +17,13 @@ def run(args: argparse.Namespace) -> int:
 
     tid, seed = variant_ref(args.template, args.seed,
                             default=None if args.command == "check" else 0)
+    if args.command == "check" and args.step is not None and (args.part or args.earlier):
+        from quiz.core.errors import UsageError
+
+        # Steps are numbered over the whole variant: a part beside one was ignored.
+        flag = "--part" if args.part else "--earlier"
+        raise UsageError(f"--step numbers the steps of the whole question (quiz ask "
+                         f"{args.template} --steps lists them); give it without {flag}")
     bank = catalog(args)
     if (args.command == "ask" and args.steps) or (args.command == "check"
                                                   and args.step is not None):
@@ -92,8 +99,9 @@ def render_ask(variant: Any) -> str:
 def _check(args: argparse.Namespace, variant: Any) -> int:
     from quiz.core.kinds import kind_of
 
-    data, g = check_json(variant, args.part, args.answer, args.earlier)
-    pv = variant.parts[args.part - 1]
+    part = args.part or 1
+    data, g = check_json(variant, part, args.answer, args.earlier)
+    pv = variant.parts[part - 1]
     if args.json:
         print(json.dumps(data, indent=2))
         return 0

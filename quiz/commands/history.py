@@ -93,31 +93,35 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
+    import itertools
+
     from quiz import locations
-    from quiz.core.store.portable import backup_before_import, import_history, parse
+    from quiz.core.store.portable import (
+        HistoryFileError,
+        backup_before_import,
+        import_rows,
+        read_rows,
+    )
+    from quiz.core.store.reader import ReadError, open_file
 
     path = Path(args.file)
+    source = str(path)
     try:
-        # newline="": line ends inside quoted CSV fields (typed answers) stay as written.
-        with path.open(encoding="utf-8-sig", newline="") as handle:
-            text = handle.read()
-    except FileNotFoundError:
-        sys.stderr.write(f"quiz: {path}: no such file\n")
-        return 2
-    except IsADirectoryError:
-        sys.stderr.write(f"quiz: {path}: is a folder, not a history file\n")
-        return 2
-    except UnicodeDecodeError:
-        sys.stderr.write(f"quiz: {path}: not a text file (not UTF-8): not a history file\n")
-        return 2
-    except OSError as exc:
-        sys.stderr.write(f"quiz: {path}: cannot read: {exc.strerror or exc}\n")
-        return 2
-    history = parse(text, args.format, source=str(path))  # HistoryFileError: one line
-    folder = locations.data_dir(args.data_dir)
-    with _open_store(args) as store:
-        backup = backup_before_import(store, locations.backups_dir(folder))
-        result = import_history(store, history)
+        handle = open_file(path)  # a regular file only, and not too large
+    except ReadError as exc:
+        raise HistoryFileError(str(exc)) from None
+    with handle:
+        rows = read_rows(handle, args.format, source=source)  # streamed, validated
+        first = next(rows, None)  # the header and first row checked before any backup
+        folder = locations.data_dir(args.data_dir)
+        with _open_store(args) as store:
+            backup = backup_before_import(store, locations.backups_dir(folder))
+            try:
+                result = import_rows(store, itertools.chain([first] if first else [], rows),
+                                     source=source)
+            except BaseException:
+                backup.unlink(missing_ok=True)  # nothing changed: the copy is the history
+                raise
     print(f"Imported {result.added} new attempt(s) from {path}; {result.already} were "
           f"already here. Spaced-repetition cards rebuilt ({result.cards}). "
           f"Backup of the history before the import: {backup}")

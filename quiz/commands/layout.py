@@ -12,6 +12,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from quiz.commands.args import whole
+
 if TYPE_CHECKING:
     from solver.layouts import Ranking
     from solver.perf import Evaluation, Workload
@@ -29,8 +31,14 @@ def add_parser(sub: Any) -> None:
                    "model constant, or a layout key describing one layout")
     p.add_argument("--fix", action="append", metavar="KEY=VALUE",
                    help="constrain the search, e.g. recompute=full or tp=8")
-    p.add_argument("--top", type=int, default=5, help="how many layouts to list (5)")
+    p.add_argument("--top", type=whole(1, 10_000), default=5,
+                   help="how many layouts to list (5)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+MAX_LAYOUT_VALUE = 1_000_000
+"""The largest value a layout key (tp, pp, dp, micro_batch, ...) takes on the command
+line: far past any cluster."""
 
 
 def _layout_value(key: str, raw: str) -> int | str:
@@ -40,10 +48,13 @@ def _layout_value(key: str, raw: str) -> int | str:
         if raw not in RECOMPUTE:
             raise LayoutImpossible(f"recompute is none, selective or full, not {raw!r}")
         return raw
-    try:
-        value = int(raw)
-    except ValueError:
-        raise LayoutImpossible(f"{key} takes a whole number, not {raw!r}") from None
+    # ASCII digits, bounded: int() also takes "1_000", other scripts' digits and
+    # thousands of digits, which the layout search would then run with.
+    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_LAYOUT_VALUE:
+        low = 0 if key == "zero" else 1
+        raise LayoutImpossible(f"{key} takes a whole number from {low} to "
+                               f"{MAX_LAYOUT_VALUE:,}, not {raw!r}")
+    value = int(raw)
     if key == "zero" and value not in (0, 1, 2, 3):
         raise LayoutImpossible("zero is a ZeRO stage: 0, 1, 2 or 3")
     if key not in ("zero", "recompute_layers") and value < 1:
@@ -66,6 +77,26 @@ def split(pairs: dict[str, str]) -> tuple[dict[str, str], dict[str, int | str]]:
     if layout.get("recompute_layers") and "recompute" not in layout:
         layout["recompute"] = "full"    # recomputing some layers is full recomputation
     return work, layout
+
+
+def _refuse_workload_fixes(keys: dict[str, str]) -> None:
+    """`--fix` constrains the layout search; any other key there was once dropped
+    without a word (`--fix gpus=8` searched the default cluster).
+
+    Raises:
+        SolverError: the first key that is no layout key, saying where it belongs.
+    """
+    from solver.engine import SolverError
+    from solver.keys import KEYS
+    from solver.perf import LAYOUT_KEYS
+
+    for key, raw in keys.items():
+        layout = ", ".join(sorted(LAYOUT_KEYS))
+        if key in KEYS or key == "tokens_per_batch":
+            raise SolverError(f"--fix {key}={raw}: {key} is no layout key; describe the "
+                              f"workload with --set {key}={raw} (--fix takes {layout})")
+        raise SolverError(f"--fix {key}={raw}: no layout key is named {key!r} (--fix "
+                          f"takes {layout})")
 
 
 def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Workload:
@@ -93,13 +124,11 @@ def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Worklo
 def run(args: argparse.Namespace) -> int:
     """Run `quiz layout`; returns the exit code."""
     from quiz.commands.solve import parse_sets
-    from solver.engine import SolverError
     from solver.layouts import complete, rank
 
-    if args.top < 1:
-        raise SolverError("--top takes a positive number")
     work, chosen = split(parse_sets(args.set or []))
-    _, fixed = split(parse_sets(args.fix or []))
+    not_layout, fixed = split(parse_sets(args.fix or []))
+    _refuse_workload_fixes(not_layout)
     w = workload(args.model, args.gpu, work)
     ranking = rank(w, fixed)
     mine = complete(w, {**fixed, **chosen}) if chosen else None

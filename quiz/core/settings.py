@@ -15,12 +15,14 @@ import os
 import re
 import tempfile
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from questions.private import private_folder
+from quiz.core.outputs import check_target
 from quiz.core.settings_cache import MAX_SETTINGS_BYTES, remember
 
 if TYPE_CHECKING:
@@ -213,7 +215,8 @@ def _same(item: object, value: object) -> bool:
         and isinstance(value, float) and float(plain) == value)
 
 
-def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> None:
+def save_settings(settings: Settings, path: Path, cache: Path | None = None, *,
+                  only: Collection[str] | None = None) -> None:
     """Write the settings to the TOML file, keeping what the user wrote there.
 
     The file is edited, not replaced: comments, blank lines, key order, the spelling
@@ -225,12 +228,19 @@ def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> 
     renamed over it, so a crash never leaves a half-written file. Parent folders are
     created.
 
+    The file is read again when saving, not when the settings were loaded: with
+    ``only``, the keys named there are all that changes, so an edit made to the file by
+    hand while the app runs is kept (the settings screen once wrote back every value it
+    had read, and every default). A symbolic link (a dotfiles folder) is followed and
+    kept.
+
     Args:
         settings: The settings to write.
         path: The TOML file to edit or create.
         cache: Where to store what the model makes of the new file (as
             :func:`load_settings` does), so that the next start needs no validation
             first; None stores nothing.
+        only: The settings to write (the one just edited); None writes them all.
     """
     # tomlkit is imported here, not with the module: the app reads settings at every
     # start but writes them only when the user changes one.
@@ -246,6 +256,8 @@ def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> 
     flat = not any(isinstance(v, tomlkit.items.Table | tomlkit.items.AoT)
                    for v in doc.values())
     for name in Settings.model_fields:
+        if only is not None and name not in only:
+            continue
         value = getattr(settings, name)
         if name in doc:
             if not _same(doc.item(name), value):
@@ -258,13 +270,14 @@ def save_settings(settings: Settings, path: Path, cache: Path | None = None) -> 
                 doc.add(tomlkit.comment(description))
         doc.add(name, value)
     text = tomlkit.dumps(doc)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    target = check_target(path)  # a regular file or none; a link's file, the link kept
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -404,21 +404,23 @@ class QuizApp(App[int]):
         setattr(self.state.settings, name, value)
         if name == "theme" and self.theme != value:
             self.theme = str(value)
-        self._save_settings()
+        self._save_settings(name)
 
     @work(thread=True, group="settings", exit_on_error=False)
-    def _save_settings(self) -> None:
+    def _save_settings(self, name: str) -> None:
         from quiz import locations
         from quiz.core.settings import save_settings
 
         assert self.state is not None
-        # One writer at a time, each writing the settings as they are when it runs:
-        # whichever writes last writes the latest values.
+        # One writer at a time, each writing its setting as it is when it runs (the
+        # latest value) into the file as it is then: only that key changes, so a hand
+        # edit of another made meanwhile stays.
         with self._settings_lock:
             try:
                 save_settings(self.state.settings,
                               locations.config_path(self.state.data_dir),
-                              locations.settings_cache_path(self.state.data_dir))
+                              locations.settings_cache_path(self.state.data_dir),
+                              only=(name,))
             except (OSError, ValueError) as exc:
                 self.post_message(TaskFailed("saving the settings", str(exc)))
 

@@ -120,13 +120,34 @@ async def test_flag_from_the_question_and_from_the_feedback(data_dir: Path) -> N
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         await pilot.press("f")
         await wait_for(pilot, lambda: isinstance(app.screen, FlagScreen))
-        await pilot.press("shift+tab", "down", "enter", "tab", "enter")  # "unclear", no note
+        await pilot.press("shift+tab", "down", "space", "enter")  # "unclear", no note
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         await settle(pilot)
     with Store.open(locations.db_path(data_dir)) as store:
         flags = store.flags()
-    assert [(f.reason, f.note) for f in flags][1] == ("wrong", "which precision?")
+    assert [(f.reason, f.note) for f in flags] == [("unclear", ""),
+                                                    ("wrong", "which precision?")]
     assert flags[0].attempt_id is not None and flags[1].attempt_id is None
+
+
+async def test_enter_in_the_reason_list_saves_the_flag_with_the_note_typed(
+        data_dir: Path) -> None:
+    """Issue 26: with the focus in the reason list, Enter toggled a reason instead of
+    saving, and a note typed before was dropped."""
+    from quiz.tui.screens.flag import FlagScreen
+
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        screen = await question_shown(pilot)
+        await pilot.press("ctrl+f")
+        await wait_for(pilot, lambda: isinstance(app.screen, FlagScreen))
+        await pilot.press(*"the units are odd", "shift+tab", "down", "space", "enter")
+        await wait_for(pilot, lambda: app.screen is screen)
+        await settle(pilot)
+    with Store.open(locations.db_path(data_dir)) as store:
+        flags = store.flags()
+    assert [(f.reason, f.note) for f in flags] == [("unclear", "the units are odd")]
 
 
 async def test_mistakes_screen_lists_a_miss_and_retries_the_same_variant(

@@ -116,3 +116,22 @@ async def test_settings_are_in_the_command_palette(data_dir: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
         assert "Settings" in [c.title for c in app.get_system_commands(app.screen)]
+
+
+async def test_a_hand_edit_made_while_the_app_runs_is_kept(data_dir: Path) -> None:
+    """Issue 26: saving wrote back every value the screen had read when it opened (and
+    every default), so an edit of config.toml made meanwhile was reverted."""
+    config = locations.config_path(data_dir)
+    data_dir.mkdir(parents=True)
+    config.write_text(USER_FILE)
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        app.open_mode("settings")
+        await settings_shown(pilot)
+        config.write_text(USER_FILE.replace("= 5", "= 7") + "mock_minutes = 50\n")
+        app.screen.query_one("#set-mock_questions", Input).value = "12"
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+    saved = tomllib.loads(config.read_text())
+    assert saved == {"new_per_day": 7, "mock_minutes": 50, "mock_questions": 12}

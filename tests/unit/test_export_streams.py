@@ -55,7 +55,7 @@ def fixed_history(path: Path, *, guided: bool) -> None:
             verdict: Verdict = ("correct", "partial", "incorrect")[i % 3]
             ids.append(store.record_attempt(Attempt(
                 template_id=f"topic-{i % 3}/t{i % 5}", template_version=1 + i % 2,
-                seed=(-1) ** i * (i * 7919), mode=("drill", "practice", "mock")[i % 3],
+                seed=i * 7919, mode=("drill", "practice", "mock")[i % 3],
                 answer_text=answers[i % len(answers)], verdict=verdict,
                 score={"correct": 1.0, "partial": 0.1 + 0.2, "incorrect": 0.0}[verdict],
                 mistake="forgot-optimizer" if verdict != "correct" else None,

@@ -58,6 +58,13 @@ CASES: list[tuple[str, str, set[str]]] = [
     ("memory/model-state", "-inf", {"invalid"}),
     ("memory/model-state", "1/0", {"invalid"}),
     ("memory/model-state", "__import__('os').system('true')", {"invalid"}),
+    # A product past float range once crashed the number reader (OverflowError, issue
+    # 26); one below it read as 0.
+    ("memory/model-state", "9e307*9 TB", {"invalid"}),
+    ("memory/model-state", "9e307*9", {"invalid"}),
+    ("memory/model-state", "1e308/1e-308 B", {"invalid"}),
+    ("memory/model-state", "1e-300*1e-300 TB", {"invalid"}),
+    ("memory/model-state", "9e999*9e999*9e999 B", {"invalid"}),
 ]
 
 

@@ -282,3 +282,29 @@ def test_a_file_that_is_not_toml_is_kept_aside_not_lost(tmp_path: Path) -> None:
     save_settings(Settings(new_per_day=6), path)
     assert (tmp_path / "config.toml.bak").read_text() == "new_per_day = = 5\n# my notes\n"
     assert load_settings(path) == (Settings(new_per_day=6), [])
+
+
+def test_saving_one_setting_changes_only_that_key_of_the_file_as_it_is_now(
+        tmp_path: Path) -> None:
+    """Issue 26: the settings screen wrote back every value it had read (and every
+    default), reverting a hand edit made while the app ran."""
+
+    path = tmp_path / "config.toml"
+    path.write_text("# mine\nnew_per_day = 5\n")
+    settings = Settings(new_per_day=5, mock_minutes=45)
+    path.write_text("# mine\nnew_per_day = 9  # edited by hand meanwhile\n")
+    save_settings(settings, path, only=("mock_minutes",))
+    text = path.read_text()
+    assert text.startswith("# mine\nnew_per_day = 9  # edited by hand meanwhile\n")
+    assert tomllib.loads(text) == {"new_per_day": 9, "mock_minutes": 45}
+
+
+def test_saving_follows_a_link_to_the_settings_and_keeps_the_link(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "quiz.toml"
+    real.parent.mkdir()
+    real.write_text("new_per_day = 5\n")
+    link = tmp_path / "data" / "config.toml"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    save_settings(Settings(new_per_day=6), link, only=("new_per_day",))
+    assert link.is_symlink() and real.read_text() == "new_per_day = 6\n"

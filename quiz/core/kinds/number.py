@@ -254,7 +254,13 @@ def _arithmetic(text: str, unit: str) -> str:
             value /= n
         else:
             value *= n
-    return f"{float(value):.15g} {m['unit'].strip()}".strip()
+    try:
+        result = float(value)
+    except OverflowError:  # 9e307*9: past float range (it crashed the reader)
+        raise Unreadable("that number is too large to work with", "2*14e9*2*31/32 B") from None
+    if result == 0 and value != 0:
+        raise Unreadable("that number is too small to work with", "2*14e9*2*31/32 B")
+    return f"{result:.15g} {m['unit'].strip()}".strip()
 
 
 def _plain(text: str) -> float:

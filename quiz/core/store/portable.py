@@ -29,26 +29,38 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
 import re
 import sqlite3
-from collections import Counter
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, TextIO
 
 from fsrs import Card, Rating, Scheduler
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from questions.private import private_folder
+from questions.seeds import MAX_SEED
 from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.errors import QuizError, StoreError
 from quiz.core.schedule import NEW, _card_id
+from quiz.core.store import reader
 from quiz.core.store.history import Store
+from quiz.core.store.reader import too_deep
 from quiz.core.store.records import MODES, VERDICTS, row_to_attempt
+from quiz.core.store.schema import quarter_of
 
 __all__ = [
     "FORMATS",
@@ -87,6 +99,13 @@ PLAIN_FORMAT: Final = 1
 FORMATS: Final = ("json", "csv")
 
 
+MAX_VERSION: Final = 2**63 - 1
+"""The largest template version a row may carry: SQLite's largest integer (a larger
+one crashed the insert)."""
+MAX_COUNT: Final = 10_000
+"""The most hints, minutes or questions a row may name."""
+
+
 class HistoryFileError(QuizError, ValueError):
     """A history file that cannot be imported: unreadable, wrong format, a bad row, or
     written by a newer quiz. The message is one line naming the file (and row)."""
@@ -106,7 +125,12 @@ def _utc_time(value: str | None) -> str | None:
         raise ValueError(f"not an ISO-8601 time: {value!r}") from None
     if parsed.tzinfo is None:
         raise ValueError(f"time {value!r} has no UTC offset")
-    return to_utc_text(parsed)
+    if _STORED_TIME.fullmatch(value):  # already as stored (an export's): keep the text
+        return value
+    try:
+        return to_utc_text(parsed)
+    except OverflowError:  # 9999-12-31T23:00-05:00 is past the last UTC time
+        raise ValueError(f"time {value!r} is out of range") from None
 
 
 class AttemptRow(BaseModel):
@@ -116,10 +140,11 @@ class AttemptRow(BaseModel):
 
     template: Annotated[str, Field(min_length=1, max_length=200)]
     """Template id, e.g. ``memory/model-state``."""
-    version: Annotated[int, Field(ge=0)]
+    version: Annotated[int, Field(ge=0, le=MAX_VERSION)]
     """Template version when the question was asked."""
-    seed: Annotated[int, Field(ge=-(2**63), lt=2**63)]
-    """Variant seed: with the template it reproduces the question."""
+    seed: Annotated[int, Field(ge=0, le=MAX_SEED)]
+    """Variant seed: with the template it reproduces the question (what ``quiz ask
+    ID#SEED`` takes: 0 to 999,999,999,999)."""
     mode: Literal["drill", "practice", "mock"]
     """Session kind."""
     answer: Annotated[str, Field(max_length=2000)]
@@ -130,7 +155,7 @@ class AttemptRow(BaseModel):
     """Credit in [0, 1], hint costs deducted."""
     mistake: str | None = None
     """The named mistake the answer matched, if any."""
-    hints_used: Annotated[int, Field(ge=0)] = 0
+    hints_used: Annotated[int, Field(ge=0, le=MAX_COUNT)] = 0
     """Hints revealed before answering."""
     hint_cost: Annotated[float, Field(ge=0, allow_inf_nan=False)] = 0.0
     """Credit the hints cost."""
@@ -152,6 +177,18 @@ class AttemptRow(BaseModel):
 
     _times = field_validator("answered_at", "mock")(_utc_time)
 
+    @model_validator(mode="after")
+    def _verdict_fits_score(self) -> AttemptRow:
+        # A right answer earned something (hints may cost part of it); a wrong one
+        # earned less than everything. "correct" with score 0 was once taken as it was.
+        if self.verdict == "correct" and self.score + self.hint_cost <= 0:
+            raise ValueError(f"verdict 'correct' with score {self.score}: a correct "
+                             "answer scores more than 0")
+        if self.verdict == "incorrect" and self.score >= 1:
+            raise ValueError(f"verdict 'incorrect' with score {self.score}: an incorrect "
+                             "answer scores less than 1")
+        return self
+
     def key(self) -> tuple[object, ...]:
         """What makes two rows the same attempt (every field but the mock link)."""
         return (self.template, self.version, self.seed, self.mode, self.answer,
@@ -169,9 +206,9 @@ class MockRow(BaseModel):
     """When the session began (ISO-8601 with offset); identifies the session."""
     finished_at: str | None = None
     """When it ended, or None if it was abandoned."""
-    minutes: Annotated[int, Field(gt=0)]
+    minutes: Annotated[int, Field(gt=0, le=MAX_COUNT)]
     """Time limit."""
-    n_questions: Annotated[int, Field(gt=0)]
+    n_questions: Annotated[int, Field(gt=0, le=MAX_COUNT)]
     """Questions planned."""
     score: Annotated[float, Field(allow_inf_nan=False)] | None = None
     """Overall score, if finished."""
@@ -297,7 +334,8 @@ def _plain_item(row: sqlite3.Row, mock_start: dict[int | None, str],
      hint_cost, seconds, answered_at, topic, tags_text, session_id, guided, rating) = row
     if not (type(template) is str and 0 < len(template) <= 200
             and type(version) is int and version >= 0
-            and type(seed) is int and -(2**63) <= seed < 2**63
+            and type(seed) is int and 0 <= seed <= MAX_SEED
+            and version <= MAX_VERSION and type(hints_used) is int and hints_used <= MAX_COUNT
             and mode in MODES and verdict in VERDICTS
             and type(answer) is str and len(answer) <= 2000
             and type(score) is float and 0.0 <= score <= 1.0
@@ -309,7 +347,9 @@ def _plain_item(row: sqlite3.Row, mock_start: dict[int | None, str],
             and type(topic) is str and topic
             and type(tags_text) is str
             and (rating is None or (type(rating) is int and 1 <= rating <= 4))
-            and guided in (0, 1) and type(guided) is int):
+            and guided in (0, 1) and type(guided) is int
+            and (verdict != "correct" or score + hint_cost > 0)
+            and (verdict != "incorrect" or score < 1)):
         return None
     if tags_text not in tags_of:
         tags_of[tags_text] = _plain_tags(tags_text)
@@ -481,9 +521,33 @@ def _format_of(guided: bool) -> int:
     return HISTORY_FORMAT if guided else PLAIN_FORMAT
 
 
+_FORMULA_START: Final = ("=", "+", "-", "@", "\t", "\r")
+"""What a spreadsheet takes for the start of a formula (the usual CSV-injection rule)."""
+
+
+def _escape(cell: object) -> str:
+    """A CSV cell a spreadsheet shows as text: one ``'`` before a cell that (after any
+    ``'`` it starts with) starts like a formula, so ``=HYPERLINK(...)`` is never run.
+    :func:`_unescape` takes it off again: import reads back what export wrote."""
+    text = str(cell)
+    return "'" + text if text.lstrip("'")[:1] in _FORMULA_START and text else text
+
+
+def _unescape(cell: str) -> str:
+    """The cell :func:`_escape` was given (a cell of an older file that starts with
+    ``'`` followed by text that is no formula is kept as it is)."""
+    if cell[:1] == "'" and cell.lstrip("'")[:1] in _FORMULA_START and cell.lstrip("'"):
+        return cell[1:]
+    return cell
+
+
 def _csv_row(row: dict[str, Any], guided: bool) -> list[object]:
-    """A CSV row of a file item (see :func:`_written`); ``guided``: the file has guided
-    attempts (and their column)."""
+    """A CSV row of a file item (see :func:`_written`), its cells escaped
+    (:func:`_escape`); ``guided``: the file has guided attempts (and their column)."""
+    return [_escape(cell) for cell in _csv_cells(row, guided)]
+
+
+def _csv_cells(row: dict[str, Any], guided: bool) -> list[object]:
     return [
         _format_of(guided), row["template"], row["version"], row["seed"], row["mode"],
         row["answer"], row["verdict"], repr(row["score"]), row["mistake"] or "",
@@ -536,59 +600,70 @@ def _row_error(source: str, where: str, exc: ValidationError) -> HistoryFileErro
     return HistoryFileError(f"{source}: {where}: {_problem(exc)}")
 
 
-def _parse_json(text: str, source: str) -> HistoryFile:
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise HistoryFileError(f"{source}: not valid JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(document, dict) or document.get("format") != FORMAT_NAME:
-        raise HistoryFileError(f"{source}: not a quiz history file (no \"format\": "
-                               f"\"{FORMAT_NAME}\")")
-    _check_format(source, "header", document.get("history_format"))
-    unknown = set(document) - {"format", "history_format", "attempts", "mock_sessions"}
-    if unknown:
-        raise HistoryFileError(f"{source}: header: unknown field {sorted(unknown)[0]!r}")
-    raw_attempts = document.get("attempts", [])
-    raw_mocks = document.get("mock_sessions", [])
-    if not isinstance(raw_attempts, list) or not isinstance(raw_mocks, list):
-        raise HistoryFileError(f"{source}: \"attempts\" and \"mock_sessions\" must be lists")
-    mocks: list[MockRow] = []
-    for index, raw in enumerate(raw_mocks, start=1):
+def _header_format(source: str, value: object) -> None:
+    # A JSON file's history_format is a number; "1" (a string) is not one.
+    if type(value) is not int:
+        raise HistoryFileError(f"{source}: header: history_format: not a whole number: "
+                               f"{value!r}")
+    _check_format(source, "header", value)
+
+
+def _json_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[Row]:
+    header: dict[str, object] = {}
+
+    def check_header() -> None:
+        if header.get("format") != FORMAT_NAME:
+            raise HistoryFileError(f"{source}: not a quiz history file (no \"format\": "
+                                   f"\"{FORMAT_NAME}\")")
+        _header_format(source, header.get("history_format"))
+
+    checked = False
+    for kind, where, raw in items:
+        if kind == "header":
+            if where not in ("format", "history_format"):
+                if header.get("format") != FORMAT_NAME:
+                    check_header()  # not ours: say so rather than name a field
+                if where in ("attempts", "mock_sessions"):
+                    raise HistoryFileError(f"{source}: \"attempts\" and \"mock_sessions\" "
+                                           "must be lists")
+                raise HistoryFileError(f"{source}: header: unknown field {where!r}")
+            header[where] = raw
+            if where == "format" and raw != FORMAT_NAME:
+                check_header()
+            continue
+        if not checked and {"format", "history_format"} <= header.keys():
+            check_header()  # the usual order: the header first, then the rows
+            checked = True
+        model = AttemptRow if kind == "attempt" else MockRow
+        if model is MockRow and too_deep(raw):  # a report holds any JSON
+            raise HistoryFileError(f"{source}: {where}: nested too deeply (at most "
+                                   f"{reader.MAX_DEPTH} levels)")
         try:
-            mocks.append(MockRow.model_validate(raw))
+            yield kind, where, model.model_validate(raw)
         except ValidationError as exc:
-            raise _row_error(source, f"mock session {index}", exc) from None
-    attempts: list[AttemptRow] = []
-    starts = {m.started_at for m in mocks}
-    for index, raw in enumerate(raw_attempts, start=1):
-        try:
-            row = AttemptRow.model_validate(raw)
-        except ValidationError as exc:
-            raise _row_error(source, f"attempt {index}", exc) from None
-        if row.mock is not None and row.mock not in starts:
-            raise HistoryFileError(f"{source}: attempt {index}: mock: no mock session "
-                                   f"started at {row.mock}")
-        attempts.append(row)
-    return HistoryFile(tuple(attempts), tuple(mocks))
+            raise _row_error(source, where, exc) from None
+    check_header()
 
 
 def _csv_tags(cell: str) -> object:
     # A JSON list, so that a tag may hold spaces or commas (user templates' tags are
     # free text); a cell that is not one is handed to validation as is, to be named.
     try:
-        return json.loads(cell) if cell else []
+        tags = json.loads(cell) if cell else []
     except json.JSONDecodeError:
         return cell
+    except RecursionError:
+        raise ValueError("tags: nested too deeply") from None
+    if too_deep(tags):
+        raise ValueError("tags: nested too deeply")
+    return tags
 
 
-def _parse_csv(text: str, source: str) -> HistoryFile:
-    reader = csv.reader(io.StringIO(text, newline=""))
-    try:
-        header = next(reader)
-    except StopIteration:
-        raise HistoryFileError(f"{source}: empty file: not a quiz history") from None
-    except csv.Error as exc:
-        raise HistoryFileError(f"{source}: line 1: not readable as CSV ({exc})") from None
+def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[Row]:
+    first = next(items, None)
+    if first is None:
+        raise HistoryFileError(f"{source}: empty file: not a quiz history")
+    header = [_unescape(cell) for cell in first[2]]
     if not header or header[0] != "history_format":
         raise HistoryFileError(f"{source}: not a quiz history file (the first CSV column "
                                "must be history_format)")
@@ -596,37 +671,63 @@ def _parse_csv(text: str, source: str) -> HistoryFile:
     extra = [c for c in header if c not in (*_CSV_COLUMNS, *_CSV_OPTIONAL)]
     if extra and not missing:
         raise HistoryFileError(f"{source}: line 1: unknown column {extra[0]!r}")
-    attempts: list[AttemptRow] = []
-    try:
-        for cells in reader:
-            line = reader.line_num
-            if not any(cells):
-                continue
-            if len(cells) != len(header):
-                raise HistoryFileError(f"{source}: line {line}: {len(cells)} cells, the "
-                                       f"header has {len(header)}")
-            record = dict(zip(header, cells, strict=True))
-            _check_format(source, f"line {line}", record.pop("history_format"))
-            if missing:  # a newer file checks first: its layout may differ
-                raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
-            values: dict[str, object] = dict(record)
-            values["mistake"] = record["mistake"] or None
-            values["rating"] = record["rating"] or None
+    for _, where, cells in items:
+        if not any(cells):
+            continue
+        if len(cells) != len(header):
+            raise HistoryFileError(f"{source}: {where}: {len(cells)} cells, the "
+                                   f"header has {len(header)}")
+        record = dict(zip(header, map(_unescape, cells), strict=True))
+        _check_format(source, where, record.pop("history_format"))
+        if missing:  # a newer file checks first: its layout may differ
+            raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
+        values: dict[str, object] = dict(record)
+        values["mistake"] = record["mistake"] or None
+        values["rating"] = record["rating"] or None
+        try:
             values["tags"] = _csv_tags(record["tags"])
-            if "guided" in record:
-                values["guided"] = record["guided"] == "1" or record["guided"] == "true"
-            try:
-                attempts.append(AttemptRow.model_validate(values))
-            except ValidationError as exc:
-                raise _row_error(source, f"line {line}", exc) from None
-    except csv.Error as exc:
-        raise HistoryFileError(f"{source}: line {reader.line_num}: not readable as CSV "
-                               f"({exc})") from None
-    return HistoryFile(tuple(attempts))
+        except ValueError as exc:
+            raise HistoryFileError(f"{source}: {where}: {exc}") from None
+        if "guided" in record:
+            values["guided"] = record["guided"] == "1" or record["guided"] == "true"
+        try:
+            yield "attempt", where, AttemptRow.model_validate(values)
+        except ValidationError as exc:
+            raise _row_error(source, where, exc) from None
+
+
+Row = tuple[str, str, "AttemptRow | MockRow"]
+"""A validated row of a history file: ``("attempt" | "mock", where, row)``."""
+
+
+def read_rows(handle: TextIO, fmt: str | None = None, *,
+              source: str = "history file") -> Iterator[Row]:
+    """The validated rows of a history file, streamed (memory stays the same at any
+    size: see :mod:`quiz.core.store.reader`); mock sessions may come after the
+    attempts that name them (:func:`import_rows` links them at the end).
+
+    Raises:
+        HistoryFileError: one line naming the file, the row and the problem.
+    """
+    items = reader.rows(handle, fmt, source)
+    try:
+        first = next(items, None)
+    except reader.ReadError as exc:
+        raise HistoryFileError(str(exc)) from None
+    if first is None:
+        raise HistoryFileError(f"{source}: empty file: not a quiz history")
+    stream = itertools.chain([first], items)
+    try:
+        if first[0] == "record":
+            yield from _csv_rows(stream, source)
+        else:
+            yield from _json_rows(stream, source)
+    except reader.ReadError as exc:
+        raise HistoryFileError(str(exc)) from None
 
 
 def parse(text: str, fmt: str | None = None, *, source: str = "history file") -> HistoryFile:
-    """Read and validate a history file.
+    """Read and validate a whole history file held as text (see :func:`read_rows`).
 
     Args:
         text: The file's text.
@@ -636,13 +737,27 @@ def parse(text: str, fmt: str | None = None, *, source: str = "history file") ->
     Raises:
         HistoryFileError: one line naming the file, the row and the problem.
     """
-    if fmt is None:
-        fmt = "json" if text.lstrip().startswith("{") else "csv"
-    if fmt == "json":
-        return _parse_json(text, source)
-    if fmt == "csv":
-        return _parse_csv(text, source)
-    raise HistoryFileError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
+    if fmt is not None and fmt not in FORMATS:
+        raise HistoryFileError(f"unknown history format {fmt!r}: use one of "
+                               f"{', '.join(FORMATS)}")
+    attempts: list[AttemptRow] = []
+    mocks: list[MockRow] = []
+    where_of: dict[int, str] = {}
+    for _, where, row in read_rows(io.StringIO(text, newline=""), fmt, source=source):
+        if isinstance(row, AttemptRow):
+            where_of[len(attempts)] = where
+            attempts.append(row)
+        else:
+            mocks.append(row)
+    starts = {m.started_at for m in mocks}
+    for index, row in enumerate(attempts):
+        if row.mock is not None and row.mock not in starts:
+            raise _no_mock(source, where_of[index], row.mock)
+    return HistoryFile(tuple(attempts), tuple(mocks))
+
+
+def _no_mock(source: str, where: str, start: str) -> HistoryFileError:
+    return HistoryFileError(f"{source}: {where}: mock: no mock session started at {start}")
 
 
 # --------------------------------------------------------------------------- import
@@ -675,13 +790,37 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     return target
 
 
-@dataclass(frozen=True, slots=True)
-class _LogEntry:
-    template_id: str
-    rating: int
-    reviewed_at: str
-    attempt_id: int | None
-    order: int
+class _Replayed(Card):
+    """A card being replayed: the scheduler copies the card it is given on every review
+    (to leave the caller's alone); nobody else holds these, so the copy is skipped (a
+    third of a review's time, which a 1,000,000-row import does a million times)."""
+
+    def __copy__(self) -> _Replayed:
+        return self
+
+
+class _Replay:
+    """FSRS cards rebuilt by replaying reviews in time order (fuzzing off)."""
+
+    def __init__(self) -> None:
+        self.scheduler = Scheduler(enable_fuzzing=False)
+        self.cards: dict[str, Card] = {}
+        self.ratings = {int(r): r for r in Rating}
+
+    def review(self, template_id: str, rating: int, reviewed_at: str) -> int:
+        """Apply one review; returns the card's state before it."""
+        when = from_utc_text(reviewed_at)
+        card = self.cards.get(template_id)
+        state_before = NEW if card is None else int(card.state)
+        if card is None:
+            card = _Replayed(card_id=_card_id(template_id), due=when)
+        card, _ = self.scheduler.review_card(card, self.ratings[rating],
+                                             review_datetime=when)
+        self.cards[template_id] = card
+        return state_before
+
+    def cards_json(self) -> dict[str, str]:
+        return {tid: Card.to_json(card) for tid, card in self.cards.items()}
 
 
 def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
@@ -695,97 +834,240 @@ def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
         The review log rows ``(template_id, rating, state_before, reviewed_at,
         attempt_id)`` in replay order, and ``{template_id: card_json}``.
     """
-    scheduler = Scheduler(enable_fuzzing=False)
-    log = sorted((_LogEntry(t, r, at, a, i) for i, (t, r, at, a) in enumerate(entries)),
-                 key=lambda e: (e.reviewed_at, e.order))
-    cards: dict[str, Card] = {}
-    rows: list[tuple[str, int, int, str, int | None]] = []
-    for entry in log:
-        when = from_utc_text(entry.reviewed_at)
-        card = cards.get(entry.template_id)
-        state_before = NEW if card is None else int(card.state)
-        if card is None:
-            card = Card(card_id=_card_id(entry.template_id), due=when)
-        card, _ = scheduler.review_card(card, Rating(entry.rating), review_datetime=when)
-        cards[entry.template_id] = card
-        rows.append((entry.template_id, entry.rating, state_before, entry.reviewed_at,
-                     entry.attempt_id))
-    return rows, {tid: card.to_json() for tid, card in cards.items()}
+    replay = _Replay()
+    log = sorted(enumerate(entries), key=lambda e: (e[1][2], e[0]))
+    rows = [(t, r, replay.review(t, r, at), at, a) for _, (t, r, at, a) in log]
+    return rows, replay.cards_json()
 
 
-def _existing(store: Store, history: HistoryFile) -> Counter[tuple[object, ...]]:
-    """The history's attempts that could be in the file, as row keys: those answered at
-    a time the file has (through the time index, 500 times a query), not every one."""
-    mock_start = _mocks(store)[1]
-    times = sorted({row.answered_at for row in history.attempts})
-    existing: Counter[tuple[object, ...]] = Counter()
-    for start in range(0, len(times), 500):
-        chunk = times[start:start + 500]
-        existing.update(row.key() for row in _attempt_rows(
-            store, mock_start, f"WHERE answered_at IN ({', '.join('?' * len(chunk))})", chunk))
-    return existing
+_MATCH_SQL: Final = _ATTEMPTS_SQL.format(where="WHERE answered_at = ? AND id <= ?")
 
 
-def import_history(store: Store, history: HistoryFile) -> ImportResult:
-    """Merge a validated history file into ``store`` (call :func:`backup_before_import`
-    first); attempts, reviews and rebuilt cards are written in one transaction.
+def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history file"
+                ) -> ImportResult:
+    """Merge a history file's validated rows (:func:`read_rows`) into ``store`` as they
+    come, in one transaction: a bad row, a row dated in the future or an attempt that
+    names a mock session the file lacks rolls the whole import back. Call
+    :func:`backup_before_import` first.
+
+    An attempt is matched against the attempts the history had before the import at the
+    same time (through the time index), each of those matching at most one row of the
+    file: rows compare as a multiset. Memory holds the ids of matched attempts and the
+    mock links, never the file.
 
     Returns:
         Counts of what was added and skipped.
+
+    Raises:
+        HistoryFileError: a row that cannot be imported (nothing was changed).
     """
-    existing = _existing(store, history)
+    mock_start = _mocks(store)[1]
+    latest = to_utc_text(store.now() + _FUTURE_SLACK)
+    # A larger page cache while importing: the indexes' pages are updated all over, and
+    # with the default 2 MB most updates wrote and read back a page (13 % of the CPU of
+    # 100,000 rows; peak RSS 46 -> 118 MB, at most ~150 MB however large the file).
+    cache = store._rows("PRAGMA cache_size")[0][0]
+    store._rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
+    try:
+        return _import(store, rows, source, mock_start, latest)
+    finally:
+        store._rows(f"PRAGMA cache_size = {int(cache):d}")
+
+
+_IMPORT_CACHE_KIB: Final = 100 * 1024
+
+
+def _import(store: Store, rows: Iterable[Row], source: str,
+            mock_start: dict[int | None, str], latest: str) -> ImportResult:
     with store._transaction() as conn:
+        before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
+        # The summary tables' insert trigger is two upserts a row (most of an insert's
+        # time): off during the import, the new rows' sums are added at the end, and the
+        # trigger is made again from its own text, all in this transaction.
+        trigger = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                               "AND name = 'attempts_summary_insert'").fetchone()
+        if trigger is not None:
+            conn.execute("DROP TRIGGER attempts_summary_insert")
         mock_ids: dict[str, int] = {
             str(r["started_at"]): int(r["id"])
             for r in conn.execute("SELECT id, started_at FROM mock_sessions ORDER BY id DESC")
         }
-        mocks_added = 0
-        for mock in history.mocks:
-            if mock.started_at in mock_ids:
+        file_mocks: set[str] = set()
+        links: list[tuple[int, str, str]] = []  # (attempt id, mock start, where)
+        matched: set[int] = set()
+        tags_text: dict[tuple[str, ...], str] = {}
+        batch: list[tuple[object, ...]] = []
+        after: list[tuple[str, int | None, str, str | None, str]] = []
+        mocks_added = added = already = 0
+        for _, where, row in rows:
+            if isinstance(row, MockRow):
+                _not_future(source, where, "started_at", row.started_at, latest)
+                file_mocks.add(row.started_at)
+                if row.started_at in mock_ids:
+                    continue
+                cursor = conn.execute(
+                    "INSERT INTO mock_sessions (started_at, finished_at, minutes, "
+                    "n_questions, score, report_json) VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.started_at, row.finished_at, row.minutes, row.n_questions,
+                     row.score, json.dumps(row.report) if row.report is not None else None))
+                assert cursor.lastrowid is not None
+                mock_ids[row.started_at] = cursor.lastrowid
+                mocks_added += 1
                 continue
-            cursor = conn.execute(
-                "INSERT INTO mock_sessions (started_at, finished_at, minutes, n_questions, "
-                "score, report_json) VALUES (?, ?, ?, ?, ?, ?)",
-                (mock.started_at, mock.finished_at, mock.minutes, mock.n_questions, mock.score,
-                 json.dumps(mock.report) if mock.report is not None else None))
-            assert cursor.lastrowid is not None
-            mock_ids[mock.started_at] = cursor.lastrowid
-            mocks_added += 1
-        added = already = 0
-        for row in history.attempts:
-            key = row.key()
-            if existing[key] > 0:
-                existing[key] -= 1
+            _not_future(source, where, "answered_at", row.answered_at, latest)
+            if before and _match(store, conn, row, before, matched, mock_start):
                 already += 1
                 continue
-            cursor = conn.execute(
-                "INSERT INTO attempts (template_id, template_version, seed, mode, "
-                "answer_text, verdict, score, mistake, hints_used, hint_cost, seconds, "
-                "answered_at, topic, tags, session_id, guided) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (row.template, row.version, row.seed, row.mode, row.answer, row.verdict,
-                 row.score, row.mistake, row.hints_used, row.hint_cost, row.seconds,
-                 row.answered_at, row.topic, json.dumps(list(row.tags)),
-                 mock_ids.get(row.mock) if row.mock is not None else None,
-                 int(row.guided)))
-            added += 1
-            if row.rating is not None:
-                conn.execute(
-                    "INSERT INTO review_log (template_id, rating, state_before, reviewed_at, "
-                    "attempt_id) VALUES (?, ?, 0, ?, ?)",
-                    (row.template, row.rating, row.answered_at, cursor.lastrowid))
-        log = [(str(r[0]), int(r[1]), str(r[2]), r[3]) for r in conn.execute(
-            "SELECT template_id, rating, reviewed_at, attempt_id FROM review_log "
-            "ORDER BY reviewed_at, id")]
-        review_rows, cards = rebuild_cards(log)
-        conn.execute("DELETE FROM review_log")
-        conn.execute("DELETE FROM cards")
-        conn.executemany(
-            "INSERT INTO review_log (template_id, rating, state_before, reviewed_at, "
-            "attempt_id) VALUES (?, ?, ?, ?, ?)", review_rows)
-        updated = {tid: at for tid, _, _, at, _ in review_rows}  # replay order: last wins
-        conn.executemany(
-            "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?)",
-            [(tid, card_json, updated[tid]) for tid, card_json in sorted(cards.items())])
+            tags = tags_text.get(row.tags)
+            if tags is None:
+                tags = tags_text[row.tags] = json.dumps(list(row.tags))
+            batch.append((row.template, row.version, row.seed, row.mode, row.answer,
+                          row.verdict, row.score, row.mistake, row.hints_used, row.hint_cost,
+                          row.seconds, row.answered_at, row.topic, tags, None,
+                          int(row.guided)))
+            after.append((row.template, row.rating, row.answered_at, row.mock, where))
+            if len(batch) >= _BATCH:
+                added += _insert(conn, batch, after, links)
+        added += _insert(conn, batch, after, links)
+        if trigger is not None:
+            _add_summaries(conn, before)
+            conn.execute(trigger[0])
+        for attempt_id, start, where in links:
+            if start not in file_mocks:
+                raise _no_mock(source, where, start)
+            conn.execute("UPDATE attempts SET session_id = ? WHERE id = ?",
+                         (mock_ids[start], attempt_id))
+        cards = _rebuild_log(conn)
     return ImportResult(added=added, already=already, mocks_added=mocks_added,
-                        cards=len(cards))
+                        cards=cards)
+
+
+_BATCH: Final = 10_000
+_FUTURE_SLACK: Final = timedelta(days=1)
+"""How far past this machine's clock a file's time may be (another machine's clock
+set a little ahead, a zone mistaken); later is refused."""
+
+
+_EARLIEST: Final = "1970-01-01T00:00:00.000000+00:00"
+"""No answer is older: a time near year 1 cannot be shown in a zone west of UTC."""
+
+
+def _not_future(source: str, where: str, field: str, value: str, latest: str) -> None:
+    # All are to_utc_text's fixed-width UTC text: text order is time order.
+    if value > latest:
+        raise HistoryFileError(f"{source}: {where}: {field}: {value} is in the future "
+                               "(later than a day from now); fix the date in the file")
+    if value < _EARLIEST:
+        raise HistoryFileError(f"{source}: {where}: {field}: {value} is before 1970; fix "
+                               "the date in the file")
+
+
+def _add_summaries(conn: sqlite3.Connection, before: int) -> None:
+    """Add the attempts after id ``before`` to the summary tables, as the insert
+    trigger of schema migration 3 would have one by one."""
+    conn.execute(
+        "INSERT INTO attempt_groups SELECT template_id, topic, tags, count(*), "
+        "sum(verdict = 'correct'), sum(verdict = 'partial'), total(score) FROM attempts "
+        "WHERE id > ? GROUP BY template_id, topic, tags "
+        "ON CONFLICT (template_id, topic, tags) DO UPDATE SET "
+        "attempts = attempts + excluded.attempts, correct = correct + excluded.correct, "
+        "partial = partial + excluded.partial, score_sum = score_sum + excluded.score_sum",
+        (before,))
+    conn.execute(
+        f"INSERT INTO attempt_quarters SELECT {quarter_of('answered_at')} AS q, count(*), "
+        "sum(verdict = 'correct') FROM attempts WHERE id > ? GROUP BY q "
+        "ON CONFLICT (quarter) DO UPDATE SET attempts = attempts + excluded.attempts, "
+        "correct = correct + excluded.correct", (before,))
+
+
+_INSERT_ATTEMPT: Final = (
+    "INSERT INTO attempts (template_id, template_version, seed, mode, answer_text, "
+    "verdict, score, mistake, hints_used, hint_cost, seconds, answered_at, topic, tags, "
+    "session_id, guided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
+            after: list[tuple[str, int | None, str, str | None, str]],
+            links: list[tuple[int, str, str]]) -> int:
+    """Insert a batch of attempts, then their reviews; note their mock links. Returns
+    how many were inserted (and empties the lists).
+
+    The ids are those SQLite gives rows inserted one after another in a transaction
+    (the largest id + 1 each: the table has no AUTOINCREMENT), checked."""
+    if not batch:
+        return 0
+    first = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0]) + 1
+    conn.executemany(_INSERT_ATTEMPT, batch)
+    last = int(conn.execute("SELECT max(id) FROM attempts").fetchone()[0])
+    if last - first + 1 != len(batch):  # cannot happen without AUTOINCREMENT; be sure
+        raise StoreError("the history gave imported attempts ids out of order; nothing "
+                         "was imported")
+    reviews = []
+    for attempt_id, (template, rating, answered_at, mock, where) in enumerate(after, first):
+        if rating is not None:
+            reviews.append((template, rating, answered_at, attempt_id))
+        if mock is not None:
+            links.append((attempt_id, mock, where))
+    conn.executemany("INSERT INTO review_log (template_id, rating, state_before, "
+                     "reviewed_at, attempt_id) VALUES (?, ?, 0, ?, ?)", reviews)
+    count = len(batch)
+    batch.clear()
+    after.clear()
+    return count
+
+
+def _match(store: Store, conn: sqlite3.Connection, row: AttemptRow, before: int,
+           matched: set[int], mock_start: dict[int | None, str]) -> bool:
+    """Whether an attempt the history had before the import, not matched yet, is this
+    row (and if so, mark it matched)."""
+    key = row.key()
+    for stored in store._stream(_MATCH_SQL, (row.answered_at, before)):
+        if stored["id"] not in matched and _file_row(store, stored, mock_start).key() == key:
+            matched.add(stored["id"])
+            return True
+    return False
+
+
+def _rebuild_log(conn: sqlite3.Connection) -> int:
+    """Replay the whole review log in time order into fresh cards, streamed: each
+    review's ``state_before`` is set from the replay, the cards replaced. Returns how
+    many cards there are.
+
+    The log keeps its rows and ids: replay order is ``(reviewed_at, id)``, which is
+    the order every reader of the log uses, so only ``state_before`` changes."""
+    replay = _Replay()
+    # The changes, held compactly (16 bytes a review) and written after the read.
+    ids, states = array("q"), array("b")
+    read = conn.cursor()
+    read.row_factory = None
+    for log_id, template_id, rating, reviewed_at, state in read.execute(
+            "SELECT id, template_id, rating, reviewed_at, state_before FROM review_log "
+            "ORDER BY reviewed_at, id"):
+        before = replay.review(template_id, rating, reviewed_at)
+        if before != state:
+            ids.append(log_id)
+            states.append(before)
+    conn.executemany("UPDATE review_log SET state_before = ? WHERE id = ?",
+                     zip(states, ids, strict=True))
+    cards = replay.cards_json()
+    updated = dict(conn.execute("SELECT template_id, max(reviewed_at) FROM review_log "
+                                "GROUP BY template_id").fetchall())
+    conn.execute("DELETE FROM cards")
+    conn.executemany(
+        "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?)",
+        [(tid, card_json, updated[tid]) for tid, card_json in sorted(cards.items())])
+    return len(cards)
+
+
+def import_history(store: Store, history: HistoryFile) -> ImportResult:
+    """Merge a validated history file into ``store`` (call :func:`backup_before_import`
+    first); attempts, reviews and rebuilt cards are written in one transaction (see
+    :func:`import_rows`, which does it from a stream).
+
+    Returns:
+        Counts of what was added and skipped.
+    """
+    rows: list[Row] = [("mock", f"mock session {i}", m)
+                       for i, m in enumerate(history.mocks, start=1)]
+    rows += [("attempt", f"attempt {i}", a) for i, a in enumerate(history.attempts, start=1)]
+    return import_rows(store, rows)

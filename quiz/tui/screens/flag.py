@@ -25,6 +25,9 @@ class FlagScreen(ModalScreen[tuple[str, str] | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel"),
+        # Enter saves wherever the focus is: in the reason list it once toggled a
+        # reason instead (Space still does), and the note typed was dropped.
+        Binding("enter", "save", "Save", priority=True),
     ]
 
     def __init__(self, label: str) -> None:
@@ -50,10 +53,14 @@ class FlagScreen(ModalScreen[tuple[str, str] | None]):
         index = self.query_one("#flag-reason", RadioSet).pressed_index
         return REASONS[max(index, 0)][0]
 
+    def action_save(self) -> None:
+        """Flag with the reason chosen and the note as typed, wherever the focus is."""
+        self.dismiss((self.reason(), self.query_one("#flag-note", Input).value))
+
     @on(Input.Submitted, "#flag-note")
     def _save(self, event: Input.Submitted) -> None:
         event.stop()
-        self.dismiss((self.reason(), event.value))
+        self.action_save()
 
     def action_cancel(self) -> None:
         """Close without flagging."""
