@@ -398,6 +398,9 @@ _AXIS_BEFORE: Final = re.compile(
     r"(?:\b(?:tp|pp|dp|ep|cp|fsdp|zero)|tensor[- ]parallel(?:ism)?|pipeline[- ]parallel(?:ism)?|"
     r"data[- ]parallel(?:ism)?|expert[- ]parallel(?:ism)?|context[- ]parallel(?:ism)?)"
     r"(?:\s+(?:of|degree|size|at|=|:))?\s*[=:x×]?\s*$", re.IGNORECASE)
+_MODEL_BEFORE: Final = re.compile(
+    r"(?:llama|qwen|mixtral|mistral|gpt|deepseek|gemma|falcon|grok|phi|olmo|bloom|opt)"
+    r"[\w.\- ]{0,12}$", re.IGNORECASE)
 _NO_THINGS: Final = frozenset({"x", "×", "times", "%", "percent", "pct"})
 
 
@@ -411,7 +414,10 @@ def _counts_for(text: str, m: Mention, f: FigureKey) -> bool:
     parallelism degree ("TP 8") only for a figure about that degree, and a count of
     named things ("80 layers", "8 GPUs") only for a figure whose label names them."""
     label = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z-]*", f.label)}
-    if _AXIS_BEFORE.search(text[max(0, m.start - 30):m.start]):
+    before = text[max(0, m.start - 30):m.start]
+    if _MODEL_BEFORE.search(before) and re.fullmatch(r"[\d.]+[BbMT]", m.span() or ""):
+        return False  # "Llama 3 70B" names a model: no 70 bytes, no 70 of anything
+    if _AXIS_BEFORE.search(before):
         return bool(label & {"tp", "pp", "dp", "ep", "cp", "degree", "parallel",
                              "parallelism", "tensor", "pipeline", "expert", "context"})
     span = m.span()
