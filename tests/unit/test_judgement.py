@@ -122,3 +122,39 @@ def test_options_without_short_labels_are_not_guessed_from_a_first_word() -> Non
                "Data parallelism: nothing"]
     with pytest.raises(ValueError):
         read_choice("pipeline", choices, False)  # two options share the label
+
+
+# ------------------------------------------------------- the bank-wide property
+
+def _number_parts() -> list[tuple[str, int]]:
+    return [(tid, seed) for tid in sorted(BANK.templates)
+            for seed in (0, 1) if any(p.answer_kind == "number"
+                                      for p in BANK.templates[tid].all_parts())]
+
+
+@pytest.mark.parametrize(("tid", "seed"), _number_parts())
+def test_words_around_the_key_a_currency_and_a_bare_count_never_change_its_grade(
+        tid: str, seed: int) -> None:
+    from quiz.core.kinds.number import money_question
+    from solver.formula import compact
+    from solver.units import COUNT_FAMILY
+
+    for pv in make_variant(BANK.get(tid), seed).parts:
+        if pv.kind != "number":
+            continue
+        key = pv.key
+        assert key.value is not None and key.unit is not None
+        base = grade(pv, key.display)
+        assert base.verdict == "correct", (pv.index, key.display, base.feedback)
+        forms = [f"about {key.display}", f"~{key.display}", f"≈ {key.display}",
+                 f"roughly {key.display}", f"{key.display} (unchanged)",
+                 f"approximately {key.display}"]
+        if money_question(pv):
+            forms += [f"${key.display}", f"about ${key.display}", f"{key.display} dollars",
+                      f"{key.display} USD"]
+        if key.unit in COUNT_FAMILY:
+            forms += [compact(key.value), f"about {compact(key.value)}"]
+        for typed in forms:
+            g = grade(pv, typed)
+            assert (g.verdict, g.mistake) == (base.verdict, base.mistake), (
+                pv.index, typed, g.verdict, g.feedback)

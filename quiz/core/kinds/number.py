@@ -92,12 +92,12 @@ def read(pv: PartVariant, text: str) -> Read:
 
 
 _HEDGE_BEFORE = re.compile(
-    r"^(?:(?:~|≈|∼|≃|about|approx\.?|approximately|around|roughly|circa|ca\.|nearly|"
+    r"^(?:(?:~|≈|∼|≃|about|approximately|approx\.?|around|roughly|circa|ca\.|nearly|"
     r"almost|some|close to|just (?:over|under)|on the order of|of order)\s*)+",
     re.IGNORECASE)
 _HEDGE_AFTER = re.compile(
-    r"(?:\s*(?:,\s*)?(?:approx\.?|approximately|roughly|about|in total|"
-    r"total|in all|overall|\((?P<remark>[^()\d]*)\)))+\s*$", re.IGNORECASE)
+    r"(?:(?:\s*,\s*|\s+)(?:approximately|approx\.?|roughly|about|in total|each|total|"
+    r"in all|overall)(?!\w)|\s*\((?P<remark>[^()\d]*)\))+\s*$", re.IGNORECASE)
 
 
 def _unwrap(text: str) -> str:
@@ -217,7 +217,7 @@ _NEEDS_UNIT = frozenset({"B", "s", "B/s", "FLOP/s"})
 """Where a bare number could mean anything from bytes to terabytes, or from seconds to
 days (a prompt that names the unit declares it as the answer's ``bare_unit``)."""
 _COUNTABLE = COUNT_FAMILY
-_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*[=≈]\s*(?=\S)")
+_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*[=≈:]\s*(?=\S)")
 _LOWER_BYTES = re.compile(r"^(?P<number>.*\d\s*)(?P<prefix>[kmgtp])b$")
 _METRES = re.compile(r"^(?P<number>.*\d)\s*m$")
 _NOUN = re.compile(r"^(?P<body>[^A-Za-z]*\d[^A-Za-z]*(?:\s*(?:thousand|million|billion|"
