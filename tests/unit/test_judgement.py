@@ -158,3 +158,50 @@ def test_words_around_the_key_a_currency_and_a_bare_count_never_change_its_grade
             g = grade(pv, typed)
             assert (g.verdict, g.mistake) == (base.verdict, base.mistake), (
                 pv.index, typed, g.verdict, g.feedback)
+
+
+# ------------------------------------------------------- hostile text on the new paths
+
+@pytest.mark.parametrize(("tid", "typed"), [
+    ("cost/training-run-dollars", "$" * 150 + "1"),
+    ("cost/training-run-dollars", "$1 " + "dollars " * 25),
+    ("cost/training-run-dollars", "1 " + "cents " * 30),
+    ("cost/serving-cost-per-million-tokens", "1 $/" + "M" * 150 + "tok"),
+    ("cost/serving-cost-per-million-tokens", "about " * 30 + "$1"),
+    ("inference/decode-crossover-batch", "B " + ">" * 150 + " 3"),
+    ("inference/decode-crossover-batch", "at least " * 20 + "3"),
+    ("memory/model-state", "747 GB" + " (x)" * 45),
+    ("memory/model-state", "747 GB" + " roughly" * 25),
+    ("moe/dropped-tokens", "5 " + "copies " * 28),
+    ("cost/gpu-hours", "1 " + "GPU hours " * 18),
+    ("communication/rail-optimized", "n" * 190),
+])
+def test_hostile_text_on_the_new_reading_paths_is_read_or_refused_in_one_line(
+        tid: str, typed: str) -> None:
+    from helpers import cpu_guard
+
+    pv = make_variant(BANK.get(tid), 0).parts[0]
+    with cpu_guard(10):
+        g = grade(pv, typed)
+    assert g.verdict in ("invalid", "incorrect", "partial", "correct")
+    if g.verdict == "invalid":
+        assert "\n" not in g.feedback
+
+
+def test_hostile_text_on_a_yes_or_no_step_is_refused() -> None:
+    from helpers import cpu_guard
+
+    step = next(s for s in walk(make_variant(BANK.get("communication/rail-optimized"), 0)).steps
+                if yes_no_step(s.pv))
+    for typed in ("", "\x00yes", "y" * 5000, "__import__('os')", "１"):
+        with cpu_guard(10):
+            g = grade(step.pv, typed)
+        assert g.verdict in ("invalid", "correct", "incorrect")
+
+
+def test_options_labelled_by_a_number_are_picked_by_the_number_said() -> None:
+    choices = ["1: FSDP alone", "8: a full node", "16: two nodes", "64: eight nodes"]
+    assert read_choice("TP 8", choices, False).picked == ("8: a full node",)
+    assert read_choice("tp=16", choices, False).picked == ("16: two nodes",)
+    with pytest.raises(ValueError):
+        read_choice("TP 8 or 16", choices, False)
