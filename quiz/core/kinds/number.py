@@ -406,13 +406,25 @@ def _coinciding_degree(pv: PartVariant, r: Reading) -> str | None:
     return None
 
 
+_RULED_OUT: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("causal", re.compile(r"\b(?:full|whole|entire)\b[^.?;]{0,12}\bsquare\b")),
+    ("ring factor rounded", re.compile(r"\bexact ring factor\b")),
+)
+"""A convention (a word of its name) and what a prompt says that asks for the other one:
+"counting the whole s×s square" rules causal halving out as surely as "no causal
+halving" does."""
+
+
 def convention_excluded(pv: PartVariant, name: str) -> bool:
-    """The prompt rules a convention out by name ("Count the full s×s square (no
-    causal halving)"): an answer under it is then no variant but a mistake."""
+    """The prompt rules a convention out, by name ("Count the full s×s square (no
+    causal halving)") or by asking for what it drops (:data:`_RULED_OUT`): an answer
+    under it is then no variant but a mistake."""
     words = re.escape(" ".join(name.casefold().split()))
     prompt = " ".join(pv.prompt.casefold().split())
-    return re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
-                     prompt) is not None
+    if re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
+                 prompt):
+        return True
+    return any(word in name.casefold() and cue.search(prompt) for word, cue in _RULED_OUT)
 
 
 def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:
