@@ -295,7 +295,7 @@ def generic_slips(key: float, unit: str, reading: Reading,
         for n, prefix in ((2, "M"), (3, "G"), (4, "T"), (5, "P")):
             ratio = 2 ** (10 * n) / 10 ** (3 * n)
             si = re.search(rf"(?<![A-Za-z]){prefix}B", typed)
-            iec = re.search(rf"(?<![A-Za-z]){prefix}iB", typed)
+            iec = re.search(rf"(?<![A-Za-z]){prefix}iB", typed, re.IGNORECASE)
             if (si and relative_error(value, key / ratio) <= 0.005) or (
                     iec and relative_error(value, key * ratio) <= 0.005):
                 return (f"{prefix}B vs {prefix}iB", 0.5,
