@@ -295,6 +295,16 @@ _DENIAL: Final = re.compile(
 _SENTENCE_END: Final = re.compile(r"[.!?](?!\d)|\n\s*\n")
 
 
+_DENIED_BEFORE: Final = re.compile(
+    r"^\s*(?:none of (?:this|that|the following) is (?:true|right|correct)"
+    r"|(?:the )?opposite (?:is true|holds)|all of (?:this|that|the following) is (?:false|wrong))"
+    r"\b\s*[:,.-]?", re.IGNORECASE)
+_DENIED_AFTER: Final = re.compile(
+    r"(?:^|[.!?]\s+)(?:but\s+)?(?:(?:all|none) of (?:this|that|it|the above)|(?:this|that|it) all"
+    r"|everything (?:above|i said))\s+(?:is|was)\s+(?:(?:not\s+)?(?:false|wrong|untrue|true|"
+    r"right|correct))[.!]?\s*$|(?:^|[.!?]\s+)just kidding[.!]?\s*$", re.IGNORECASE)
+
+
 def denied_scopes(text: str) -> list[tuple[int, int]]:
     """Stretches of ``text`` denied as a whole: from "it is not true that" (or "it is
     false that", "that is not the case") to the end of its sentence; a denial that
@@ -305,6 +315,10 @@ def denied_scopes(text: str) -> list[tuple[int, int]]:
     ['It is NOT true that TP spans nodes']
     """
     out: list[tuple[int, int]] = []
+    if m := _DENIED_BEFORE.match(text):
+        return [(0, len(text))]  # "None of this is true: ..."
+    if (m := _DENIED_AFTER.search(text)) and _denies(m.group(0)):
+        return [(0, len(text))]  # "... All of that is wrong."
     for m in _DENIAL.finditer(text):
         start = text.rfind(".", 0, m.start()) + 1
         rest = text[m.end():]
@@ -315,6 +329,17 @@ def denied_scopes(text: str) -> list[tuple[int, int]]:
         else:
             out.append((start, m.end() + len(head)))
     return out
+
+
+def _denies(closing: str) -> bool:
+    """Whether a closing remark about everything said before denies it ("none of this
+    is true", "all of that is wrong", "just kidding"), rather than confirms it."""
+    words = closing.casefold()
+    if "kidding" in words:
+        return True
+    false = any(w in words for w in ("false", "wrong", "untrue"))
+    negated = " not " in f" {words} " or words.lstrip(" .!?").startswith(("none", "but none"))
+    return false != negated
 
 
 def _negated(text: str, k: int) -> bool:

@@ -205,3 +205,26 @@ def test_options_labelled_by_a_number_are_picked_by_the_number_said() -> None:
     assert read_choice("tp=16", choices, False).picked == ("16: two nodes",)
     with pytest.raises(ValueError):
         read_choice("TP 8 or 16", choices, False)
+
+
+@pytest.mark.parametrize(("text", "denied"), [
+    ("It is NOT true that TP spans nodes. FSDP does.", "It is NOT true that TP spans nodes"),
+    ("None of this is true: TP 8 inside.", "None of this is true: TP 8 inside."),
+    ("TP 8 inside. All of that is wrong.", "TP 8 inside. All of that is wrong."),
+    ("TP 8 inside. All of this is true.", ""),
+    ("TP 8 inside. That is not wrong.", ""),
+    ("TP 8 inside the node, which is right.", ""),
+])
+def test_a_sentence_or_an_answer_denied_as_a_whole(text: str, denied: str) -> None:
+    from quiz.core.rubric import denied_scopes
+
+    assert "".join(text[a:b] for a, b in denied_scopes(text)) == denied
+
+
+def test_an_answer_denying_the_model_answer_scores_at_most_half() -> None:
+    pv = make_variant(BANK.get("layout/thirty-second-answer"), 1).parts[0]
+    assert grade(pv, pv.key.display).verdict == "correct"
+    for text in (f"It is not true that: {pv.key.display}",
+                 f"{pv.key.display} Just kidding.", f"None of this is true. {pv.key.display}"):
+        g = grade(pv, text)
+        assert g.score <= 0.5 and g.verdict != "correct", text
