@@ -80,6 +80,8 @@ def read(pv: PartVariant, text: str) -> Read:
         if unit not in _COUNTABLE or m is None or not _count_words(m["noun"]):
             raise
         r = read_number(m["body"], unit, avoid=key.value)  # "128 collectives"
+    if money is None and unit == "1" and money_question(pv):
+        money = (1.0, r.read_as)  # a plain number in the question's dollars
     if money is not None:
         factor, typed = money
         value = r.value * factor
@@ -128,6 +130,9 @@ _PER_MTOK = re.compile(
     r"\s*(?:\$|dollars?|usd)?\s*(?:/|\bper\b|\ba\b|\bfor\b)\s*(?:(?:a|one|1)\s*)?"
     r"(?:M|mn|mil|million)\s*(?:generated\s+|output\s+)?(?:tok|toks|tokens?)?\s*$",
     re.IGNORECASE)
+_PER_TOKEN = re.compile(
+    r"\s*(?:\$|dollars?|usd)?\s*(?:/|\bper\b|\ba\b)\s*(?:generated\s+|output\s+)?"
+    r"(?:tok|tokens?)\s*$", re.IGNORECASE)
 _CENTS = re.compile(r"\s*(?:cents?|¢)\s*$", re.IGNORECASE)
 _CURRENCY_AFTER = re.compile(r"\s*(?:\$|dollars?|usd|bucks)\s*$", re.IGNORECASE)
 
@@ -149,6 +154,12 @@ def dollars(value: float, per_mtok: bool = False) -> str:
     return f"${shown}" + (" per million tokens" if per_mtok else "")
 
 
+def _money_example(pv: PartVariant) -> str:
+    """An amount in dollars to show how to type one, never near the key."""
+    key = abs(pv.key.value or 0.0)
+    return "$75 million" if 0.8e6 < key < 7.2e6 else "$2.4 million"
+
+
 def _money(text: str, pv: PartVariant) -> tuple[str, tuple[float, str] | None]:
     """Strip a currency from ``text`` → (the number with any multiplier, (the factor to
     dollars, how it was typed)); (text, None) when no currency is written.
@@ -164,8 +175,13 @@ def _money(text: str, pv: PartVariant) -> tuple[str, tuple[float, str] | None]:
         if m := _PER_MTOK.search(body):
             if not per_million_tokens(pv):
                 raise Unreadable("the question asks for dollars in all, not per million "
-                                 "tokens", "$2.4 million")
+                                 "tokens", _money_example(pv))
             body, said = body[:m.start()], True
+        elif m := _PER_TOKEN.search(body):
+            if not per_million_tokens(pv):
+                raise Unreadable("the question asks for dollars in all, not per token",
+                                 _money_example(pv))
+            body, factor, said = body[:m.start()], factor * 1e6, True  # per million
         if m := _CENTS.search(body):
             body, factor, said = body[:m.start()], factor * 0.01, True
         if m := _CURRENCY_AFTER.search(body):
