@@ -116,7 +116,8 @@ class Figure(_Model):
     set: dict[str, Scalar] = Field(default_factory=dict)
     """Solver keys changed for this figure only (e.g. tp = 8 for a per-GPU figure)."""
     tolerance: float = Field(default=0.1, gt=0, lt=1)
-    """Relative tolerance (0.1: within 10%, since spoken figures are rounded)."""
+    """Relative tolerance; a typed answer's 3% applies when this is looser, and a figure
+    said rounded ("1.3 TB") is also right within the rounding said."""
     weight: float = Field(default=2.0, gt=0, le=100)
     """Its share of the score, relative to the other items."""
 

@@ -308,11 +308,14 @@ def _explain(st: Step, *, result: bool = True) -> str:
 def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
     """A derivation step as a gradable number part: the step's value and unit, the
     part's tolerance, and the part's known mistakes re-derived for this step."""
+    from questions.kinds.number import WHOLE_QUANTITIES
     from questions.schema import Answer, Part
     from questions.variants import Key
 
     a = pv.spec.answer
-    answer = Answer(unit=st.unit, tolerance=a.tolerance)
+    # A step that rounds to a whole number (the requests that fit) is graded exactly.
+    answer = Answer(unit=st.unit, tolerance=a.tolerance,
+                    count="exact" if st.quantity in WHOLE_QUANTITIES else "")
     # Every field given: pydantic inspects a default factory's signature on each
     # model_construct that calls one (1 ms, most of a step's cost).
     spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind="number",

@@ -578,6 +578,13 @@ def _choice_label_words(folded: str, choices: Sequence[str]) -> list[int] | None
     labels = [choice_label(c) for c in choices]
     if sum(label is not None for label in labels) < len(choices):
         return None  # only options that all have short labels are told apart this way
+    if all(label.replace(",", "").isdigit() for label in labels if label is not None):
+        # Options labelled by a number ("8: a full node ..."): "TP 8", "tp=8" pick it.
+        said = re.findall(r"(?<![\d.])\d[\d,]*(?![\d.])", folded)
+        numbered = [i for i, label in enumerate(labels)
+                    if label is not None and label.replace(",", "") in
+                    {n.replace(",", "") for n in said}]
+        return numbered if len(set(said)) == 1 and len(numbered) == 1 else None
     first = _first_word(_FILLER.sub("", folded))
     hits = []
     for i, label in enumerate(labels):

@@ -18,7 +18,7 @@ so a reply comes back in milliseconds whatever is typed.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Final
@@ -26,8 +26,8 @@ from typing import Final
 from quiz.core.reading import Unreadable, read_number
 from solver.units import BASE_UNITS, UNITS
 
-__all__ = ["MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Mention", "Normalized", "find_phrase",
-           "mentions", "normalize"]
+__all__ = ["MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Mention", "Normalized", "denied_scopes",
+           "find_phrase", "mentions", "normalize"]
 
 MAX_SPOKEN_CHARS: Final = 4000
 """Longest spoken answer read (a 30-second answer is 80 to 150 words)."""
@@ -241,21 +241,33 @@ def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     return re.compile(" " + gap.join(re.escape(p) for p in parts) + " ")
 
 
-def find_phrase(hay: Normalized, phrases: Iterable[str]) -> tuple[int, str] | None:
+def find_phrase(hay: Normalized, phrases: Iterable[str],
+                scopes: Sequence[tuple[int, int]] = (), *,
+                negated: bool = False) -> tuple[int, str] | None:
     """The first place (in the original text) where one of ``phrases`` is said and not
-    negated, with the words said there; None when none is.
+    negated, with the words said there; None when none is. With ``negated``, the first
+    place where one is said *and* negated instead ("decode is not memory-bound").
+
+    A phrase is negated by a negation among the two words before it in its clause,
+    among the words a "..." gap stands for ("TP is not inside the node"), or by lying in
+    one of ``scopes`` (sentences denied as a whole: "it is not true that ...", see
+    :func:`denied_scopes`). A negation that is one of the phrase's own words ("cannot
+    hide") is the phrase itself.
 
     >>> hay = normalize("Not TP across nodes: TP 8 inside the node.")
     >>> find_phrase(hay, ["tp ... across nodes"]) is None
     True
     >>> find_phrase(hay, ["tp inside the node", "tp ... inside"])
     (21, 'TP 8 inside')
+    >>> find_phrase(hay, ["tp ... across nodes"], negated=True)
+    (4, 'TP across nodes')
     """
     best: tuple[int, str] | None = None
     for phrase in phrases:
         pattern = phrase_pattern(phrase)
         if pattern is None:
             continue
+        own = set(normalize(phrase.replace("...", " ")).text.split())
         start = 0
         for _ in range(MAX_PHRASE_HITS):
             m = pattern.search(hay.text, start)
@@ -263,17 +275,74 @@ def find_phrase(hay: Normalized, phrases: Iterable[str]) -> tuple[int, str] | No
                 break
             k = m.start()
             start = k + 1
-            if _negated(hay.text, k):
-                continue
             where, end = hay.origin[k + 1], hay.origin[m.end() - 2] + 1
+            gap = set(m.group(0).split()) - own
+            denied = _negated(hay.text, k) or bool(gap & NEGATIONS) or any(
+                a <= where < b for a, b in scopes)
+            if denied != negated:
+                continue
             if best is None or where < best[0]:
                 best = (where, hay.original[where:end])
             break
     return best
 
 
+_DENIAL: Final = re.compile(
+    r"\b(?:(?:is|it's|that's|this is|was)\s+(?:not|n't|never)|isn't|wasn't)\s+"
+    r"(?:true|the case|correct|right|so)\b(?:\s+that\b)?\s*:?"
+    r"|\b(?:it is|it's)\s+(?:false|wrong|untrue)\s+(?:to say\s+)?that\b\s*:?",
+    re.IGNORECASE)
+_SENTENCE_END: Final = re.compile(r"[.!?](?!\d)|\n\s*\n")
+
+
+_DENIED_BEFORE: Final = re.compile(
+    r"^\s*(?:none of (?:this|that|the following) is (?:true|right|correct)"
+    r"|(?:the )?opposite (?:is true|holds)|all of (?:this|that|the following) is (?:false|wrong))"
+    r"\b\s*[:,.-]?", re.IGNORECASE)
+_DENIED_AFTER: Final = re.compile(
+    r"(?:^|[.!?]\s+)(?:but\s+)?(?:(?:all|none) of (?:this|that|it|the above)|(?:this|that|it) all"
+    r"|everything (?:above|i said))\s+(?:is|was)\s+(?:(?:not\s+)?(?:false|wrong|untrue|true|"
+    r"right|correct))[.!]?\s*$|(?:^|[.!?]\s+)just kidding[.!]?\s*$", re.IGNORECASE)
+
+
+def denied_scopes(text: str) -> list[tuple[int, int]]:
+    """Stretches of ``text`` denied as a whole: from "it is not true that" (or "it is
+    false that", "that is not the case") to the end of its sentence; a denial that
+    ends in a colon, or is all its sentence says, denies what follows it to the end.
+
+    >>> text = "It is NOT true that TP spans nodes. FSDP does."
+    >>> [text[a:b] for a, b in denied_scopes(text)]
+    ['It is NOT true that TP spans nodes']
+    """
+    out: list[tuple[int, int]] = []
+    if m := _DENIED_BEFORE.match(text):
+        return [(0, len(text))]  # "None of this is true: ..."
+    if (m := _DENIED_AFTER.search(text)) and _denies(m.group(0)):
+        return [(0, len(text))]  # "... All of that is wrong."
+    for m in _DENIAL.finditer(text):
+        start = text.rfind(".", 0, m.start()) + 1
+        rest = text[m.end():]
+        end_m = _SENTENCE_END.search(rest)
+        head = rest[:end_m.start()] if end_m else rest
+        if m.group(0).rstrip().endswith(":") or not re.search(r"[A-Za-z0-9]", head):
+            out.append((start, len(text)))  # "It is not true that: ..." denies it all
+        else:
+            out.append((start, m.end() + len(head)))
+    return out
+
+
+def _denies(closing: str) -> bool:
+    """Whether a closing remark about everything said before denies it ("none of this
+    is true", "all of that is wrong", "just kidding"), rather than confirms it."""
+    words = closing.casefold()
+    if "kidding" in words:
+        return True
+    false = any(w in words for w in ("false", "wrong", "untrue"))
+    negated = " not " in f" {words} " or words.lstrip(" .!?").startswith(("none", "but none"))
+    return false != negated
+
+
 def _negated(text: str, k: int) -> bool:
     """Whether one of the two words before position ``k`` (in the same clause) negates."""
     before = text[max(0, k - 40):k].split("|")[-1].split()[-2:]
     return any(w in NEGATIONS for w in before)
-

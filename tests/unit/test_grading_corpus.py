@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from questions.loader import load_bank
+from questions.steps import walk
 from questions.variants import make_variant, parse_variant_id
 from quiz.core.grading import grade
 
@@ -252,6 +253,16 @@ BANK_ROWS = [tuple(c.strip() for c in line.split("|"))
              for line in (Path(__file__).parent / "grading_corpus_bank.txt").read_text(
                  encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
 """The rest of the bank, one variant per template (every part of a scenario)."""
+NEWER_ROWS = [tuple(c.strip() for c in line.split("|"))
+              for line in (Path(__file__).parent / "grading_corpus_newer.txt").read_text(
+                  encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")]
+"""Forms typed to the newer templates (issue 27), each with why the expert decided so:
+variant (with `` part N`` or `` step K``) | typed | verdict | mistake | why."""
+
+
+def test_the_newer_corpus_says_why_for_every_row_and_is_large_enough() -> None:
+    assert len(NEWER_ROWS) >= 100
+    assert all(len(row) == 5 and row[4] for row in NEWER_ROWS)
 
 
 def test_the_corpus_is_large_enough() -> None:
@@ -265,14 +276,19 @@ def test_every_template_in_the_bank_is_in_a_corpus() -> None:
     assert sorted(set(BANK.templates) - covered - spoken) == []
 
 
-@pytest.mark.parametrize(("variant", "typed", "verdict", "mistake"), [*ROWS, *BANK_ROWS],
-                         ids=[f"{r[0]}:{r[1]}" for r in [*ROWS, *BANK_ROWS]])
+ALL_ROWS = [*ROWS, *BANK_ROWS, *(row[:4] for row in NEWER_ROWS)]
+
+
+@pytest.mark.parametrize(("variant", "typed", "verdict", "mistake"), ALL_ROWS,
+                         ids=[f"{r[0]}:{r[1][:60]}" for r in ALL_ROWS])
 def test_grader_agrees_with_the_expert(variant: str, typed: str, verdict: str,
                                        mistake: str) -> None:
+    variant, _, step = variant.partition(" step ")
     variant, _, part = variant.partition(" part ")
     tid, seed = parse_variant_id(variant)
     assert seed is not None
-    pv = make_variant(BANK.get(tid), seed).parts[int(part or 1) - 1]
+    drawn = make_variant(BANK.get(tid), seed)
+    pv = walk(drawn).steps[int(step) - 1].pv if step else drawn.parts[int(part or 1) - 1]
     g = grade(pv, typed)
     assert (g.verdict, g.mistake or "-") == (verdict, mistake), (g.read_as, g.feedback)
     if verdict != "partial":

@@ -122,3 +122,109 @@ def test_options_without_short_labels_are_not_guessed_from_a_first_word() -> Non
                "Data parallelism: nothing"]
     with pytest.raises(ValueError):
         read_choice("pipeline", choices, False)  # two options share the label
+
+
+# ------------------------------------------------------- the bank-wide property
+
+def _number_parts() -> list[tuple[str, int]]:
+    return [(tid, seed) for tid in sorted(BANK.templates)
+            for seed in (0, 1) if any(p.answer_kind == "number"
+                                      for p in BANK.templates[tid].all_parts())]
+
+
+@pytest.mark.parametrize(("tid", "seed"), _number_parts())
+def test_words_around_the_key_a_currency_and_a_bare_count_never_change_its_grade(
+        tid: str, seed: int) -> None:
+    from quiz.core.kinds.number import money_question
+    from solver.formula import compact
+    from solver.units import COUNT_FAMILY
+
+    for pv in make_variant(BANK.get(tid), seed).parts:
+        if pv.kind != "number":
+            continue
+        key = pv.key
+        assert key.value is not None and key.unit is not None
+        base = grade(pv, key.display)
+        assert base.verdict == "correct", (pv.index, key.display, base.feedback)
+        forms = [f"about {key.display}", f"~{key.display}", f"≈ {key.display}",
+                 f"roughly {key.display}", f"{key.display} (unchanged)",
+                 f"approximately {key.display}"]
+        if money_question(pv):
+            forms += [f"${key.display}", f"about ${key.display}", f"{key.display} dollars",
+                      f"{key.display} USD"]
+        if key.unit in COUNT_FAMILY:
+            forms += [compact(key.value), f"about {compact(key.value)}"]
+        for typed in forms:
+            g = grade(pv, typed)
+            assert (g.verdict, g.mistake) == (base.verdict, base.mistake), (
+                pv.index, typed, g.verdict, g.feedback)
+
+
+# ------------------------------------------------------- hostile text on the new paths
+
+@pytest.mark.parametrize(("tid", "typed"), [
+    ("cost/training-run-dollars", "$" * 150 + "1"),
+    ("cost/training-run-dollars", "$1 " + "dollars " * 25),
+    ("cost/training-run-dollars", "1 " + "cents " * 30),
+    ("cost/serving-cost-per-million-tokens", "1 $/" + "M" * 150 + "tok"),
+    ("cost/serving-cost-per-million-tokens", "about " * 30 + "$1"),
+    ("inference/decode-crossover-batch", "B " + ">" * 150 + " 3"),
+    ("inference/decode-crossover-batch", "at least " * 20 + "3"),
+    ("memory/model-state", "747 GB" + " (x)" * 45),
+    ("memory/model-state", "747 GB" + " roughly" * 25),
+    ("moe/dropped-tokens", "5 " + "copies " * 28),
+    ("cost/gpu-hours", "1 " + "GPU hours " * 18),
+    ("communication/rail-optimized", "n" * 190),
+])
+def test_hostile_text_on_the_new_reading_paths_is_read_or_refused_in_one_line(
+        tid: str, typed: str) -> None:
+    from helpers import cpu_guard
+
+    pv = make_variant(BANK.get(tid), 0).parts[0]
+    with cpu_guard(10):
+        g = grade(pv, typed)
+    assert g.verdict in ("invalid", "incorrect", "partial", "correct")
+    if g.verdict == "invalid":
+        assert "\n" not in g.feedback
+
+
+def test_hostile_text_on_a_yes_or_no_step_is_refused() -> None:
+    from helpers import cpu_guard
+
+    step = next(s for s in walk(make_variant(BANK.get("communication/rail-optimized"), 0)).steps
+                if yes_no_step(s.pv))
+    for typed in ("", "\x00yes", "y" * 5000, "__import__('os')", "１"):
+        with cpu_guard(10):
+            g = grade(step.pv, typed)
+        assert g.verdict in ("invalid", "correct", "incorrect")
+
+
+def test_options_labelled_by_a_number_are_picked_by_the_number_said() -> None:
+    choices = ["1: FSDP alone", "8: a full node", "16: two nodes", "64: eight nodes"]
+    assert read_choice("TP 8", choices, False).picked == ("8: a full node",)
+    assert read_choice("tp=16", choices, False).picked == ("16: two nodes",)
+    with pytest.raises(ValueError):
+        read_choice("TP 8 or 16", choices, False)
+
+
+@pytest.mark.parametrize(("text", "denied"), [
+    ("It is NOT true that TP spans nodes. FSDP does.", "It is NOT true that TP spans nodes"),
+    ("None of this is true: TP 8 inside.", "None of this is true: TP 8 inside."),
+    ("TP 8 inside. All of that is wrong.", "TP 8 inside. All of that is wrong."),
+    ("TP 8 inside. All of this is true.", ""),
+    ("TP 8 inside. That is not wrong.", ""),
+    ("TP 8 inside the node, which is right.", ""),
+])
+def test_a_sentence_or_an_answer_denied_as_a_whole(text: str, denied: str) -> None:
+    from quiz.core.rubric import denied_scopes
+
+    assert "".join(text[a:b] for a, b in denied_scopes(text)) == denied
+
+
+def test_an_answer_denying_the_model_answer_scores_at_most_half() -> None:
+    pv = make_variant(BANK.get("layout/thirty-second-answer"), 1).parts[0]
+    assert grade(pv, pv.key.display).verdict == "correct"
+    for text in (f"It is not true that: {pv.key.display}",
+                 f"{pv.key.display} Just kidding.", f"None of this is true. {pv.key.display}"):
+        g = grade(pv, text)
+        assert g.score <= 0.5 and g.verdict != "correct", text

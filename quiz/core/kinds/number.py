@@ -80,6 +80,8 @@ def read(pv: PartVariant, text: str) -> Read:
         if unit not in _COUNTABLE or m is None or not _count_words(m["noun"]):
             raise
         r = read_number(m["body"], unit, avoid=key.value)  # "128 collectives"
+    if money is None and unit == "1" and money_question(pv):
+        money = (1.0, r.read_as)  # a plain number in the question's dollars
     if money is not None:
         factor, typed = money
         value = r.value * factor
@@ -92,12 +94,12 @@ def read(pv: PartVariant, text: str) -> Read:
 
 
 _HEDGE_BEFORE = re.compile(
-    r"^(?:(?:~|≈|∼|≃|about|approx\.?|approximately|around|roughly|circa|ca\.|nearly|"
+    r"^(?:(?:~|≈|∼|≃|about|approximately|approx\.?|around|roughly|circa|ca\.|nearly|"
     r"almost|some|close to|just (?:over|under)|on the order of|of order)\s*)+",
     re.IGNORECASE)
 _HEDGE_AFTER = re.compile(
-    r"(?:\s*(?:,\s*)?(?:approx\.?|approximately|roughly|about|in total|"
-    r"total|in all|overall|\((?P<remark>[^()\d]*)\)))+\s*$", re.IGNORECASE)
+    r"(?:(?:\s*,\s*|\s+)(?:approximately|approx\.?|roughly|about|in total|each|total|"
+    r"in all|overall)(?!\w)|\s*\((?P<remark>[^()\d]*)\))+\s*$", re.IGNORECASE)
 
 
 def _unwrap(text: str) -> str:
@@ -128,6 +130,9 @@ _PER_MTOK = re.compile(
     r"\s*(?:\$|dollars?|usd)?\s*(?:/|\bper\b|\ba\b|\bfor\b)\s*(?:(?:a|one|1)\s*)?"
     r"(?:M|mn|mil|million)\s*(?:generated\s+|output\s+)?(?:tok|toks|tokens?)?\s*$",
     re.IGNORECASE)
+_PER_TOKEN = re.compile(
+    r"\s*(?:\$|dollars?|usd)?\s*(?:/|\bper\b|\ba\b)\s*(?:generated\s+|output\s+)?"
+    r"(?:tok|tokens?)\s*$", re.IGNORECASE)
 _CENTS = re.compile(r"\s*(?:cents?|¢)\s*$", re.IGNORECASE)
 _CURRENCY_AFTER = re.compile(r"\s*(?:\$|dollars?|usd|bucks)\s*$", re.IGNORECASE)
 
@@ -149,6 +154,12 @@ def dollars(value: float, per_mtok: bool = False) -> str:
     return f"${shown}" + (" per million tokens" if per_mtok else "")
 
 
+def _money_example(pv: PartVariant) -> str:
+    """An amount in dollars to show how to type one, never near the key."""
+    key = abs(pv.key.value or 0.0)
+    return "$75 million" if 0.8e6 < key < 7.2e6 else "$2.4 million"
+
+
 def _money(text: str, pv: PartVariant) -> tuple[str, tuple[float, str] | None]:
     """Strip a currency from ``text`` → (the number with any multiplier, (the factor to
     dollars, how it was typed)); (text, None) when no currency is written.
@@ -164,8 +175,13 @@ def _money(text: str, pv: PartVariant) -> tuple[str, tuple[float, str] | None]:
         if m := _PER_MTOK.search(body):
             if not per_million_tokens(pv):
                 raise Unreadable("the question asks for dollars in all, not per million "
-                                 "tokens", "$2.4 million")
+                                 "tokens", _money_example(pv))
             body, said = body[:m.start()], True
+        elif m := _PER_TOKEN.search(body):
+            if not per_million_tokens(pv):
+                raise Unreadable("the question asks for dollars in all, not per token",
+                                 _money_example(pv))
+            body, factor, said = body[:m.start()], factor * 1e6, True  # per million
         if m := _CENTS.search(body):
             body, factor, said = body[:m.start()], factor * 0.01, True
         if m := _CURRENCY_AFTER.search(body):
@@ -217,7 +233,7 @@ _NEEDS_UNIT = frozenset({"B", "s", "B/s", "FLOP/s"})
 """Where a bare number could mean anything from bytes to terabytes, or from seconds to
 days (a prompt that names the unit declares it as the answer's ``bare_unit``)."""
 _COUNTABLE = COUNT_FAMILY
-_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*[=≈]\s*(?=\S)")
+_LHS = re.compile(r"^\s*[A-Za-z][\w ()-]{0,40}?\s*[=≈:]\s*(?=\S)")
 _LOWER_BYTES = re.compile(r"^(?P<number>.*\d\s*)(?P<prefix>[kmgtp])b$")
 _METRES = re.compile(r"^(?P<number>.*\d)\s*m$")
 _NOUN = re.compile(r"^(?P<body>[^A-Za-z]*\d[^A-Za-z]*(?:\s*(?:thousand|million|billion|"
@@ -301,7 +317,7 @@ def generic_slips(key: float, unit: str, reading: Reading,
         for n, prefix in ((2, "M"), (3, "G"), (4, "T"), (5, "P")):
             ratio = 2 ** (10 * n) / 10 ** (3 * n)
             si = re.search(rf"(?<![A-Za-z]){prefix}B", typed)
-            iec = re.search(rf"(?<![A-Za-z]){prefix}iB", typed)
+            iec = re.search(rf"(?<![A-Za-z]){prefix}iB", typed, re.IGNORECASE)
             if (si and relative_error(value, key / ratio) <= 0.005) or (
                     iec and relative_error(value, key * ratio) <= 0.005):
                 return (f"{prefix}B vs {prefix}iB", 0.5,
@@ -412,13 +428,25 @@ def _coinciding_degree(pv: PartVariant, r: Reading) -> str | None:
     return None
 
 
+_RULED_OUT: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("causal", re.compile(r"\b(?:full|whole|entire)\b[^.?;]{0,12}\bsquare\b")),
+    ("ring factor rounded", re.compile(r"\bexact ring factor\b")),
+)
+"""A convention (a word of its name) and what a prompt says that asks for the other one:
+"counting the whole s×s square" rules causal halving out as surely as "no causal
+halving" does."""
+
+
 def convention_excluded(pv: PartVariant, name: str) -> bool:
-    """The prompt rules a convention out by name ("Count the full s×s square (no
-    causal halving)"): an answer under it is then no variant but a mistake."""
+    """The prompt rules a convention out, by name ("Count the full s×s square (no
+    causal halving)") or by asking for what it drops (:data:`_RULED_OUT`): an answer
+    under it is then no variant but a mistake."""
     words = re.escape(" ".join(name.casefold().split()))
     prompt = " ".join(pv.prompt.casefold().split())
-    return re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
-                     prompt) is not None
+    if re.search(rf"\b(?:no|not|without|ignore|ignoring)\s+(?:the\s+|any\s+)?{words}\b",
+                 prompt):
+        return True
+    return any(word in name.casefold() and cue.search(prompt) for word, cue in _RULED_OUT)
 
 
 def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:

@@ -33,6 +33,7 @@ from quiz.core.rubric import (
     MAX_MENTIONS,
     MAX_SPOKEN_CHARS,
     Mention,
+    denied_scopes,
     find_phrase,
     mentions,
     normalize,
@@ -41,6 +42,10 @@ from quiz.core.rubric import (
 __all__ = ["CORRECT_SHARE", "WRONG_FACTOR", "Checklist", "Item", "SpokenReading",
            "check_key", "checklist", "grade", "json_fields", "prompt_lines", "read"]
 
+DENIED_SHARE: Final = 0.5
+"""An answer whose sentences denied as a whole ("it is not true that ...") make up this
+share of it denies the model answer: it scores at most :data:`DENIED_CAP`."""
+DENIED_CAP: Final = 0.5
 CORRECT_SHARE: Final = 0.9
 """The share of the rubric an answer needs to be correct (and no figure stated wrong:
 a wrong number said with confidence is what an interviewer remembers)."""
@@ -264,10 +269,56 @@ def _given(pv: PartVariant) -> list[tuple[float, str]]:
     return out
 
 
-def _tolerance(f: FigureKey, scale: float) -> float:
-    from quiz.core.kinds.number import MAX_TOLERANCE, rounding_tolerance
+TYPED_TOLERANCE: Final = 0.03
+"""The tolerance of a typed number answer (the schema's default): a figure said is held
+to it, widened only by the rounding the speaker used (:func:`said_rounding`)."""
 
-    return max(min(f.tolerance * scale, MAX_TOLERANCE), rounding_tolerance(f.value))
+
+def _tolerance(f: FigureKey, scale: float) -> float:
+    """The figure's relative tolerance before the speaker's rounding: a typed answer's
+    (or the figure's own, if tighter), none for a count that is a whole number."""
+    from questions.kinds.number import WHOLE_QUANTITIES
+    from quiz.core.kinds.number import MAX_TOLERANCE
+
+    if f.quantity in WHOLE_QUANTITIES:
+        return 0.0
+    return min(min(f.tolerance, TYPED_TOLERANCE) * scale, MAX_TOLERANCE)
+
+
+_SAID_NUMBER: Final = re.compile(r"(?P<int>\d[\d,_']*)(?:\.(?P<frac>\d+))?")
+
+
+def said_rounding(span: str) -> float:
+    """Half a unit of the last digit said, relative to the number said: "1.3 TB" is
+    1.25 to 1.35 (3.8 %), "190 requests" 185 to 195, "185" exact to 0.5; the zeros of
+    a whole number count as rounding only after two significant digits ("20" is 20).
+
+    >>> round(said_rounding("1.3 TB"), 4), round(said_rounding("190 requests"), 4)
+    (0.0385, 0.0263)
+    """
+    m = _SAID_NUMBER.search(span)
+    if m is None:
+        return 0.0
+    whole = re.sub(r"[,_']", "", m["int"])
+    frac = m["frac"] or ""
+    number = float(f"{whole}.{frac}" if frac else whole)
+    if number == 0:
+        return 0.0
+    place = -len(frac) if frac else len(whole) - len(whole.rstrip("0"))
+    if not frac and len(whole.rstrip("0")) < 2:
+        place = 0  # "20 bytes", "1000 GPUs": one significant digit is no rounding said
+    if frac and len((whole + frac).lstrip("0")) < 2:
+        return 0.0  # "0.2" likewise
+    return 0.5 * 10.0 ** place / number
+
+
+def _close(f: FigureKey, said: tuple[float, str], target: float, scale: float) -> bool:
+    """The figure said (value, span) is ``target`` within the figure's tolerance and the
+    speaker's rounding: |said - target| <= tol x target + half a unit of the last digit
+    said."""
+    value, span = said
+    slack = _tolerance(f, scale) * abs(target) + said_rounding(span) * abs(value)
+    return abs(value - target) <= slack * (1 + 1e-9) + 1e-12 * abs(target)
 
 
 _NOT_CUES: Final = frozenset({"a", "an", "and", "are", "at", "by", "for", "in", "is", "it",
@@ -343,6 +394,45 @@ class _Cues:
         return named is not None and named != f.id
 
 
+_AXIS_BEFORE: Final = re.compile(
+    r"(?:\b(?:tp|pp|dp|ep|cp|fsdp|zero)|tensor[- ]parallel(?:ism)?|pipeline[- ]parallel(?:ism)?|"
+    r"data[- ]parallel(?:ism)?|expert[- ]parallel(?:ism)?|context[- ]parallel(?:ism)?)"
+    r"(?:\s+(?:of|degree|size|at|=|:))?\s*[=:x×]?\s*$", re.IGNORECASE)
+_MODEL_BEFORE: Final = re.compile(
+    r"(?:llama|qwen|mixtral|mistral|gpt|deepseek|gemma|falcon|grok|phi|olmo|bloom|opt)"
+    r"[\w.\- ]{0,12}$", re.IGNORECASE)
+_NO_THINGS: Final = frozenset({"x", "×", "times", "%", "percent", "pct"})
+
+
+def _stem(word: str) -> str:
+    word = word.casefold().replace("-", "")
+    return word[:-3] + "y" if word.endswith("ies") else word.rstrip("s")
+
+
+def _counts_for(text: str, m: Mention, f: FigureKey) -> bool:
+    """Whether a number may be figure ``f`` by the words that name what it counts: a
+    parallelism degree ("TP 8") only for a figure about that degree, and a count of
+    named things ("80 layers", "8 GPUs") only for a figure whose label names them."""
+    label = {_stem(w) for w in re.findall(r"[A-Za-z][A-Za-z-]*", f.label)}
+    before = text[max(0, m.start - 30):m.start]
+    if _MODEL_BEFORE.search(before) and re.fullmatch(r"[\d.]+[BbMT]", m.span() or ""):
+        return False  # "Llama 3 70B" names a model: no 70 bytes, no 70 of anything
+    if _AXIS_BEFORE.search(before):
+        return bool(label & {"tp", "pp", "dp", "ep", "cp", "degree", "parallel",
+                             "parallelism", "tensor", "pipeline", "expert", "context"})
+    span = m.span()
+    noun = re.search(r"\s([A-Za-z][A-Za-z-]*)$", span) if span else None
+    if noun is None or noun.group(1) in _NO_THINGS:
+        return True
+    from solver.units import COUNT_FAMILY, UNITS
+
+    meaning = UNITS.get(noun.group(1)) or UNITS.get(noun.group(1).casefold())
+    if meaning is None or meaning[1] not in COUNT_FAMILY or (
+            meaning[1] == f.unit and f.unit != "1"):
+        return True  # a unit (GB, s), or the figure's own named count (requests)
+    return _stem(noun.group(1)) in label or f.unit not in COUNT_FAMILY
+
+
 def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: float,
              derive: bool, phrased: list[tuple[int, int]]) -> list[Item]:
     figures = pv.key.figures
@@ -353,12 +443,13 @@ def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: fl
     def said(i: int, unit: str) -> tuple[float, str] | None:
         return None if i in used else numbers[i].reading(unit)
 
-    for f in figures:  # right
-        tol = _tolerance(f, scale)
-        for i, m in enumerate(numbers):
+    for f in figures:  # right: the numbers its words name first, then the others
+        order = sorted(range(len(numbers)), key=lambda i: cues.named(i, f.unit) != f.id)
+        for i in order:
+            m = numbers[i]
             r = said(i, f.unit)
-            if r is not None and relative_error(r[0], f.value) <= tol \
-                    and not cues.elsewhere(i, f):
+            if r is not None and _close(f, r, f.value, scale) and not cues.elsewhere(i, f) \
+                    and _counts_for(text, m, f):
                 used.add(i)
                 found[f.id] = Item("figure", f.id, f.label, "right", f.weight, f.weight,
                                    r[1], f.display, value=r[0], key_value=f.value,
@@ -370,10 +461,12 @@ def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: fl
         tol = _tolerance(f, scale)
         for km in pv.mistakes:
             if km.figure != f.id or km.value is None or \
-                    relative_error(km.value, f.value) <= tol:
+                    relative_error(km.value, f.value) <= max(tol, 0.005):
                 continue
+            value = km.value
             hit = next((i for i, _ in enumerate(numbers) if (r := said(i, f.unit))
-                        and relative_error(r[0], km.value) <= tol), None)
+                        and _close(f, r, value, scale) and _counts_for(text, numbers[i], f)),
+                       None)
             if hit is not None:
                 r = said(hit, f.unit)
                 assert r is not None
@@ -396,6 +489,8 @@ def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: fl
                 continue  # a bare 128 is no wrong count of requests or tokens/s
             if any(a <= numbers[i].start < b for a, b in phrased):
                 continue  # the 4 of "4 all-reduces" belongs to a claim
+            if not _counts_for(text, numbers[i], f):
+                continue  # "80 layers" is no count of requests, "TP 8" no GPU count
             named = cues.named(i, f.unit)
             distance = abs(math.log(r[0] / f.value))
             if named == f.id and (distance <= math.log(WRONG_FACTOR)
@@ -423,7 +518,7 @@ def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: fl
                and not any(u == f.unit and relative_error(r[0], v) <= 0.005
                            for v, u in given)
                and not any(a <= numbers[i].start < b for a, b in phrased)
-               and not cues.elsewhere(i, f)]
+               and not cues.elsewhere(i, f) and _counts_for(text, numbers[i], f)]
         if len(far) == 1:
             _, i, r = far[0]
             used.add(i)
@@ -452,7 +547,7 @@ def _slip(f: FigureKey, r: tuple[float, str], scale: float) -> tuple[str, str | 
     from quiz.core.kinds.number import generic_slips
 
     slip = generic_slips(f.value, f.unit, Reading(r[0], f.unit, r[1], r[1]),
-                         _tolerance(f, scale))
+                         _tolerance(f, scale) + said_rounding(r[1]))
     if slip is None:
         return "", None, 0.0
     name, credit, feedback = slip
@@ -471,11 +566,20 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
     """
     a = pv.spec.answer
     hay = normalize(reading.text)
-    found = [(c, find_phrase(hay, c.against) if c.against else None,
-              find_phrase(hay, c.phrases)) for c in a.claims]
+    scopes = denied_scopes(reading.text)
+    found = []
+    for c in a.claims:
+        hit = find_phrase(hay, c.phrases, scopes)
+        against = find_phrase(hay, c.against, scopes) if c.against else None
+        if against is None and hit is None:  # "decode is not memory-bound"
+            against = find_phrase(hay, c.phrases, scopes, negated=True)
+        found.append((c, against, hit))
     phrased = [(m[0], m[0] + len(m[1])) for _, against, hit in found
                for m in (against, hit) if m is not None]
-    items = _figures(pv, reading.text, reading.numbers, scale, derive, phrased)
+    # A figure in a sentence denied as a whole ("it is not true that ...") is not said.
+    numbers = tuple(m for m in reading.numbers if not any(a <= m.start < b
+                                                           for a, b in scopes))
+    items = _figures(pv, reading.text, numbers, scale, derive, phrased)
     for c, against, hit in found:
         if against is not None:
             items.append(Item("claim", c.id, c.label, "contradicted", c.weight, 0.0,
@@ -495,6 +599,9 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
                           "kept" if kept else "broken", o.weight, o.weight if kept else 0.0))
     total = sum(i.weight for i in items)
     score = round(sum(i.earned for i in items) / total, 4) if total else 0.0
+    denied = sum(b - a for a, b in scopes)
+    if denied >= DENIED_SHARE * len(reading.text.strip()):
+        score = min(score, DENIED_CAP)  # the answer denies the model answer as a whole
     return Checklist(tuple(items), score, pv.key.display)
 
 
@@ -512,10 +619,18 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     read_as = f"{right} of {len(figures)} figures right" + (
         f", {present} of {len(claims)} claims" if claims else "")
     stated_wrong = any(i.status in ("wrong", "mistake") for i in figures)
+    contradicted = [i for i in claims if i.status == "contradicted"]
     verdict = "correct" if c.score >= CORRECT_SHARE and not stated_wrong \
-        else by_credit(c.score)
+        and not contradicted else by_credit(c.score)
+    if not any(i.status in ("right", "mistake") for i in figures) and not present:
+        # Nothing the rubric looks for is said: order rules and slips are no substance.
+        c = replace(c, score=0.0)
+        verdict = "incorrect"
     mistake = next((i.mistake for i in figures if i.mistake), None)
     head = (f"Checklist: {c.score:.0%} of the rubric. " + HONEST)
+    if contradicted:
+        said = "; ".join(f'"{i.said}" contradicts "{i.label}"' for i in contradicted)
+        head += f" You contradicted the rubric: {said}."
     feedback = "\n".join([head, "", *c.lines()])
     return Grade(verdict, c.score, read_as, mistake, feedback, pv.key, checklist=c)
 
