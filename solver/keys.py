@@ -182,6 +182,12 @@ _ALL = [
     _k("workspace_bytes", "performance", "B",
        "NCCL and cuBLAS workspaces and communication buckets per GPU (layout engine)",
        default=4e9, minimum=0, exclusive_min=False),
+    _k("ep_overlap", "performance", "1",
+       "fraction of a MoE layer's compute that hides its expert all-to-alls (layout "
+       "engine)", default=0.8, minimum=0.0, maximum=1.0, exclusive_min=False),
+    _k("moe_route_nodes", "model", "1",
+       "nodes a token's experts may sit on (node-limited routing; DeepSeek-V3: 4); "
+       "0: no limit", kind="int", default=0, minimum=0, exclusive_min=False),
     _k("cuda_context_bytes", "performance", "B",
        "memory the CUDA context takes before anything is allocated (layout engine)",
        default=0.5e9, minimum=0, exclusive_min=False),

@@ -40,6 +40,11 @@ CP_WORTH = 0.10
 its complexity only when the sequence needs it (activations that do not fit otherwise,
 or attention that dominates), not to shave a few percent off a short-sequence run."""
 
+EXPAND_MARGIN = 0.6
+"""A structure whose probe at its deepest interleave and smallest micro-batch is this
+much slower than the best structure's is not searched further (those two choices move a
+step time by less)."""
+
 PRUNE_MARGIN = 0.3
 """A structure, interleave and micro-batch whose least possible step time (ZeRO-1, no
 recomputation, memory not asked) is this much above the fastest layout found so far is
@@ -215,6 +220,9 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
     # recompute) choices could reach; the choices are searched, memory asked, only for
     # those within PRUNE_MARGIN of the fastest layout found so far, fastest first.
     probes: list[tuple[float, Layout]] = []
+    usable = usable_memory(w)
+    most_zero = max(zeros) if zeros else 0
+    groups: list[tuple[tuple[int, int, int, int, int], list[int], list[int], int, str]] = []
     for tp, pp, cp, ep, dp in _structures(w, fixed):
         # Interleaving splits each middle stage into v chunks (the first and last
         # stages' chunks take what their lighter share leaves).
@@ -225,14 +233,34 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
         if "micro_batch" in fixed:
             b = int(fixed["micro_batch"])
             bs = [b] if per_rank % b == 0 else []
-        else:
-            bs = small_divisors(per_rank, MAX_MICRO_BATCH)
+        else:   # powers of two: what people run, and half the candidates
+            bs = [b for b in small_divisors(per_rank, MAX_MICRO_BATCH) if not b & (b - 1)]
         z0 = int(fixed.get("zero", 1))
         r0 = str(fixed.get("recompute", "none"))
+        groups.append(((tp, pp, cp, ep, dp), vs, bs, z0, r0))
+    # A structure whose (deepest interleave, smallest micro-batch) probe is far past the
+    # best structure's is not expanded: interleave and micro-batch move a step by less.
+    scores = []
+    for (tp, pp, cp, ep, dp), vs, bs, z0, r0 in groups:
+        if not vs or not bs:
+            continue
+        scores.append((probe_time(w, Layout(tp, pp, cp, ep, dp, z0, vs[-1], bs[0], r0)),
+                       (tp, pp, cp, ep, dp), vs, bs, z0, r0))
+    top = min((x[0] for x in scores), default=0.0)
+    for score, (tp, pp, cp, ep, dp), vs, bs, z0, r0 in scores:
+        if score > top * (1 + EXPAND_MARGIN):
+            continue
+        per_rank = w.global_batch // dp
         for v in vs:
             for b in bs:
                 if v > 1 and (per_rank // b) % pp:
                     continue
+                # The least memory any (zero, recompute) choice reaches: none fits if
+                # this does not (and a larger micro-batch needs more still).
+                if sum(memory_of(w, Layout(tp, pp, cp, ep, dp, most_zero, v, b,
+                                           recomputes[-1] if recomputes else r0
+                                           )).values()) > usable:
+                    break
                 lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0)
                 probes.append((probe_time(w, lay), lay))
     probes.sort(key=lambda x: x[0])

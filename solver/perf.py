@@ -96,6 +96,11 @@ SOURCES: dict[str, str] = {
     "workspace_bytes": (
         "NCCL and cuBLAS workspaces and communication buckets per GPU (DOMAIN.md: about "
         "4 GB of buffers); a memory line of its own"),
+    "ep_overlap": (
+        "Megatron-Core overlaps the expert all-to-alls of one micro-batch with another's "
+        "compute (--overlap-moe-expert-parallel-comm; DeepSeek-V3's DualPipe hides "
+        "nearly all of it at a 1:1 compute-to-communication ratio); 0.8 of the MoE "
+        "layers' compute by default"),
     "cuda_context_bytes": (
         "what nvidia-smi shows a process using before it allocates anything (about "
         "500 MiB on an H100 with CUDA 12)"),
@@ -153,6 +158,10 @@ class Workload:
     experts: int = 0
     experts_active: int = 0
     moe_layers: int = 0
+    expert_ffn: int = 0
+    """MLP width of one routed expert"""
+    route_nodes: int = 0
+    """nodes a token's routed experts may span (node-limited routing); 0: no limit"""
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
@@ -457,6 +466,40 @@ def gemm_efficiency(w: Workload, tp: int, tokens: float) -> float:
     return c["gemm_eff_max"] * width / (width + knee) * tokens / (tokens + knee)
 
 
+def expert_efficiency(w: Workload, tp: int, rows: float) -> float:
+    """Achieved fraction of peak for one routed expert's GEMMs: its width
+    ``expert_ffn / tp`` and its rows (the tokens routed to it) as in
+    :func:`gemm_efficiency`."""
+    c = w.constants
+    knee = c["gemm_half_width"] * w.peak_flops / w.hbm_bw
+    width = max(1.0, (w.expert_ffn or w.ffn) / tp)
+    rows = max(1.0, rows)
+    return c["gemm_eff_max"] * width / (width + knee) * rows / (rows + knee)
+
+
+def _alltoall(w: Workload, tp: int, ep: int, tokens: float) -> float:
+    """Seconds on the wire of one expert all-to-all (dispatch or combine) per MoE layer.
+
+    Each token goes to top_k experts; the copies bound for GPUs of the same node move
+    over NVLink, the others over the network. When the EP group spans nodes, a token
+    crosses the network once per other node it is routed to (node-limited routing
+    caps those at ``route_nodes``, DeepSeek-V3's 4, and forwards inside the node).
+    """
+    c = w.constants
+    eff = c["link_efficiency"]
+    node = w.gpus_per_node
+    per_copy = tokens * w.hidden * w.weight_bytes
+    k = w.experts_active
+    nodes = max(1, tp * ep // node)
+    if nodes == 1:
+        return k * per_copy * (ep - 1) / ep / (w.intra_bw * eff)
+    remote = k * (nodes - 1) / nodes          # copies bound for other nodes, on average
+    if w.route_nodes:
+        remote = min(remote, float(w.route_nodes))
+    local = k * min(1.0, node / (tp * ep)) * (ep - 1) / ep
+    return max(remote * per_copy / (w.inter_bw * eff), local * per_copy / (w.intra_bw * eff))
+
+
 def _ring(n: int, allreduce: bool) -> float:
     return (2.0 if allreduce else 1.0) * (n - 1) / n
 
@@ -552,14 +595,25 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     # first and last stages lighter to pay for the embedding and the loss).
     layer_fwd = 2 * tokens * w.layer_active_params / tp
     t_fwd_layer = (layer_fwd + 4 * tokens * s * w.heads * w.head_dim / tp) / rate
+    # Routed experts run as small GEMMs: an expert sees the tokens the ep ranks of its
+    # group send it, tokens * top_k / experts each, on ffn/tp wide matrices.
+    routed = (w.expert_params / w.moe_layers / w.experts * w.experts_active
+              if w.moe_layers and w.experts else 0.0)
+    expert_rows = tokens * w.experts_active * ep / w.experts if routed else 0.0
+    expert_rate = (w.peak_flops * expert_efficiency(w, tp, expert_rows) if routed
+                   else rate)
     t_logits_est = 3 * fwd_logits / rate
     sts = stages(w, lay)
     busy = max(sts, key=lambda st: st.layers * t_fwd_layer + (t_logits_est / 3
                                                               if st.output else 0.0))
     stage_layers = busy.layers
-    fwd_mm = layer_fwd * stage_layers
+    fwd_routed = 2 * tokens * routed * busy.moe_layers / tp
+    fwd_mm = layer_fwd * stage_layers - fwd_routed
     fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
-    model_mb = 3 * (fwd_mm + fwd_attn)
+    # Routed-expert FLOPs counted at the dense rate, plus what their smaller GEMMs lose.
+    slow = fwd_routed * (rate / expert_rate - 1) if fwd_routed else 0.0
+    fwd_mm += fwd_routed
+    model_mb = 3 * (fwd_mm + fwd_attn + slow)
     # Full recomputation of `share` of the stage's layers (all, or recompute_layers).
     share = (min(1.0, lay.recompute_layers / stage_layers) if full and lay.recompute_layers
              else 1.0)
@@ -596,11 +650,15 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
         cp_bw = (w.inter_bw if cp_net else w.intra_bw) * link_eff
         wire_cp = cp_bytes / cp_bw
         t_cp = max(0.0, wire_cp - c["cp_overlap"] * t_attn)
-    t_ep = 0.0
-    if ep > 1 and w.moe_layers:
-        ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
-        a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
-        t_ep = (4 + 2 * share * full) * a2a * busy.moe_layers / ep_bw
+    t_ep = wire_ep = 0.0
+    if ep > 1 and busy.moe_layers:
+        wire_ep = (4 + 2 * share * full) * busy.moe_layers * _alltoall(w, tp, ep, tokens)
+        # Sent while another micro-batch's MoE layers compute (Megatron-Core's
+        # all-to-all overlap, DeepSeek-V3's DualPipe): one dispatch stays exposed.
+        moe_window = (3 * (fwd_mm + fwd_attn + slow) / rate + 3 * t_ew) \
+            * busy.moe_layers / max(1, stage_layers)
+        t_ep = max(wire_ep / (4 * busy.moe_layers),
+                   wire_ep - c.get("ep_overlap", 0.0) * moe_window)
     t_p2p = 0.0
     if pp > 1:
         pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
@@ -656,6 +714,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     # Traffic hidden behind compute, per step (all of it counts as on the wire; the
     # pipeline bubble repeats one micro-batch's exposed part, not its hidden part).
     hidden = {"tp": m * (wire_tp - t_tp), "cp": m * (wire_cp - t_cp),
+              "ep": m * (wire_ep - t_ep),
               "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
     step = sum(time.values())
 
@@ -896,6 +955,8 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         embedding_params=got["embedding_params"],
         tied_embeddings=bool(v.get("tied_embeddings", False)), experts=experts,
         experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
+        expert_ffn=int(_num(v, "expert_ffn", 0) or 0),
+        route_nodes=int(_num(v, "moe_route_nodes", 0) or 0),
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
         fsdp_reshard=bool(v.get("fsdp_reshard", True)),

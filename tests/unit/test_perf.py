@@ -280,3 +280,39 @@ def test_meta_405b_layout_fits_without_recomputing_every_layer() -> None:
     assert e.fits
     assert e.layout.recompute != "full" or 0 < e.layout.recompute_layers < 8
     assert 0.30 < e.mfu < 0.50     # Llama 3 paper, Table 4: 41% at 16,384 GPUs
+
+
+# ---------------------------------------------------------------- experts
+
+def deepseek_v3() -> Workload:
+    return workload_from_inputs(resolve_inputs("deepseek-v3", "h800", {
+        "gpus": 2048, "global_batch": 15360, "seq": 4096, "microbatches": 1}))
+
+
+def test_deepseek_v3_shards_its_experts_and_its_published_layout_ranks_near_the_best(
+        ) -> None:
+    w = deepseek_v3()
+    r = rank(w)
+    assert r.best.layout.ep >= 8, r.best.layout.key
+    published = complete(w, {"tp": 1, "pp": 16, "cp": 1, "ep": 64, "dp": 128,
+                             "zero": 1})
+    assert published.fits
+    assert r.best.step_time / published.step_time >= 0.85
+
+
+def test_small_expert_gemms_run_slower_than_wide_ones() -> None:
+    from solver.perf import expert_efficiency
+
+    w = deepseek_v3()
+    assert expert_efficiency(w, 1, 64) < expert_efficiency(w, 1, 4096)
+    assert expert_efficiency(w, 8, 4096) < expert_efficiency(w, 1, 4096)
+
+
+def test_node_limited_routing_caps_the_network_share_of_all_to_alls() -> None:
+    from dataclasses import replace
+
+    w = deepseek_v3()
+    lay = Layout(tp=1, pp=16, ep=64, dp=128, zero=1)
+    limited = evaluate(w, lay)
+    free = evaluate(replace(w, route_nodes=0), lay)
+    assert limited.time["ep"] + limited.hidden["ep"] < free.time["ep"] + free.hidden["ep"]
