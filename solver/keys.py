@@ -188,6 +188,20 @@ _ALL = [
     _k("moe_route_nodes", "model", "1",
        "nodes a token's experts may sit on (node-limited routing; DeepSeek-V3: 4); "
        "0: no limit", kind="int", default=0, minimum=0, exclusive_min=False),
+    _k("flash_efficiency", "performance", "1",
+       "fraction of peak the fused attention kernel reaches, forward and backward "
+       "(layout engine; causal attention computes the unmasked half)", default=0.30,
+       maximum=1.0),
+    _k("latency_intra", "performance", "s",
+       "latency of one step of a collective inside a node (layout engine)", default=3e-6,
+       minimum=0.0, exclusive_min=False),
+    _k("latency_inter", "performance", "s",
+       "latency of one step of a collective across nodes (layout engine)", default=10e-6,
+       minimum=0.0, exclusive_min=False),
+    _k("straggler_cv", "performance", "1",
+       "step-to-step spread of one node's time: a synchronous step waits for the slowest "
+       "of N nodes, about cv x sqrt(2 ln N) longer (layout engine)", default=0.01,
+       minimum=0.0, maximum=0.5, exclusive_min=False),
     _k("cuda_context_bytes", "performance", "B",
        "memory the CUDA context takes before anything is allocated (layout engine)",
        default=0.5e9, minimum=0, exclusive_min=False),

@@ -14,6 +14,7 @@ should learn, and the search says so in :attr:`Ranking.note`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -165,6 +166,7 @@ def complexity(w: Workload, lay: Layout) -> float:
     """How much a person must set up and reason about: lower is simpler."""
     score = sum(1.0 for d in (lay.tp, lay.pp, lay.cp, lay.ep) if d > 1)
     score += 3.0 * (lay.tp > w.gpus_per_node) + 1.0 * (lay.cp > 1)
+    score += 0.25 * math.log2(lay.cp)     # a longer ring is more to tune and to debug
     score += 0.5 * (lay.interleave > 1) + 0.5 * (lay.zero == 3)
     score += 0.5 * (lay.recompute != "none") + 0.25 * (lay.micro_batch > 1)
     return score
@@ -507,7 +509,8 @@ def complete(w: Workload, given: Fixed) -> Evaluation:
 TIME_NAMES = {"compute": "compute", "recompute": "recomputation", "tp": "TP collectives",
               "cp": "CP K/V exchange", "ep": "EP all-to-alls", "pp_send": "pipeline sends",
               "fsdp": "ZeRO-2/3 collectives", "bubble": "pipeline bubble",
-              "dp": "data-parallel traffic", "optimizer": "optimizer step"}
+              "dp": "data-parallel traffic", "optimizer": "optimizer step",
+              "straggler": "waiting for stragglers"}
 """Readable names of the step-time components."""
 
 MEMORY_NAMES = {"weights": "weights", "gradients": "gradients",

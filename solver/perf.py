@@ -101,6 +101,20 @@ SOURCES: dict[str, str] = {
         "compute (--overlap-moe-expert-parallel-comm; DeepSeek-V3's DualPipe hides "
         "nearly all of it at a 1:1 compute-to-communication ratio); 0.8 of the MoE "
         "layers' compute by default"),
+    "flash_efficiency": (
+        "FlashAttention-2 reaches 50-70% of an A100's peak forward and less backward, "
+        "about 35-45% of an H100's (Dao 2023; Shah et al. 2024); causal attention "
+        "computes only its unmasked half, priced at this rate (MFU still counts the full "
+        "square, as Megatron-LM does)"),
+    "latency_intra": (
+        "NCCL's small-message latency per ring step over NVLink (nccl-tests, a few us)"),
+    "latency_inter": (
+        "NCCL's small-message latency per ring step across InfiniBand (about 10 us); "
+        "every collective pays it for each of its (N-1) or 2(N-1) steps"),
+    "straggler_cv": (
+        "a synchronous step waits for the slowest node; with a per-node spread cv the "
+        "expected maximum of N is about cv sqrt(2 ln N) above the mean (MegaScale, 2024, "
+        "on stragglers at 10,000 GPUs)"),
     "cuda_context_bytes": (
         "what nvidia-smi shows a process using before it allocates anything (about "
         "500 MiB on an H100 with CUDA 12)"),
@@ -466,6 +480,26 @@ def gemm_efficiency(w: Workload, tp: int, tokens: float) -> float:
     return c["gemm_eff_max"] * width / (width + knee) * tokens / (tokens + knee)
 
 
+FLASH_HALF_BLOCK = 512
+"""Query/key block length (tokens) at which the fused attention kernel runs at half of
+`flash_efficiency`: short blocks are dominated by loads, softmax bookkeeping and
+launches."""
+
+
+def flash_efficiency(w: Workload, cp: int) -> float:
+    """Achieved fraction of peak for causal fused attention: `flash_efficiency`, less
+    for short blocks. Context parallelism splits the sequence into 2 cp chunks (load-
+    balanced causal ring attention), and each GPU computes chunk-by-chunk blocks of
+    ``seq / (2 cp)`` tokens.
+
+    >>> w = _demo()
+    >>> flash_efficiency(w, 1) > flash_efficiency(w, 4)
+    True
+    """
+    block = w.seq / (2 * cp) if cp > 1 else float(w.seq)
+    return w.constants.get("flash_efficiency", 0.4) * block / (block + FLASH_HALF_BLOCK)
+
+
 def expert_efficiency(w: Workload, tp: int, rows: float) -> float:
     """Achieved fraction of peak for one routed expert's GEMMs: its width
     ``expert_ffn / tp`` and its rows (the tokens routed to it) as in
@@ -610,6 +644,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     fwd_routed = 2 * tokens * routed * busy.moe_layers / tp
     fwd_mm = layer_fwd * stage_layers - fwd_routed
     fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
+    if w.flash_attention:
+        # Causal attention computes its unmasked half, at the fused kernel's rate; kept
+        # in dense-rate FLOPs so that the sums below stay one rate.
+        fwd_attn = fwd_attn / 2 * rate / (w.peak_flops * flash_efficiency(w, cp))
     # Routed-expert FLOPs counted at the dense rate, plus what their smaller GEMMs lose.
     slow = fwd_routed * (rate / expert_rate - 1) if fwd_routed else 0.0
     fwd_mm += fwd_routed
@@ -641,6 +679,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     act = tokens * h * w.weight_bytes
     wire_tp = ((4 + 2 * share * full) * stage_layers * _ring(tp, True) * act / tp_bw
                if tp > 1 else 0.0)
+    lat = (c.get("latency_inter", 0.0), c.get("latency_intra", 0.0))
+    if tp > 1:   # 2(tp - 1) ring steps per all-reduce, each paying its latency
+        wire_tp += ((4 + 2 * share * full) * stage_layers * 2 * (tp - 1)
+                    * lat[0 if tp_net else 1])
     t_tp = wire_tp * (1 - c["tp_overlap"])
     cp_net = tp * cp > node
     t_cp = wire_cp = 0.0
@@ -648,7 +690,8 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
         kv = 2 * tokens * w.kv_heads * w.head_dim * w.weight_bytes / min(tp, w.kv_heads)
         cp_bytes = (4 if full else 3) * (cp - 1) * kv * stage_layers
         cp_bw = (w.inter_bw if cp_net else w.intra_bw) * link_eff
-        wire_cp = cp_bytes / cp_bw
+        wire_cp = cp_bytes / cp_bw + ((4 if full else 3) * (cp - 1) * stage_layers
+                                      * lat[0 if cp_net else 1])
         t_cp = max(0.0, wire_cp - c["cp_overlap"] * t_attn)
     t_ep = wire_ep = 0.0
     if ep > 1 and busy.moe_layers:
@@ -679,8 +722,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     fwd_window, bwd_window = compute_mb / 3, compute_mb * 2 / 3
     o = c["dp_overlap"]
     if moved > 0:
-        rs = moved * w.grad_bytes / dp_bw
-        ag = moved * w.weight_bytes / dp_bw
+        # Sent layer by layer: each layer's collective pays (N - 1) ring steps.
+        steps = (dp * cp - 1) * stage_layers * lat[0 if dp_net else 1]
+        rs = moved * w.grad_bytes / dp_bw + steps
+        ag = moved * w.weight_bytes / dp_bw + steps
         if stage >= 2:
             # Sharded gradients: reduce-scattered after every micro-batch's backward;
             # ZeRO-3 also gathers the weights before each forward and (resharded after
@@ -716,6 +761,13 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     hidden = {"tp": m * (wire_tp - t_tp), "cp": m * (wire_cp - t_cp),
               "ep": m * (wire_ep - t_ep),
               "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
+    # A synchronous step waits for the slowest node (MegaScale's stragglers).
+    nodes = max(1.0, w.gpus / node)
+    if nodes > 1 and c.get("straggler_cv", 0.0):
+        import math
+
+        time["straggler"] = (sum(time.values()) * c["straggler_cv"]
+                             * math.sqrt(2 * math.log(nodes)))
     step = sum(time.values())
 
     if with_memory:
@@ -735,9 +787,9 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     if moved > 0 and lay.zero >= 2:
         # What sharding every micro-batch as written would put on the wire per
         # micro-batch (the figure to set beside compute_mb when judging the choice).
-        regather = (moved / dp_bw
-                    * (w.grad_bytes + (w.weight_bytes * (2 if w.fsdp_reshard else 1)
-                                       if lay.zero == 3 else 0.0)))
+        gathers = (2 if w.fsdp_reshard else 1) if lay.zero == 3 else 0
+        regather = (moved / dp_bw * (w.grad_bytes + w.weight_bytes * gathers)
+                    + (1 + gathers) * (dp * cp - 1) * stage_layers * lat[0 if dp_net else 1])
     return Evaluation(
         layout=lay, fits=sum(memory.values()) <= usable, memory=memory, usable=usable,
         time=time, step_time=step, mfu=model_flops / denom, hfu=hardware_flops / denom,
