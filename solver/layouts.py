@@ -339,25 +339,42 @@ class Ranking:
     """The outcome of a search.
 
     Attributes:
-        candidates: the best layout of each structure (tp, pp, cp, ep), best first:
-            the simplest within :data:`PLAUSIBLE_MARGIN` of the fastest, then by time.
+        candidates: one layout per structure (tp, pp, cp, ep), in step-time order
+            (fastest first): the fastest of each structure, or for the recommended
+            layout's structure the recommended layout itself. One scale: a listed
+            layout's rank is its place in this list.
         fastest: the layout with the smallest step time (may differ from the best).
         note: why the best is not the fastest, when it is not.
+        recommended: the layout to learn, the simplest within
+            :data:`PLAUSIBLE_MARGIN` of the fastest (None: the first candidate).
     """
 
     candidates: list[Evaluation]
     fastest: Evaluation
     note: str = ""
+    recommended: Evaluation | None = None
 
     @property
     def best(self) -> Evaluation:
-        """The layout to learn."""
-        return self.candidates[0]
+        """The layout to learn (the recommended one)."""
+        return self.recommended if self.recommended is not None else self.candidates[0]
 
     def rank_of(self, e: Evaluation) -> int:
-        """1-based rank of an evaluated layout among all searched layouts."""
+        """1-based rank of an evaluated layout by step time: 1 + how many listed
+        layouts (other than itself) step faster. Rank 1: nothing listed is faster."""
         return 1 + sum(1 for c in self.candidates if c.step_time < e.step_time
                        and c.layout != e.layout)
+
+    def listed_with(self, e: Evaluation) -> int:
+        """How many layouts a rank of `e` is out of (the list, plus `e` when it is
+        not one of them)."""
+        return len(self.candidates) + (0 if any(c.layout == e.layout
+                                                for c in self.candidates) else 1)
+
+    @property
+    def why_recommended(self) -> str:
+        """In words, why the recommended layout is not the fastest ("" when it is)."""
+        return self.note
 
 
 class NothingFits(SolverError):
@@ -448,19 +465,22 @@ def rank(w: Workload, fixed: Fixed | None = None) -> Ranking:
         t = judged(e)
         return (0, complexity(w, e.layout), t) if t <= limit else (1, 0.0, t)
 
-    for e in sorted(found, key=order):
+    best = min(found, key=order)
+    for e in found:   # fastest first: the fastest layout of each structure
         lay = e.layout
         per_structure.setdefault((lay.tp, lay.pp, lay.cp, lay.ep), e)
-    candidates = list(per_structure.values())
-    best = candidates[0]
+    lay = best.layout
+    per_structure[(lay.tp, lay.pp, lay.cp, lay.ep)] = best
+    candidates = sorted(per_structure.values(), key=lambda e: e.step_time)
     note = ""
     if best.layout != fastest.layout:
         gain = 100 - fastest.step_time / best.step_time * 100
-        why = (f"context parallelism is preferred only when it saves more than "
+        why = (f"context parallelism is recommended only when it saves more than "
                f"{CP_WORTH:.0%}" if fastest.layout.cp > 1 and best.layout.cp == 1 else
-               f"within {PLAUSIBLE_MARGIN:.0%} the simpler layout is preferred")
+               f"the recommended layout is the simplest within {PLAUSIBLE_MARGIN:.0%} of "
+               "the fastest")
         note = f"{fastest.layout.key} steps {gain:.1f}% faster, but {why}"
-    return Ranking(candidates, fastest, note)
+    return Ranking(candidates, fastest, note, best)
 
 
 def closest_miss(w: Workload, fixed: Fixed | None = None) -> Evaluation | None:
@@ -482,8 +502,35 @@ def closest_miss(w: Workload, fixed: Fixed | None = None) -> Evaluation | None:
     return best
 
 
+AXES = ("tp", "pp", "cp", "ep")
+"""Parallel degrees: a layout that leaves one out does not use it (1)."""
+
+
+def completion(w: Workload, given: Fixed) -> dict[str, int | str]:
+    """The keys :func:`complete` holds for a partly given layout: those given, and 1 for
+    each parallel degree left out (a layout names the axes it uses: "TP 8 x FSDP 64"
+    has no PP), unless a given dp leaves the GPUs to the missing axes; dp follows from
+    the GPU count. The rest (zero, micro_batch, interleave, recompute) are chosen best.
+
+    >>> from solver.perf import _demo
+    >>> completion(_demo(), {"tp": 8, "zero": 3})
+    {'tp': 8, 'zero': 3, 'pp': 1, 'cp': 1, 'ep': 1}
+    """
+    out: dict[str, int | str] = dict(given)
+    missing = [a for a in AXES if a not in given]
+    inner = 1
+    for a in AXES[:3]:
+        inner *= int(given.get(a, 1))
+    if "dp" in given and inner * int(given["dp"]) != w.gpus:
+        return out          # the given dp leaves GPUs to the axes left out: search them
+    for a in missing:
+        out[a] = 1
+    return out
+
+
 def complete(w: Workload, given: Fixed) -> Evaluation:
-    """Evaluate a partly given layout: the keys it leaves out are chosen best for it.
+    """Evaluate a partly given layout: parallel degrees left out are 1 (see
+    :func:`completion`), the other keys are chosen best for it.
 
     When no completion fits, the least-memory completion is returned (``fits`` false),
     so that the caller can say by how much, per component, it misses.
@@ -491,19 +538,61 @@ def complete(w: Workload, given: Fixed) -> Evaluation:
     Raises:
         LayoutImpossible: the given keys cannot be built.
     """
-    found = search(w, given)
+    held = completion(w, given)
+    found = search(w, held)
     if found:
         return min(found, key=lambda e: e.step_time)
     partial: dict[str, int | str] = {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 3,
                                      "interleave": 1, "micro_batch": 1,
-                                     "recompute": "full", **given}
-    if "dp" not in given:
+                                     "recompute": "full", **held}
+    if "dp" not in held:
         inner = int(partial["tp"]) * int(partial["pp"]) * int(partial["cp"])
         if w.gpus % inner:
             raise LayoutImpossible(f"tp*pp*cp = {inner} does not divide the {w.gpus} GPUs")
         partial["dp"] = w.gpus // inner
     lay = Layout(**partial)  # type: ignore[arg-type]
     return evaluate(w, lay)
+
+
+FILLED_WHY = {"dp": "the GPU count", "zero": "the fastest that fits",
+              "micro_batch": "the fastest that fits", "interleave": "the fastest that fits",
+              "recompute": "the least that fits", "recompute_layers": "the fewest that fit"}
+
+
+def filled_in(w: Workload, given: Fixed, e: Evaluation) -> str:
+    """One line naming the keys of `e` the learner did not give, and why each is what
+    it is ("" when every key was given).
+
+    >>> from solver.perf import _demo
+    >>> w = _demo()
+    >>> print(filled_in(w, {"tp": 8, "zero": 1},
+    ...                 evaluate(w, Layout(tp=8, dp=1, zero=1))))   # doctest: +NORMALIZE_WHITESPACE
+    Filled in: pp=1 cp=1 ep=1 (axes not named are not used); dp=1 (the GPU count);
+    mb=1 (the fastest that fits).
+    """
+    lay = e.layout
+    axes = [f"{a}={getattr(lay, a)}" for a in AXES if a not in given]
+    parts = []
+    if axes:
+        held = completion(w, given)
+        why = ("axes not named are not used" if all(a in held for a in AXES)
+               else "chosen best for the dp given")
+        parts.append(f"{' '.join(axes)} ({why})")
+    for key in ("dp", "zero", "micro_batch", "interleave", "recompute", "recompute_layers"):
+        if key in given:
+            continue
+        value = getattr(lay, key)
+        if key == "interleave" and value == 1 and lay.pp == 1:
+            continue
+        if key == "recompute" and value == "none":
+            continue
+        if key == "recompute_layers" and (lay.recompute != "full" or not value):
+            continue
+        if key == "zero" and "zero" not in given and value == 0 and lay.dp * lay.cp == 1:
+            continue
+        name = "mb" if key == "micro_batch" else key
+        parts.append(f"{name}={value} ({FILLED_WHY[key]})")
+    return "Filled in: " + "; ".join(parts) + "." if parts else ""
 
 
 TIME_NAMES = {"compute": "compute", "recompute": "recomputation", "tp": "TP collectives",

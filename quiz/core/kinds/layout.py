@@ -47,6 +47,11 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     e, best, w = j.evaluation, j.best, j.workload
     table = "\n\n" + comparison(j)
     reasons = " ".join(why(w, e, best if e.fits else None))
+    # What was assumed: keys completed, gradient precision, FSDP's setting.
+    grads = (f"Gradients are {'FP32' if w.grad_bytes >= 4 else 'BF16'} "
+             f"({w.grad_bytes:g} bytes a parameter).")
+    assumed = " ".join(x for x in (j.filled, grads) if x)
+    table = "\n\n" + assumed + table
     if not e.fits:
         return Grade("incorrect", 0.0, read_as, "does not fit",
                      f"{reasons} Shard more (ZeRO, TP or PP) or recompute activations."
