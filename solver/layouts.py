@@ -41,12 +41,12 @@ CP_WORTH = 0.10
 its complexity only when the sequence needs it (activations that do not fit otherwise,
 or attention that dominates), not to shave a few percent off a short-sequence run."""
 
-EXPAND_MARGIN = 0.6
+EXPAND_MARGIN = 0.4
 """A structure whose probe at its deepest interleave and smallest micro-batch is this
 much slower than the best structure's is not searched further (those two choices move a
 step time by less)."""
 
-PRUNE_MARGIN = 0.3
+PRUNE_MARGIN = 0.15
 """A structure, interleave and micro-batch whose least possible step time (ZeRO-1, no
 recomputation, memory not asked) is this much above the fastest layout found so far is
 not searched further: it could not be listed near the best."""
