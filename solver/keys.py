@@ -202,6 +202,13 @@ _ALL = [
        "step-to-step spread of one node's time: a synchronous step waits for the slowest "
        "of N nodes, about cv x sqrt(2 ln N) longer (layout engine)", default=0.01,
        minimum=0.0, maximum=0.5, exclusive_min=False),
+    _k("matmul_precision", "precision", "",
+       "precision of the layers' matmuls in the layout engine: bf16, or fp8 (at the "
+       "GPU's FP8 peak times fp8_efficiency; attention and the optimizer stay BF16/FP32)",
+       kind="choice", choices=("bf16", "fp8"), default="bf16"),
+    _k("fp8_efficiency", "performance", "1",
+       "fraction of the FP8 peak's gain over BF16 that FP8 matmuls keep after casts and "
+       "scaling (layout engine; 0.4: 1.4x BF16 on an H100)", default=0.4, maximum=1.0),
     _k("cuda_context_bytes", "performance", "B",
        "memory the CUDA context takes before anything is allocated (layout engine)",
        default=0.5e9, minimum=0, exclusive_min=False),

@@ -115,6 +115,10 @@ SOURCES: dict[str, str] = {
         "a synchronous step waits for the slowest node; with a per-node spread cv the "
         "expected maximum of N is about cv sqrt(2 ln N) above the mean (MegaScale, 2024, "
         "on stragglers at 10,000 GPUs)"),
+    "fp8_efficiency": (
+        "FP8 matmuls (Transformer Engine, DeepSeek-V3's fine-grained scaling) reach "
+        "1.3-1.5x the BF16 throughput of the same layer, not the 2x of the peaks: casts, "
+        "scaling and higher-precision accumulation take the rest"),
     "cuda_context_bytes": (
         "what nvidia-smi shows a process using before it allocates anything (about "
         "500 MiB on an H100 with CUDA 12)"),
@@ -176,6 +180,9 @@ class Workload:
     """MLP width of one routed expert"""
     route_nodes: int = 0
     """nodes a token's routed experts may span (node-limited routing); 0: no limit"""
+    fp8_flops: float = 0.0
+    """the peak the layers' matmuls run at in FP8 (BF16 peak plus fp8_efficiency of the
+    FP8 peak's gain over it), or 0 when they run in BF16"""
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
@@ -622,7 +629,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
 
     # ---------------------------------------------------------- compute, per micro-batch
     eff = gemm_efficiency(w, tp, tokens)
-    rate = w.peak_flops * eff
+    rate = (w.fp8_flops or w.peak_flops) * eff
     fwd_logits = 2 * tokens * w.vocab * h / tp
     # The stage that takes longest per micro-batch sets the pipeline's pace: its layers,
     # plus the output layer and the loss when it is the last (an uneven split makes the
@@ -634,8 +641,8 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     routed = (w.expert_params / w.moe_layers / w.experts * w.experts_active
               if w.moe_layers and w.experts else 0.0)
     expert_rows = tokens * w.experts_active * ep / w.experts if routed else 0.0
-    expert_rate = (w.peak_flops * expert_efficiency(w, tp, expert_rows) if routed
-                   else rate)
+    expert_rate = ((w.fp8_flops or w.peak_flops) * expert_efficiency(w, tp, expert_rows)
+                   if routed else rate)
     t_logits_est = 3 * fwd_logits / rate
     sts = stages(w, lay)
     busy = max(sts, key=lambda st: st.layers * t_fwd_layer + (t_logits_est / 3
@@ -1009,6 +1016,7 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
         expert_ffn=int(_num(v, "expert_ffn", 0) or 0),
         route_nodes=int(_num(v, "moe_route_nodes", 0) or 0),
+        fp8_flops=_fp8_flops(v),
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
         fsdp_reshard=bool(v.get("fsdp_reshard", True)),
@@ -1038,6 +1046,23 @@ def _bounded(values: Mapping[str, Value]) -> None:
         if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > most:
             raise SolverError(f"{name} = {raw:g} is more than the layout engine takes "
                               f"(at most {most:,})")
+
+
+def _fp8_flops(values: Mapping[str, Value]) -> float:
+    """The FP8 matmul rate when `matmul_precision` is fp8 (0 for BF16).
+
+    Raises:
+        SolverError: FP8 asked of a GPU without an FP8 peak.
+    """
+    if values.get("matmul_precision") != "fp8":
+        return 0.0
+    peak = values.get("peak_flops_fp8")
+    if not isinstance(peak, int | float) or isinstance(peak, bool) or peak <= 0:
+        raise SolverError("matmul_precision=fp8 needs a GPU with an FP8 peak "
+                          "(peak_flops_fp8; the A100 has none)")
+    bf16 = float(_num(values, "peak_flops"))
+    # The speed-up over BF16 that survives casts and scaling.
+    return bf16 + (float(peak) - bf16) * _num(values, "fp8_efficiency", 0.4)
 
 
 def _num(values: Mapping[str, Value], name: str, default: float | None = None) -> float:

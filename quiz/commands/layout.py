@@ -99,7 +99,12 @@ def run(args: argparse.Namespace) -> int:
     if args.top < 1:
         raise SolverError("--top takes a positive number")
     work, chosen = split(parse_sets(args.set or []))
-    _, fixed = split(parse_sets(args.fix or []))
+    not_layout, fixed = split(parse_sets(args.fix or []))
+    if not_layout:
+        key = sorted(not_layout)[0]
+        raise SolverError(f"--fix takes layout keys (tp, pp, cp, ep, dp, zero, interleave, "
+                          f"mb, recompute, recompute_layers), not {key!r}; give workload "
+                          "keys with --set")
     w = workload(args.model, args.gpu, work)
     ranking = rank(w, fixed)
     given = {**fixed, **chosen}

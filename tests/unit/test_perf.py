@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from solver.engine import resolve_inputs
+from solver.engine import SolverError, resolve_inputs
 from solver.keys import Value
 from solver.layouts import NothingFits, complete, divisors, rank
 from solver.perf import (
@@ -356,3 +356,15 @@ def test_collectives_pay_a_latency_per_ring_step() -> None:
     slow = seed_case(latency_inter=1e-4)
     lay = Layout(tp=8, dp=64, zero=1)
     assert evaluate(slow, lay).time["dp"] > evaluate(W, lay).time["dp"]
+
+
+def test_fp8_matmuls_step_faster_but_not_twice_as_fast() -> None:
+    bf16 = flagship("llama3-70b", 512, 1024)
+    fp8 = flagship("llama3-70b", 512, 1024, matmul_precision="fp8")
+    lay = Layout(tp=8, dp=64, zero=1)
+    ratio = evaluate(bf16, lay).step_time / evaluate(fp8, lay).step_time
+    assert 1.1 < ratio < 1.6
+    with pytest.raises(SolverError, match="FP8 peak"):
+        workload_from_inputs(resolve_inputs("llama3-70b", "a100", {
+            "gpus": 512, "global_batch": 1024, "microbatches": 1,
+            "matmul_precision": "fp8"}))
