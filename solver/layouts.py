@@ -620,6 +620,63 @@ def _b(v: float) -> str:
     return format_value(v, "B")
 
 
+def reasons(w: Workload, e: Evaluation) -> list[str]:
+    """Why a layout is built as it is, axis by axis, from its own figures: the lines a
+    learner reads under the recommended layout.
+
+    >>> from solver.perf import _demo
+    >>> w = _demo()
+    >>> for line in reasons(w, evaluate(w, Layout(tp=8, dp=1))):  # doctest: +NORMALIZE_WHITESPACE
+    ...     print(line)
+    TP 8 stays inside a node: its collectives run on NVLink (0.317 s a step, 0.317 s
+    hidden under the GEMMs).
+    It needs 7.18 GB of the 81.1 GB usable per GPU; MFU 39%.
+    """
+    lay, out = e.layout, []
+    if lay.tp > 1:
+        where = ("stays inside a node: its collectives run on NVLink"
+                 if e.tp_link == "NVLink" else "spans nodes: its collectives cross the "
+                 "network")
+        out.append(f"TP {lay.tp} {where} ({_s(e.time['tp'])} a step, "
+                   f"{_s(e.hidden.get('tp', 0.0))} hidden under the GEMMs).")
+    if lay.pp > 1:
+        first, mid, last = e.stage_layers
+        split = (f"{lay.pp} stages of {mid} layers" if first == mid == last else
+                 f"{lay.pp} stages: {first} layers on the first, {mid} on each middle one, "
+                 f"{last} on the last, which also hold the embedding and the loss")
+        il = (f"; interleaving {lay.interleave} chunks a stage" if lay.interleave > 1
+              else "")
+        out.append(f"PP {lay.pp} splits the {w.layers} layers into {split}; the bubble "
+                   f"is {e.time['bubble'] / e.step_time:.0%} of the step over "
+                   f"{e.microbatches} micro-batches{il}.")
+    if lay.cp > 1:
+        out.append(f"CP {lay.cp} splits each {w.seq:,}-token sequence: activations and "
+                   f"attention work / {lay.cp}; the K/V ring shows {_s(e.time['cp'])} of "
+                   f"{_s(e.time['cp'] + e.hidden.get('cp', 0.0))} on the wire.")
+    if lay.ep > 1:
+        out.append(f"EP {lay.ep}: each GPU holds {w.experts // lay.ep} of the {w.experts} "
+                   f"routed experts, whose GEMMs then see more tokens; the all-to-alls "
+                   f"show {_s(e.time['ep'])} of {_s(e.time['ep'] + e.hidden.get('ep', 0.0))}"
+                   " on the wire.")
+    ranks = lay.dp * lay.cp
+    if lay.zero and ranks > 1:
+        what = {1: "optimizer states", 2: "optimizer states and gradients",
+                3: "optimizer states, gradients and weights"}[lay.zero]
+        out.append(f"ZeRO-{lay.zero} shards the {what} over the {ranks} data-parallel "
+                   "ranks.")
+    mem = (f"It needs {_b(e.memory_per_gpu)} of the {_b(e.usable)} usable per GPU "
+           f"({e.memory_stage} stage)" if lay.pp > 1 else
+           f"It needs {_b(e.memory_per_gpu)} of the {_b(e.usable)} usable per GPU")
+    if lay.recompute == "full":
+        n = lay.recompute_layers
+        mem += (f", recomputing {n} layer{'s' if n > 1 else ''} of each stage to fit" if n
+                else ", recomputing every layer to fit")
+    elif lay.recompute == "selective":
+        mem += ", recomputing the attention core to fit"
+    out.append(mem + f"; MFU {e.mfu:.0%}.")
+    return out
+
+
 def why(w: Workload, e: Evaluation, best: Evaluation | None = None) -> list[str]:
     """What to change, in a few lines: memory overflow, links, and where time goes.
 

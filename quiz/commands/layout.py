@@ -189,7 +189,7 @@ def memory_terms(w: Workload, e: Evaluation) -> str:
 def render(w: Workload, ranking: Ranking, mine: Evaluation | None, top: int, *,
            model: str | None, gpu: str | None, filled: str = "") -> str:
     """The human form: rank, ratio and the list on one scale (step time)."""
-    from solver.layouts import why
+    from solver.layouts import reasons, why
 
     head = (f"{model or 'model'} on {w.gpus} {gpu or 'GPUs'} ({w.gpus_per_node} per node), "
             f"{w.global_batch} sequences of {w.seq} tokens per step")
@@ -204,7 +204,8 @@ def render(w: Workload, ranking: Ranking, mine: Evaluation | None, top: int, *,
             lines.append("  " + standing(ranking, mine))
         lines += ["  " + s for s in why(w, mine, best if mine.fits else None)]
         if mine.layout != best.layout:
-            lines += ["", "Recommended layout:", "  " + _line(best), *breakdown(best, w)]
+            lines += ["", "Recommended layout:", "  " + _line(best), *breakdown(best, w),
+                      *("  " + r for r in reasons(w, best))]
     else:
         n = min(top, len(ranking.candidates))
         lines.append(f"The {n} fastest layouts (one per choice of tp, pp, cp, ep), by step "
@@ -214,9 +215,12 @@ def render(w: Workload, ranking: Ranking, mine: Evaluation | None, top: int, *,
             mark = "*" if e.layout == best.layout else " "
             lines.append(f"{i:>2}.{mark}" + _line(e))
             lines += breakdown(e, w if i == 1 or e.layout == best.layout else None)
+            if e.layout == best.layout:
+                lines += ["    " + r for r in reasons(w, e)]
         if not any(e.layout == best.layout for e in shown):
             lines += ["", f"Recommended (ranks {ranking.rank_of(best)}):",
-                      "  " + _line(best), *breakdown(best, w)]
+                      "  " + _line(best), *breakdown(best, w),
+                      *("  " + r for r in reasons(w, best))]
     if ranking.note:
         lines += ["", f"Note: {ranking.note}."]
     return "\n".join(lines)

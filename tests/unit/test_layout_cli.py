@@ -124,3 +124,11 @@ def test_layout_answers_complete_as_quiz_layout_does(text: str) -> None:
         "gpus": 512, "seq": 8192, "global_batch": 1024, "microbatches": 1}))
     e = complete(w, lay.given())
     assert (e.layout.tp, e.layout.pp, e.layout.cp, e.layout.dp) == (8, 1, 1, 64)
+
+
+def test_the_recommended_layout_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "layout", "--model", "llama3-405b", "--gpu", "h100",
+                           "--set", "gpus=16384", "--set", "global_batch=2048", "--top", "3")
+    assert code == 0
+    assert "PP 16 splits the 126 layers" in out and "TP 8 stays inside a node" in out
+    assert "7 layers on the first" in out
