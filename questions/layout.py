@@ -106,6 +106,22 @@ class Layout:
             parts.append(f"recompute={self.recompute}")
         return " ".join(parts)
 
+    @property
+    def read_as(self) -> str:
+        """The typed form and how the keys left out are completed, for a preview."""
+        if not self.typed:
+            return self.display
+        unused = [k for k in ("tp", "pp", "cp", "ep") if k not in self.typed]
+        best = [k for k in ("mb", "zero") if k not in self.typed]
+        notes = []
+        if unused and "dp" not in self.typed:
+            notes.append(" ".join(f"{k}=1" for k in unused))
+        elif unused:
+            notes.append(f"{', '.join(unused)}: 1, or what the GPU count leaves")
+        if best:
+            notes.append(f"{' and '.join(best)} chosen best")
+        return self.display + (f" ({'; '.join(notes)})" if notes else "")
+
     def given(self) -> dict[str, int | str]:
         """The layout keys as the engine names them (those the learner left out omitted)."""
         out: dict[str, int | str] = {k: getattr(self, k) for k in ("tp", "pp", "cp", "ep")

@@ -23,7 +23,7 @@ def read(pv: PartVariant, text: str) -> Read:
         layout = read_layout(text)
     except LayoutError as exc:
         raise Unreadable(str(exc), "tp=8 pp=2 mb=1 zero=1") from exc
-    return Read(layout, layout.display)
+    return Read(layout, layout.read_as)
 
 
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
@@ -40,7 +40,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
         return invalid(pv, exc.message)
     base = resolve_inputs(pv.model, pv.gpu, {**pv.overrides, "microbatches": 1})
     j = judge(layout, base)
-    read_as = layout.display
+    read_as = layout.read_as
     if not j.legal or j.evaluation is None or j.best is None or j.workload is None:
         return Grade("incorrect", 0.0, read_as, "illegal layout",
                      f"That layout cannot be built: {j.reason}.", key)
