@@ -3,7 +3,8 @@
 Run: python bench/bench_layout.py [--rounds 5]
 
 Prints the time to search every layout of Llama 3 70B and 405B on 512 and 16,384 H100s
-(target: well under 1 s for 16,384 GPUs), and the median and p99 time to re-evaluate one
+(405B also at 128K tokens) and of DeepSeek-V3 on 2,048 and 16,384 H800s (target: under
+1 s for 16,384 GPUs), and the median and p99 time to re-evaluate one
 layout after changing one axis, the work the layout lab does per key press (target:
 p99 <= 16 ms). Each is also shown as a ratio to a baseline timed in the same run
 (building a 10,000-element list). Prints, never asserts.
@@ -32,17 +33,22 @@ def main() -> None:
     args = ap.parse_args()
     base = statistics.median(_baseline() for _ in range(50))
     print(f"baseline (10,000-element list): {base * 1e3:.3f} ms")
-    for model, gpus, batch in (("llama3-70b", 512, 1024), ("llama3-70b", 16384, 8192),
-                               ("llama3-405b", 16384, 2048)):
-        w = workload_from_inputs(resolve_inputs(model, "h100", {
-            "gpus": gpus, "global_batch": batch, "seq": 8192, "microbatches": 1}))
+    for model, gpu, gpus, batch, seq in (
+            ("llama3-70b", "h100", 512, 1024, 8192), ("llama3-70b", "h100", 16384, 8192, 8192),
+            ("llama3-405b", "h100", 16384, 2048, 8192),
+            ("llama3-405b", "h100", 16384, 128, 131072),
+            ("deepseek-v3", "h800", 2048, 15360, 4096),
+            ("deepseek-v3", "h800", 16384, 15360, 4096)):
+        w = workload_from_inputs(resolve_inputs(model, gpu, {
+            "gpus": gpus, "global_batch": batch, "seq": seq, "microbatches": 1}))
         times = []
         for _ in range(args.rounds):
             start = time.perf_counter()
             r = rank(w)
             times.append(time.perf_counter() - start)
         med = statistics.median(times)
-        print(f"search {model} on {gpus:>5} H100: median {med * 1e3:7.1f} ms "
+        print(f"search {model} on {gpus:>5} {gpu.upper()} ({seq // 1024}K): median "
+              f"{med * 1e3:7.1f} ms "
               f"({med / base:,.0f}x baseline; {len(r.candidates)} structures; best "
               f"{r.best.layout.key})")
     w = workload_from_inputs(resolve_inputs("llama3-70b", "h100", {

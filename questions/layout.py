@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from solver.engine import Inputs
@@ -25,8 +25,43 @@ if TYPE_CHECKING:
     from solver.perf import Evaluation, Workload
 
 FIELDS = ("tp", "pp", "cp", "ep", "dp", "mb", "zero", "interleave", "recompute")
-_PAIR = re.compile(r"^\s*([a-z_]+)\s*[=:]\s*([a-z]{4,9}|\d{1,6})\s*$")
 _RECOMPUTE = ("none", "selective", "full")
+_NAMES = {"micro_batch": "mb", "zero_stage": "zero", "v": "interleave", "tensor": "tp",
+          "pipeline": "pp", "context": "cp", "expert": "ep", "data": "dp"}
+
+# One reading per phrasing; the text is matched piece by piece, and anything left over
+# must be a filler word. Every number is at most six digits.
+_N = r"(?P<n>\d{1,6})"
+_AXIS_WORD = r"(?P<axis>tensor|pipeline|context|expert|data)"
+_PIECES = [
+    # tp=8, TP8, tp 8, zero=3, ZeRO-3, fsdp=64, FSDP64, mb:2, v=2, recompute=full
+    ("pair", re.compile(r"(?P<key>recompute)\s*[=:]\s*(?P<value>[a-z]{1,12})")),
+    ("pair", re.compile(r"(?<![a-z_])(?P<key>tp|pp|cp|ep|dp|mb|micro_batch|zero_stage|"
+                        r"zero|v|interleave|fsdp|recompute)\s*[=:\- ]?\s*"
+                        r"(?P<value>\d{1,6}|none|selective|full)(?![a-z0-9])")),
+    ("pair", re.compile(r"(?<![a-z_])(?P<key>tp|pp|cp|ep|dp|mb|micro_batch|zero_stage|"
+                        r"zero|v|interleave)\s*[=:]\s*(?P<value>[a-z]{1,12})")),
+    # 8-way tensor parallel, 16-way pipeline parallelism
+    ("way", re.compile(_N + r"\s*-?\s*way\s+" + _AXIS_WORD
+                       + r"(?:[\s-]+parallel(?:ism)?)?")),
+    # tensor parallel 8, pipeline parallelism of 16, data parallel = 64
+    ("degree", re.compile(_AXIS_WORD + r"[\s-]+parallel(?:ism)?\s*(?:of|=|:)?\s*" + _N)),
+    # no TP, no pipeline parallelism
+    ("none", re.compile(r"no\s+(?P<axis>tp|pp|cp|ep|tensor|pipeline|context|expert)"
+                        r"(?:[\s-]+parallel(?:ism)?)?(?![a-z0-9])")),
+    # full recomputation, selective activation recompute, activation checkpointing
+    ("recompute", re.compile(r"(?:(?P<r>full|selective|no)\s+)?(?:activation\s+)?"
+                             r"(?:recomput(?:e|ation)|checkpointing)")),
+    ("zero3", re.compile(r"fsdp|fully[\s-]+sharded(?:[\s-]+data[\s-]+parallel(?:ism)?)?")),
+    ("zero1", re.compile(r"distributed\s+optimi[sz]er")),
+    ("interleaved", re.compile(r"interleaved(?:\s+schedule)?(?:\s+(?:with\s+)?"
+                               + _N + r"\s*(?:chunks|virtual\s+stages)?)?")),
+]
+_FILLER = frozenset((
+    "a", "an", "the", "and", "with", "x", "by", "across", "over", "inside", "within",
+    "in", "on", "of", "per", "each", "all", "node", "nodes", "gpu", "gpus", "ranks",
+    "rank", "parallel", "parallelism", "sharded", "sharding", "layout", "using", "use",
+    "stage", "stages", "data-parallel", "sequence", "sp"))
 
 
 class LayoutError(ValueError):
@@ -36,7 +71,12 @@ class LayoutError(ValueError):
 @dataclass(frozen=True)
 class Layout:
     """A proposed layout (dp may be left to follow from the GPU count; interleave and
-    recompute, when left out, are chosen best for it)."""
+    recompute, when left out, are chosen best for it).
+
+    `typed` names the keys the learner gave (empty: all of them, as when the layout is
+    built in code): parallel degrees left out are not used, and a left-out zero or
+    micro-batch is chosen best, as `quiz layout` completes a partial layout.
+    """
 
     tp: int = 1
     pp: int = 1
@@ -47,21 +87,49 @@ class Layout:
     dp: int | None = None
     interleave: int | None = None
     recompute: str | None = None
+    typed: tuple[str, ...] = field(default=(), compare=False)
+
+    def _given(self, name: str) -> bool:
+        return not self.typed or name in self.typed
 
     @property
     def display(self) -> str:
-        """The canonical typed form."""
-        dp = f" dp={self.dp}" if self.dp is not None else ""
-        extra = f" interleave={self.interleave}" if self.interleave else ""
-        extra += f" recompute={self.recompute}" if self.recompute else ""
-        return (f"tp={self.tp} pp={self.pp} cp={self.cp} ep={self.ep}{dp} mb={self.mb} "
-                f"zero={self.zero}{extra}")
+        """The canonical typed form (what was given, in the usual order)."""
+        parts = [f"{k}={getattr(self, k)}" for k in ("tp", "pp", "cp", "ep")
+                 if self._given(k)]
+        if self.dp is not None:
+            parts.append(f"dp={self.dp}")
+        parts += [f"{k}={getattr(self, k)}" for k in ("mb", "zero") if self._given(k)]
+        if self.interleave:
+            parts.append(f"interleave={self.interleave}")
+        if self.recompute:
+            parts.append(f"recompute={self.recompute}")
+        return " ".join(parts)
+
+    @property
+    def read_as(self) -> str:
+        """The typed form and how the keys left out are completed, for a preview."""
+        if not self.typed:
+            return self.display
+        unused = [k for k in ("tp", "pp", "cp", "ep") if k not in self.typed]
+        best = [k for k in ("mb", "zero") if k not in self.typed]
+        notes = []
+        if unused and "dp" not in self.typed:
+            notes.append(" ".join(f"{k}=1" for k in unused))
+        elif unused:
+            notes.append(f"{', '.join(unused)}: 1, or what the GPU count leaves")
+        if best:
+            notes.append(f"{' and '.join(best)} chosen best")
+        return self.display + (f" ({'; '.join(notes)})" if notes else "")
 
     def given(self) -> dict[str, int | str]:
         """The layout keys as the engine names them (those the learner left out omitted)."""
-        out: dict[str, int | str] = {"tp": self.tp, "pp": self.pp, "cp": self.cp,
-                                     "ep": self.ep, "micro_batch": self.mb,
-                                     "zero": self.zero}
+        out: dict[str, int | str] = {k: getattr(self, k) for k in ("tp", "pp", "cp", "ep")
+                                     if self._given(k)}
+        if self._given("mb"):
+            out["micro_batch"] = self.mb
+        if self._given("zero"):
+            out["zero"] = self.zero
         for name in ("dp", "interleave", "recompute"):
             value = getattr(self, name)
             if value is not None:
@@ -71,47 +139,83 @@ class Layout:
     def overrides(self) -> dict[str, Value]:
         """The solver keys this layout sets."""
         out: dict[str, Value] = {k: v for k, v in self.given().items() if k != "zero"}
-        out["zero"] = str(self.zero)
+        if self._given("zero"):
+            out["zero"] = str(self.zero)
         return out
 
 
 def read_layout(text: str) -> Layout:
-    """Read `tp=8 pp=2 zero=1 ...` (commas, spaces or semicolons between pairs).
+    """Read a layout as people write it: ``tp=8 pp=2 zero=1``, ``TP8 x FSDP64``,
+    ``tp=8 fsdp=64``, ``TP=8, ZeRO-3``, ``8-way tensor parallel, FSDP across nodes``.
+
+    FSDP is ZeRO-3 over the data-parallel ranks (``fsdp=64``: dp = 64); "distributed
+    optimizer" is ZeRO-1; "no PP" sets pp = 1.
 
     Raises:
         LayoutError: with what was wrong and an example that works.
     """
     if len(text) > 200:
         raise LayoutError("that is too long for a layout; e.g. tp=8 pp=2 mb=1 zero=1")
+    low = text.strip().lower().replace("×", " x ").replace("*", " x ")
+    low = re.sub(r"[,;/+()]", " ", low)
     values: dict[str, int | str] = {}
-    for chunk in re.split(r"[,;\s]+(?=[a-z])", text.strip().lower()):
-        if not chunk:
-            continue
-        m = _PAIR.match(chunk)
-        if not m:
-            raise LayoutError(f"cannot read {chunk!r}; write pairs like tp=8 pp=2 mb=1 "
-                              "zero=1")
-        name, raw = m.group(1), m.group(2)
-        name = {"micro_batch": "mb", "zero_stage": "zero", "v": "interleave"}.get(name, name)
+
+    def put(name: str, value: int | str) -> None:
+        name = _NAMES.get(name, name)
         if name not in FIELDS:
             raise LayoutError(f"unknown axis {name!r}; use {', '.join(FIELDS)}")
-        if name in values:
+        if name in values and values[name] != value:
             raise LayoutError(f"{name} is given twice")
-        if name == "recompute":
-            if raw not in _RECOMPUTE:
-                raise LayoutError("recompute is none, selective or full")
-            values[name] = raw
-            continue
-        if not raw.isdigit():
-            raise LayoutError(f"{name} takes a whole number, not {raw!r}")
-        values[name] = int(raw)
+        values[name] = value
+
+    rest = low
+    for kind, pattern in _PIECES:
+        for m in list(pattern.finditer(rest)):
+            _take(kind, m, put)
+        rest = pattern.sub(" ", rest)
+    left = [w for w in re.split(r"\s+", rest) if w and w not in _FILLER]
+    if left:
+        word = left[0] if len(left[0]) <= 24 else left[0][:24] + "..."
+        raise LayoutError(f"cannot read {word!r}; write pairs like tp=8 pp=2 mb=1 "
+                          "zero=1, or e.g. TP8 x FSDP64")
     if not values:
         raise LayoutError("no layout given; e.g. tp=8 pp=2 mb=1 zero=1")
     if int(values.get("zero", 0)) > 3:
         raise LayoutError("zero is a ZeRO stage: 0, 1, 2 or 3")
     if any(int(v) < 1 for k, v in values.items() if k not in ("zero", "recompute")):
         raise LayoutError("every degree is at least 1")
-    return Layout(**values)  # type: ignore[arg-type]
+    typed = tuple(k for k in FIELDS if k in values)
+    return Layout(**values, typed=typed)  # type: ignore[arg-type]
+
+
+def _take(kind: str, m: re.Match[str], put: Callable[[str, int | str], None]) -> None:
+    """Record what one matched piece of a layout says."""
+    if kind == "pair":
+        key, raw = m.group("key"), m.group("value")
+        if key == "recompute":
+            if raw not in _RECOMPUTE:
+                raise LayoutError("recompute is none, selective or full")
+            put("recompute", raw)
+        elif not raw.isdigit():
+            raise LayoutError(f"{key} takes a whole number, not {raw!r}")
+        elif key == "fsdp":
+            put("dp", int(raw))
+            put("zero", 3)
+        else:
+            put(key, int(raw))
+    elif kind in ("way", "degree"):
+        put(m.group("axis"), int(m.group("n")))
+    elif kind == "none":
+        put(m.group("axis"), 1)
+    elif kind == "recompute":
+        r = m.group("r")
+        put("recompute", "none" if r == "no" else r or "full")
+    elif kind == "zero3":
+        put("zero", 3)
+    elif kind == "zero1":
+        put("zero", 1)
+    elif kind == "interleaved" and m.group("n"):
+        put("interleave", int(m.group("n")))
 
 
 def workload_for(inputs: Inputs) -> Workload:
@@ -230,6 +334,9 @@ class Judgement:
     best: Evaluation | None = None
     workload: Workload | None = None
     reason: str = ""
+    filled: str = ""
+    """One line naming the keys the learner left out and what they were completed to
+    (as `quiz layout` completes them; :func:`solver.layouts.filled_in`)."""
 
     @property
     def fits(self) -> bool:
@@ -244,7 +351,7 @@ class Judgement:
 
 def judge(layout: Layout, inputs: Inputs) -> Judgement:
     """Evaluate a typed layout for the question's model, GPU, cluster and batch."""
-    from solver.layouts import complete
+    from solver.layouts import complete, filled_in
     from solver.perf import LayoutImpossible
 
     try:
@@ -253,7 +360,7 @@ def judge(layout: Layout, inputs: Inputs) -> Judgement:
         e = complete(w, layout.given())
     except (LayoutImpossible, SolverError) as exc:
         return Judgement(False, reason=str(exc))
-    return Judgement(True, e, ranking.best, w)
+    return Judgement(True, e, ranking.best, w, filled=filled_in(w, layout.given(), e))
 
 
 def _bar(value: float, full: float, width: int = 16) -> str:

@@ -118,8 +118,14 @@ def _year(run_id: str) -> int:
 
 
 def switches(run: Mapping[str, Any]) -> dict[str, int | str]:
-    """Software choices the run fixes for the whole search (recomputation)."""
-    return {"recompute": run["recompute"]} if run.get("recompute") else {}
+    """Software choices the run fixes for the whole search (recomputation: a source
+    that says "full" recomputed every layer, not the fewest that fit)."""
+    if not run.get("recompute"):
+        return {}
+    out: dict[str, int | str] = {"recompute": run["recompute"]}
+    if run["recompute"] == "full":
+        out["recompute_layers"] = int(run.get("recompute_layers") or 0)
+    return out
 
 
 def published_fixed(run: Mapping[str, Any]) -> tuple[dict[str, int | str], bool]:

@@ -187,6 +187,33 @@ _ALL = [
     _k("workspace_bytes", "performance", "B",
        "NCCL and cuBLAS workspaces and communication buckets per GPU (layout engine)",
        default=4e9, minimum=0, exclusive_min=False),
+    _k("ep_overlap", "performance", "1",
+       "fraction of a MoE layer's compute that hides its expert all-to-alls (layout "
+       "engine)", default=0.8, minimum=0.0, maximum=1.0, exclusive_min=False),
+    _k("moe_route_nodes", "model", "1",
+       "nodes a token's experts may sit on (node-limited routing; DeepSeek-V3: 4); "
+       "0: no limit", kind="int", default=0, minimum=0, exclusive_min=False),
+    _k("flash_efficiency", "performance", "1",
+       "fraction of peak the fused attention kernel reaches, forward and backward "
+       "(layout engine; causal attention computes the unmasked half)", default=0.30,
+       maximum=1.0),
+    _k("latency_intra", "performance", "s",
+       "latency of one step of a collective inside a node (layout engine)", default=3e-6,
+       minimum=0.0, exclusive_min=False),
+    _k("latency_inter", "performance", "s",
+       "latency of one step of a collective across nodes (layout engine)", default=10e-6,
+       minimum=0.0, exclusive_min=False),
+    _k("straggler_cv", "performance", "1",
+       "step-to-step spread of one node's time: a synchronous step waits for the slowest "
+       "of N nodes, about cv x sqrt(2 ln N) longer (layout engine)", default=0.01,
+       minimum=0.0, maximum=0.5, exclusive_min=False),
+    _k("matmul_precision", "precision", "",
+       "precision of the layers' matmuls in the layout engine: bf16, or fp8 (at the "
+       "GPU's FP8 peak times fp8_efficiency; attention and the optimizer stay BF16/FP32)",
+       kind="choice", choices=("bf16", "fp8"), default="bf16"),
+    _k("fp8_efficiency", "performance", "1",
+       "fraction of the FP8 peak's gain over BF16 that FP8 matmuls keep after casts and "
+       "scaling (layout engine; 0.4: 1.4x BF16 on an H100)", default=0.4, maximum=1.0),
     _k("cuda_context_bytes", "performance", "B",
        "memory the CUDA context takes before anything is allocated (layout engine)",
        default=0.5e9, minimum=0, exclusive_min=False),

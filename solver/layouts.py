@@ -14,6 +14,7 @@ should learn, and the search says so in :attr:`Ranking.note`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -40,7 +41,12 @@ CP_WORTH = 0.10
 its complexity only when the sequence needs it (activations that do not fit otherwise,
 or attention that dominates), not to shave a few percent off a short-sequence run."""
 
-PRUNE_MARGIN = 0.3
+EXPAND_MARGIN = 0.4
+"""A structure whose probe at its deepest interleave and smallest micro-batch is this
+much slower than the best structure's is not searched further (those two choices move a
+step time by less)."""
+
+PRUNE_MARGIN = 0.15
 """A structure, interleave and micro-batch whose least possible step time (ZeRO-1, no
 recomputation, memory not asked) is this much above the fastest layout found so far is
 not searched further: it could not be listed near the best."""
@@ -160,6 +166,7 @@ def complexity(w: Workload, lay: Layout) -> float:
     """How much a person must set up and reason about: lower is simpler."""
     score = sum(1.0 for d in (lay.tp, lay.pp, lay.cp, lay.ep) if d > 1)
     score += 3.0 * (lay.tp > w.gpus_per_node) + 1.0 * (lay.cp > 1)
+    score += 0.25 * math.log2(lay.cp)     # a longer ring is more to tune and to debug
     score += 0.5 * (lay.interleave > 1) + 0.5 * (lay.zero == 3)
     score += 0.5 * (lay.recompute != "none") + 0.25 * (lay.micro_batch > 1)
     return score
@@ -215,6 +222,9 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
     # recompute) choices could reach; the choices are searched, memory asked, only for
     # those within PRUNE_MARGIN of the fastest layout found so far, fastest first.
     probes: list[tuple[float, Layout]] = []
+    usable = usable_memory(w)
+    most_zero = max(zeros) if zeros else 0
+    groups: list[tuple[tuple[int, int, int, int, int], list[int], list[int], int, str]] = []
     for tp, pp, cp, ep, dp in _structures(w, fixed):
         # Interleaving splits each middle stage into v chunks (the first and last
         # stages' chunks take what their lighter share leaves).
@@ -225,14 +235,34 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
         if "micro_batch" in fixed:
             b = int(fixed["micro_batch"])
             bs = [b] if per_rank % b == 0 else []
-        else:
-            bs = small_divisors(per_rank, MAX_MICRO_BATCH)
+        else:   # powers of two: what people run, and half the candidates
+            bs = [b for b in small_divisors(per_rank, MAX_MICRO_BATCH) if not b & (b - 1)]
         z0 = int(fixed.get("zero", 1))
         r0 = str(fixed.get("recompute", "none"))
+        groups.append(((tp, pp, cp, ep, dp), vs, bs, z0, r0))
+    # A structure whose (deepest interleave, smallest micro-batch) probe is far past the
+    # best structure's is not expanded: interleave and micro-batch move a step by less.
+    scores = []
+    for (tp, pp, cp, ep, dp), vs, bs, z0, r0 in groups:
+        if not vs or not bs:
+            continue
+        scores.append((probe_time(w, Layout(tp, pp, cp, ep, dp, z0, vs[-1], bs[0], r0)),
+                       (tp, pp, cp, ep, dp), vs, bs, z0, r0))
+    top = min((x[0] for x in scores), default=0.0)
+    for score, (tp, pp, cp, ep, dp), vs, bs, z0, r0 in scores:
+        if score > top * (1 + EXPAND_MARGIN):
+            continue
+        per_rank = w.global_batch // dp
         for v in vs:
             for b in bs:
                 if v > 1 and (per_rank // b) % pp:
                     continue
+                # The least memory any (zero, recompute) choice reaches: none fits if
+                # this does not (and a larger micro-batch needs more still).
+                if sum(memory_of(w, Layout(tp, pp, cp, ep, dp, most_zero, v, b,
+                                           recomputes[-1] if recomputes else r0
+                                           )).values()) > usable:
+                    break
                 lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0)
                 probes.append((probe_time(w, lay), lay))
     probes.sort(key=lambda x: x[0])
@@ -309,25 +339,42 @@ class Ranking:
     """The outcome of a search.
 
     Attributes:
-        candidates: the best layout of each structure (tp, pp, cp, ep), best first:
-            the simplest within :data:`PLAUSIBLE_MARGIN` of the fastest, then by time.
+        candidates: one layout per structure (tp, pp, cp, ep), in step-time order
+            (fastest first): the fastest of each structure, or for the recommended
+            layout's structure the recommended layout itself. One scale: a listed
+            layout's rank is its place in this list.
         fastest: the layout with the smallest step time (may differ from the best).
         note: why the best is not the fastest, when it is not.
+        recommended: the layout to learn, the simplest within
+            :data:`PLAUSIBLE_MARGIN` of the fastest (None: the first candidate).
     """
 
     candidates: list[Evaluation]
     fastest: Evaluation
     note: str = ""
+    recommended: Evaluation | None = None
 
     @property
     def best(self) -> Evaluation:
-        """The layout to learn."""
-        return self.candidates[0]
+        """The layout to learn (the recommended one)."""
+        return self.recommended if self.recommended is not None else self.candidates[0]
 
     def rank_of(self, e: Evaluation) -> int:
-        """1-based rank of an evaluated layout among all searched layouts."""
+        """1-based rank of an evaluated layout by step time: 1 + how many listed
+        layouts (other than itself) step faster. Rank 1: nothing listed is faster."""
         return 1 + sum(1 for c in self.candidates if c.step_time < e.step_time
                        and c.layout != e.layout)
+
+    def listed_with(self, e: Evaluation) -> int:
+        """How many layouts a rank of `e` is out of (the list, plus `e` when it is
+        not one of them)."""
+        return len(self.candidates) + (0 if any(c.layout == e.layout
+                                                for c in self.candidates) else 1)
+
+    @property
+    def why_recommended(self) -> str:
+        """In words, why the recommended layout is not the fastest ("" when it is)."""
+        return self.note
 
 
 class NothingFits(SolverError):
@@ -418,19 +465,22 @@ def rank(w: Workload, fixed: Fixed | None = None) -> Ranking:
         t = judged(e)
         return (0, complexity(w, e.layout), t) if t <= limit else (1, 0.0, t)
 
-    for e in sorted(found, key=order):
+    best = min(found, key=order)
+    for e in found:   # fastest first: the fastest layout of each structure
         lay = e.layout
         per_structure.setdefault((lay.tp, lay.pp, lay.cp, lay.ep), e)
-    candidates = list(per_structure.values())
-    best = candidates[0]
+    lay = best.layout
+    per_structure[(lay.tp, lay.pp, lay.cp, lay.ep)] = best
+    candidates = sorted(per_structure.values(), key=lambda e: e.step_time)
     note = ""
     if best.layout != fastest.layout:
         gain = 100 - fastest.step_time / best.step_time * 100
-        why = (f"context parallelism is preferred only when it saves more than "
+        why = (f"context parallelism is recommended only when it saves more than "
                f"{CP_WORTH:.0%}" if fastest.layout.cp > 1 and best.layout.cp == 1 else
-               f"within {PLAUSIBLE_MARGIN:.0%} the simpler layout is preferred")
+               f"the recommended layout is the simplest within {PLAUSIBLE_MARGIN:.0%} of "
+               "the fastest")
         note = f"{fastest.layout.key} steps {gain:.1f}% faster, but {why}"
-    return Ranking(candidates, fastest, note)
+    return Ranking(candidates, fastest, note, best)
 
 
 def closest_miss(w: Workload, fixed: Fixed | None = None) -> Evaluation | None:
@@ -452,8 +502,35 @@ def closest_miss(w: Workload, fixed: Fixed | None = None) -> Evaluation | None:
     return best
 
 
+AXES = ("tp", "pp", "cp", "ep")
+"""Parallel degrees: a layout that leaves one out does not use it (1)."""
+
+
+def completion(w: Workload, given: Fixed) -> dict[str, int | str]:
+    """The keys :func:`complete` holds for a partly given layout: those given, and 1 for
+    each parallel degree left out (a layout names the axes it uses: "TP 8 x FSDP 64"
+    has no PP), unless a given dp leaves the GPUs to the missing axes; dp follows from
+    the GPU count. The rest (zero, micro_batch, interleave, recompute) are chosen best.
+
+    >>> from solver.perf import _demo
+    >>> completion(_demo(), {"tp": 8, "zero": 3})
+    {'tp': 8, 'zero': 3, 'pp': 1, 'cp': 1, 'ep': 1}
+    """
+    out: dict[str, int | str] = dict(given)
+    missing = [a for a in AXES if a not in given]
+    inner = 1
+    for a in AXES[:3]:
+        inner *= int(given.get(a, 1))
+    if "dp" in given and inner * int(given["dp"]) != w.gpus:
+        return out          # the given dp leaves GPUs to the axes left out: search them
+    for a in missing:
+        out[a] = 1
+    return out
+
+
 def complete(w: Workload, given: Fixed) -> Evaluation:
-    """Evaluate a partly given layout: the keys it leaves out are chosen best for it.
+    """Evaluate a partly given layout: parallel degrees left out are 1 (see
+    :func:`completion`), the other keys are chosen best for it.
 
     When no completion fits, the least-memory completion is returned (``fits`` false),
     so that the caller can say by how much, per component, it misses.
@@ -461,13 +538,14 @@ def complete(w: Workload, given: Fixed) -> Evaluation:
     Raises:
         LayoutImpossible: the given keys cannot be built.
     """
-    found = search(w, given)
+    held = completion(w, given)
+    found = search(w, held)
     if found:
         return min(found, key=lambda e: e.step_time)
     partial: dict[str, int | str] = {"tp": 1, "pp": 1, "cp": 1, "ep": 1, "zero": 3,
                                      "interleave": 1, "micro_batch": 1,
-                                     "recompute": "full", **given}
-    if "dp" not in given:
+                                     "recompute": "full", **held}
+    if "dp" not in held:
         inner = int(partial["tp"]) * int(partial["pp"]) * int(partial["cp"])
         if w.gpus % inner:
             raise LayoutImpossible(f"tp*pp*cp = {inner} does not divide the {w.gpus} GPUs")
@@ -476,10 +554,52 @@ def complete(w: Workload, given: Fixed) -> Evaluation:
     return evaluate(w, lay)
 
 
+FILLED_WHY = {"dp": "the GPU count", "zero": "the fastest that fits",
+              "micro_batch": "the fastest that fits", "interleave": "the fastest that fits",
+              "recompute": "the least that fits", "recompute_layers": "the fewest that fit"}
+
+
+def filled_in(w: Workload, given: Fixed, e: Evaluation) -> str:
+    """One line naming the keys of `e` the learner did not give, and why each is what
+    it is ("" when every key was given).
+
+    >>> from solver.perf import _demo
+    >>> w = _demo()
+    >>> print(filled_in(w, {"tp": 8, "zero": 1},
+    ...                 evaluate(w, Layout(tp=8, dp=1, zero=1))))   # doctest: +NORMALIZE_WHITESPACE
+    Filled in: pp=1 cp=1 ep=1 (axes not named are not used); dp=1 (the GPU count);
+    mb=1 (the fastest that fits).
+    """
+    lay = e.layout
+    axes = [f"{a}={getattr(lay, a)}" for a in AXES if a not in given]
+    parts = []
+    if axes:
+        held = completion(w, given)
+        why = ("axes not named are not used" if all(a in held for a in AXES)
+               else "chosen best for the dp given")
+        parts.append(f"{' '.join(axes)} ({why})")
+    for key in ("dp", "zero", "micro_batch", "interleave", "recompute", "recompute_layers"):
+        if key in given:
+            continue
+        value = getattr(lay, key)
+        if key == "interleave" and value == 1 and lay.pp == 1:
+            continue
+        if key == "recompute" and value == "none":
+            continue
+        if key == "recompute_layers" and (lay.recompute != "full" or not value):
+            continue
+        if key == "zero" and "zero" not in given and value == 0 and lay.dp * lay.cp == 1:
+            continue
+        name = "mb" if key == "micro_batch" else key
+        parts.append(f"{name}={value} ({FILLED_WHY[key]})")
+    return "Filled in: " + "; ".join(parts) + "." if parts else ""
+
+
 TIME_NAMES = {"compute": "compute", "recompute": "recomputation", "tp": "TP collectives",
               "cp": "CP K/V exchange", "ep": "EP all-to-alls", "pp_send": "pipeline sends",
               "fsdp": "ZeRO-2/3 collectives", "bubble": "pipeline bubble",
-              "dp": "data-parallel traffic", "optimizer": "optimizer step"}
+              "dp": "data-parallel traffic", "optimizer": "optimizer step",
+              "straggler": "waiting for stragglers"}
 """Readable names of the step-time components."""
 
 MEMORY_NAMES = {"weights": "weights", "gradients": "gradients",
@@ -498,6 +618,63 @@ def _b(v: float) -> str:
     from solver.units import format_value
 
     return format_value(v, "B")
+
+
+def reasons(w: Workload, e: Evaluation) -> list[str]:
+    """Why a layout is built as it is, axis by axis, from its own figures: the lines a
+    learner reads under the recommended layout.
+
+    >>> from solver.perf import _demo
+    >>> w = _demo()
+    >>> for line in reasons(w, evaluate(w, Layout(tp=8, dp=1))):  # doctest: +NORMALIZE_WHITESPACE
+    ...     print(line)
+    TP 8 stays inside a node: its collectives run on NVLink (0.317 s a step, 0.317 s
+    hidden under the GEMMs).
+    It needs 7.18 GB of the 81.1 GB usable per GPU; MFU 39%.
+    """
+    lay, out = e.layout, []
+    if lay.tp > 1:
+        where = ("stays inside a node: its collectives run on NVLink"
+                 if e.tp_link == "NVLink" else "spans nodes: its collectives cross the "
+                 "network")
+        out.append(f"TP {lay.tp} {where} ({_s(e.time['tp'])} a step, "
+                   f"{_s(e.hidden.get('tp', 0.0))} hidden under the GEMMs).")
+    if lay.pp > 1:
+        first, mid, last = e.stage_layers
+        split = (f"{lay.pp} stages of {mid} layers" if first == mid == last else
+                 f"{lay.pp} stages: {first} layers on the first, {mid} on each middle one, "
+                 f"{last} on the last, which also hold the embedding and the loss")
+        il = (f"; interleaving {lay.interleave} chunks a stage" if lay.interleave > 1
+              else "")
+        out.append(f"PP {lay.pp} splits the {w.layers} layers into {split}; the bubble "
+                   f"is {e.time['bubble'] / e.step_time:.0%} of the step over "
+                   f"{e.microbatches} micro-batches{il}.")
+    if lay.cp > 1:
+        out.append(f"CP {lay.cp} splits each {w.seq:,}-token sequence: activations and "
+                   f"attention work / {lay.cp}; the K/V ring shows {_s(e.time['cp'])} of "
+                   f"{_s(e.time['cp'] + e.hidden.get('cp', 0.0))} on the wire.")
+    if lay.ep > 1:
+        out.append(f"EP {lay.ep}: each GPU holds {w.experts // lay.ep} of the {w.experts} "
+                   f"routed experts, whose GEMMs then see more tokens; the all-to-alls "
+                   f"show {_s(e.time['ep'])} of {_s(e.time['ep'] + e.hidden.get('ep', 0.0))}"
+                   " on the wire.")
+    ranks = lay.dp * lay.cp
+    if lay.zero and ranks > 1:
+        what = {1: "optimizer states", 2: "optimizer states and gradients",
+                3: "optimizer states, gradients and weights"}[lay.zero]
+        out.append(f"ZeRO-{lay.zero} shards the {what} over the {ranks} data-parallel "
+                   "ranks.")
+    mem = (f"It needs {_b(e.memory_per_gpu)} of the {_b(e.usable)} usable per GPU "
+           f"({e.memory_stage} stage)" if lay.pp > 1 else
+           f"It needs {_b(e.memory_per_gpu)} of the {_b(e.usable)} usable per GPU")
+    if lay.recompute == "full":
+        n = lay.recompute_layers
+        mem += (f", recomputing {n} layer{'s' if n > 1 else ''} of each stage to fit" if n
+                else ", recomputing every layer to fit")
+    elif lay.recompute == "selective":
+        mem += ", recomputing the attention core to fit"
+    out.append(mem + f"; MFU {e.mfu:.0%}.")
+    return out
 
 
 def why(w: Workload, e: Evaluation, best: Evaluation | None = None) -> list[str]:

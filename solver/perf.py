@@ -96,6 +96,29 @@ SOURCES: dict[str, str] = {
     "workspace_bytes": (
         "NCCL and cuBLAS workspaces and communication buckets per GPU (DOMAIN.md: about "
         "4 GB of buffers); a memory line of its own"),
+    "ep_overlap": (
+        "Megatron-Core overlaps the expert all-to-alls of one micro-batch with another's "
+        "compute (--overlap-moe-expert-parallel-comm; DeepSeek-V3's DualPipe hides "
+        "nearly all of it at a 1:1 compute-to-communication ratio); 0.8 of the MoE "
+        "layers' compute by default"),
+    "flash_efficiency": (
+        "FlashAttention-2 reaches 50-70% of an A100's peak forward and less backward, "
+        "about 35-45% of an H100's (Dao 2023; Shah et al. 2024); causal attention "
+        "computes only its unmasked half, priced at this rate (MFU still counts the full "
+        "square, as Megatron-LM does)"),
+    "latency_intra": (
+        "NCCL's small-message latency per ring step over NVLink (nccl-tests, a few us)"),
+    "latency_inter": (
+        "NCCL's small-message latency per ring step across InfiniBand (about 10 us); "
+        "every collective pays it for each of its (N-1) or 2(N-1) steps"),
+    "straggler_cv": (
+        "a synchronous step waits for the slowest node; with a per-node spread cv the "
+        "expected maximum of N is about cv sqrt(2 ln N) above the mean (MegaScale, 2024, "
+        "on stragglers at 10,000 GPUs)"),
+    "fp8_efficiency": (
+        "FP8 matmuls (Transformer Engine, DeepSeek-V3's fine-grained scaling) reach "
+        "1.3-1.5x the BF16 throughput of the same layer, not the 2x of the peaks: casts, "
+        "scaling and higher-precision accumulation take the rest"),
     "cuda_context_bytes": (
         "what nvidia-smi shows a process using before it allocates anything (about "
         "500 MiB on an H100 with CUDA 12)"),
@@ -153,6 +176,13 @@ class Workload:
     experts: int = 0
     experts_active: int = 0
     moe_layers: int = 0
+    expert_ffn: int = 0
+    """MLP width of one routed expert"""
+    route_nodes: int = 0
+    """nodes a token's routed experts may span (node-limited routing); 0: no limit"""
+    fp8_flops: float = 0.0
+    """the peak the layers' matmuls run at in FP8 (BF16 peak plus fp8_efficiency of the
+    FP8 peak's gain over it), or 0 when they run in BF16"""
     sequence_parallel: bool = True
     flash_attention: bool = True
     fsdp_reshard: bool = True
@@ -457,6 +487,60 @@ def gemm_efficiency(w: Workload, tp: int, tokens: float) -> float:
     return c["gemm_eff_max"] * width / (width + knee) * tokens / (tokens + knee)
 
 
+FLASH_HALF_BLOCK = 512
+"""Query/key block length (tokens) at which the fused attention kernel runs at half of
+`flash_efficiency`: short blocks are dominated by loads, softmax bookkeeping and
+launches."""
+
+
+def flash_efficiency(w: Workload, cp: int) -> float:
+    """Achieved fraction of peak for causal fused attention: `flash_efficiency`, less
+    for short blocks. Context parallelism splits the sequence into 2 cp chunks (load-
+    balanced causal ring attention), and each GPU computes chunk-by-chunk blocks of
+    ``seq / (2 cp)`` tokens.
+
+    >>> w = _demo()
+    >>> flash_efficiency(w, 1) > flash_efficiency(w, 4)
+    True
+    """
+    block = w.seq / (2 * cp) if cp > 1 else float(w.seq)
+    return w.constants.get("flash_efficiency", 0.4) * block / (block + FLASH_HALF_BLOCK)
+
+
+def expert_efficiency(w: Workload, tp: int, rows: float) -> float:
+    """Achieved fraction of peak for one routed expert's GEMMs: its width
+    ``expert_ffn / tp`` and its rows (the tokens routed to it) as in
+    :func:`gemm_efficiency`."""
+    c = w.constants
+    knee = c["gemm_half_width"] * w.peak_flops / w.hbm_bw
+    width = max(1.0, (w.expert_ffn or w.ffn) / tp)
+    rows = max(1.0, rows)
+    return c["gemm_eff_max"] * width / (width + knee) * rows / (rows + knee)
+
+
+def _alltoall(w: Workload, tp: int, ep: int, tokens: float) -> float:
+    """Seconds on the wire of one expert all-to-all (dispatch or combine) per MoE layer.
+
+    Each token goes to top_k experts; the copies bound for GPUs of the same node move
+    over NVLink, the others over the network. When the EP group spans nodes, a token
+    crosses the network once per other node it is routed to (node-limited routing
+    caps those at ``route_nodes``, DeepSeek-V3's 4, and forwards inside the node).
+    """
+    c = w.constants
+    eff = c["link_efficiency"]
+    node = w.gpus_per_node
+    per_copy = tokens * w.hidden * w.weight_bytes
+    k = w.experts_active
+    nodes = max(1, tp * ep // node)
+    if nodes == 1:
+        return k * per_copy * (ep - 1) / ep / (w.intra_bw * eff)
+    remote = k * (nodes - 1) / nodes          # copies bound for other nodes, on average
+    if w.route_nodes:
+        remote = min(remote, float(w.route_nodes))
+    local = k * min(1.0, node / (tp * ep)) * (ep - 1) / ep
+    return max(remote * per_copy / (w.inter_bw * eff), local * per_copy / (w.intra_bw * eff))
+
+
 def _ring(n: int, allreduce: bool) -> float:
     return (2.0 if allreduce else 1.0) * (n - 1) / n
 
@@ -545,21 +629,36 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
 
     # ---------------------------------------------------------- compute, per micro-batch
     eff = gemm_efficiency(w, tp, tokens)
-    rate = w.peak_flops * eff
+    rate = (w.fp8_flops or w.peak_flops) * eff
     fwd_logits = 2 * tokens * w.vocab * h / tp
     # The stage that takes longest per micro-batch sets the pipeline's pace: its layers,
     # plus the output layer and the loss when it is the last (an uneven split makes the
     # first and last stages lighter to pay for the embedding and the loss).
     layer_fwd = 2 * tokens * w.layer_active_params / tp
     t_fwd_layer = (layer_fwd + 4 * tokens * s * w.heads * w.head_dim / tp) / rate
+    # Routed experts run as small GEMMs: an expert sees the tokens the ep ranks of its
+    # group send it, tokens * top_k / experts each, on ffn/tp wide matrices.
+    routed = (w.expert_params / w.moe_layers / w.experts * w.experts_active
+              if w.moe_layers and w.experts else 0.0)
+    expert_rows = tokens * w.experts_active * ep / w.experts if routed else 0.0
+    expert_rate = ((w.fp8_flops or w.peak_flops) * expert_efficiency(w, tp, expert_rows)
+                   if routed else rate)
     t_logits_est = 3 * fwd_logits / rate
     sts = stages(w, lay)
     busy = max(sts, key=lambda st: st.layers * t_fwd_layer + (t_logits_est / 3
                                                               if st.output else 0.0))
     stage_layers = busy.layers
-    fwd_mm = layer_fwd * stage_layers
+    fwd_routed = 2 * tokens * routed * busy.moe_layers / tp
+    fwd_mm = layer_fwd * stage_layers - fwd_routed
     fwd_attn = 4 * tokens * s * w.heads * w.head_dim * stage_layers / tp
-    model_mb = 3 * (fwd_mm + fwd_attn)
+    if w.flash_attention:
+        # Causal attention computes its unmasked half, at the fused kernel's rate; kept
+        # in dense-rate FLOPs so that the sums below stay one rate.
+        fwd_attn = fwd_attn / 2 * rate / (w.peak_flops * flash_efficiency(w, cp))
+    # Routed-expert FLOPs counted at the dense rate, plus what their smaller GEMMs lose.
+    slow = fwd_routed * (rate / expert_rate - 1) if fwd_routed else 0.0
+    fwd_mm += fwd_routed
+    model_mb = 3 * (fwd_mm + fwd_attn + slow)
     # Full recomputation of `share` of the stage's layers (all, or recompute_layers).
     share = (min(1.0, lay.recompute_layers / stage_layers) if full and lay.recompute_layers
              else 1.0)
@@ -587,6 +686,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     act = tokens * h * w.weight_bytes
     wire_tp = ((4 + 2 * share * full) * stage_layers * _ring(tp, True) * act / tp_bw
                if tp > 1 else 0.0)
+    lat = (c.get("latency_inter", 0.0), c.get("latency_intra", 0.0))
+    if tp > 1:   # 2(tp - 1) ring steps per all-reduce, each paying its latency
+        wire_tp += ((4 + 2 * share * full) * stage_layers * 2 * (tp - 1)
+                    * lat[0 if tp_net else 1])
     t_tp = wire_tp * (1 - c["tp_overlap"])
     cp_net = tp * cp > node
     t_cp = wire_cp = 0.0
@@ -594,13 +697,18 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
         kv = 2 * tokens * w.kv_heads * w.head_dim * w.weight_bytes / min(tp, w.kv_heads)
         cp_bytes = (4 if full else 3) * (cp - 1) * kv * stage_layers
         cp_bw = (w.inter_bw if cp_net else w.intra_bw) * link_eff
-        wire_cp = cp_bytes / cp_bw
+        wire_cp = cp_bytes / cp_bw + ((4 if full else 3) * (cp - 1) * stage_layers
+                                      * lat[0 if cp_net else 1])
         t_cp = max(0.0, wire_cp - c["cp_overlap"] * t_attn)
-    t_ep = 0.0
-    if ep > 1 and w.moe_layers:
-        ep_bw = (w.inter_bw if tp * ep > node else w.intra_bw) * link_eff
-        a2a = tokens * w.experts_active * h * w.weight_bytes * (ep - 1) / ep
-        t_ep = (4 + 2 * share * full) * a2a * busy.moe_layers / ep_bw
+    t_ep = wire_ep = 0.0
+    if ep > 1 and busy.moe_layers:
+        wire_ep = (4 + 2 * share * full) * busy.moe_layers * _alltoall(w, tp, ep, tokens)
+        # Sent while another micro-batch's MoE layers compute (Megatron-Core's
+        # all-to-all overlap, DeepSeek-V3's DualPipe): one dispatch stays exposed.
+        moe_window = (3 * (fwd_mm + fwd_attn + slow) / rate + 3 * t_ew) \
+            * busy.moe_layers / max(1, stage_layers)
+        t_ep = max(wire_ep / (4 * busy.moe_layers),
+                   wire_ep - c.get("ep_overlap", 0.0) * moe_window)
     t_p2p = 0.0
     if pp > 1:
         pp_bw = (w.inter_bw if tp * cp * dp >= node else w.intra_bw) * link_eff
@@ -621,8 +729,10 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     fwd_window, bwd_window = compute_mb / 3, compute_mb * 2 / 3
     o = c["dp_overlap"]
     if moved > 0:
-        rs = moved * w.grad_bytes / dp_bw
-        ag = moved * w.weight_bytes / dp_bw
+        # Sent layer by layer: each layer's collective pays (N - 1) ring steps.
+        steps = (dp * cp - 1) * stage_layers * lat[0 if dp_net else 1]
+        rs = moved * w.grad_bytes / dp_bw + steps
+        ag = moved * w.weight_bytes / dp_bw + steps
         if stage >= 2:
             # Sharded gradients: reduce-scattered after every micro-batch's backward;
             # ZeRO-3 also gathers the weights before each forward and (resharded after
@@ -656,7 +766,15 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     # Traffic hidden behind compute, per step (all of it counts as on the wire; the
     # pipeline bubble repeats one micro-batch's exposed part, not its hidden part).
     hidden = {"tp": m * (wire_tp - t_tp), "cp": m * (wire_cp - t_cp),
+              "ep": m * (wire_ep - t_ep),
               "fsdp": m * (wire_fsdp - t_fsdp), "dp": wire_dp - t_dp}
+    # A synchronous step waits for the slowest node (MegaScale's stragglers).
+    nodes = max(1.0, w.gpus / node)
+    if nodes > 1 and c.get("straggler_cv", 0.0):
+        import math
+
+        time["straggler"] = (sum(time.values()) * c["straggler_cv"]
+                             * math.sqrt(2 * math.log(nodes)))
     step = sum(time.values())
 
     if with_memory:
@@ -676,9 +794,9 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     if moved > 0 and lay.zero >= 2:
         # What sharding every micro-batch as written would put on the wire per
         # micro-batch (the figure to set beside compute_mb when judging the choice).
-        regather = (moved / dp_bw
-                    * (w.grad_bytes + (w.weight_bytes * (2 if w.fsdp_reshard else 1)
-                                       if lay.zero == 3 else 0.0)))
+        gathers = (2 if w.fsdp_reshard else 1) if lay.zero == 3 else 0
+        regather = (moved / dp_bw * (w.grad_bytes + w.weight_bytes * gathers)
+                    + (1 + gathers) * (dp * cp - 1) * stage_layers * lat[0 if dp_net else 1])
     return Evaluation(
         layout=lay, fits=sum(memory.values()) <= usable, memory=memory, usable=usable,
         time=time, step_time=step, mfu=model_flops / denom, hfu=hardware_flops / denom,
@@ -896,6 +1014,9 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
         embedding_params=got["embedding_params"],
         tied_embeddings=bool(v.get("tied_embeddings", False)), experts=experts,
         experts_active=int(_num(v, "experts_active", 0)), moe_layers=moe_layers,
+        expert_ffn=int(_num(v, "expert_ffn", 0) or 0),
+        route_nodes=int(_num(v, "moe_route_nodes", 0) or 0),
+        fp8_flops=_fp8_flops(v),
         sequence_parallel=bool(v.get("sequence_parallel", True)),
         flash_attention=bool(v.get("flash_attention", True)),
         fsdp_reshard=bool(v.get("fsdp_reshard", True)),
@@ -925,6 +1046,23 @@ def _bounded(values: Mapping[str, Value]) -> None:
         if isinstance(raw, int | float) and not isinstance(raw, bool) and raw > most:
             raise SolverError(f"{name} = {raw:g} is more than the layout engine takes "
                               f"(at most {most:,})")
+
+
+def _fp8_flops(values: Mapping[str, Value]) -> float:
+    """The FP8 matmul rate when `matmul_precision` is fp8 (0 for BF16).
+
+    Raises:
+        SolverError: FP8 asked of a GPU without an FP8 peak.
+    """
+    if values.get("matmul_precision") != "fp8":
+        return 0.0
+    peak = values.get("peak_flops_fp8")
+    if not isinstance(peak, int | float) or isinstance(peak, bool) or peak <= 0:
+        raise SolverError("matmul_precision=fp8 needs a GPU with an FP8 peak "
+                          "(peak_flops_fp8; the A100 has none)")
+    bf16 = float(_num(values, "peak_flops"))
+    # The speed-up over BF16 that survives casts and scaling.
+    return bf16 + (float(peak) - bf16) * _num(values, "fp8_efficiency", 0.4)
 
 
 def _num(values: Mapping[str, Value], name: str, default: float | None = None) -> float:

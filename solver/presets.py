@@ -69,7 +69,8 @@ MODELS: dict[str, Preset] = {
                     kv_heads=128, vocab=129280, seq=4096, tokens=14.8e12,
                     attention="mla", q_lora_rank=1536, kv_lora_rank=512, rope_head_dim=64,
                     v_head_dim=128, experts=256, experts_active=8, shared_experts=1,
-                    expert_ffn=2048, dense_layers=3), "671B total, 37B active"),
+                    expert_ffn=2048, dense_layers=3, moe_route_nodes=4),
+               "671B total, 37B active"),
         # Llama 3.1: the Llama 3 shapes with the context extended to 128K tokens
         # (Llama 3 Herd of Models, Table 3 and section 3.4.2; 8.03B / 70.6B / 405.9B on
         # the Hugging Face model cards).

@@ -124,18 +124,23 @@ def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Worklo
 def run(args: argparse.Namespace) -> int:
     """Run `quiz layout`; returns the exit code."""
     from quiz.commands.solve import parse_sets
-    from solver.layouts import complete, rank
+    from solver.layouts import complete, filled_in, rank
 
     work, chosen = split(parse_sets(args.set or []))
     not_layout, fixed = split(parse_sets(args.fix or []))
     _refuse_workload_fixes(not_layout)
     w = workload(args.model, args.gpu, work)
     ranking = rank(w, fixed)
-    mine = complete(w, {**fixed, **chosen}) if chosen else None
+    given = {**fixed, **chosen}
+    mine = complete(w, given) if chosen else None
+    filled = filled_in(w, given, mine) if mine is not None else ""
     if args.json:
-        print(json.dumps(to_json(ranking, mine, args.top), indent=2))
+        out = to_json(ranking, mine, args.top)
+        out["filled_in"] = filled or None
+        print(json.dumps(out, indent=2))
     else:
-        print(render(w, ranking, mine, args.top, model=args.model, gpu=args.gpu))
+        print(render(w, ranking, mine, args.top, model=args.model, gpu=args.gpu,
+                     filled=filled))
     return 0
 
 
@@ -161,8 +166,8 @@ def _line(e: Evaluation) -> str:
             f"{format_value(e.memory_per_gpu, 'B'):>8}/GPU")
 
 
-def breakdown(e: Evaluation) -> list[str]:
-    """Two lines: step time and memory by component."""
+def breakdown(e: Evaluation, w: Workload | None = None) -> list[str]:
+    """Step time and memory by component, and what the memory counts."""
     from solver.layouts import MEMORY_NAMES, TIME_NAMES
     from solver.units import format_value
 
@@ -170,35 +175,96 @@ def breakdown(e: Evaluation) -> list[str]:
                   if v > 0.0005 * e.step_time)
     m = ", ".join(f"{MEMORY_NAMES[k]} {format_value(v, 'B')}" for k, v in e.memory.items()
                   if v > 0)
-    return [f"    time:   {t}",
-            f"    memory: {m} (of {format_value(e.usable, 'B')} usable)"]
+    lines = [f"    time:   {t}",
+             f"    memory: {m} (of {format_value(e.usable, 'B')} usable)"]
+    if w is not None:
+        lines.append("    " + memory_terms(w, e))
+    return lines
+
+
+def memory_terms(w: Workload, e: Evaluation) -> str:
+    """What the memory line counts, in one line: the stage, the gradient precision, the
+    sharding in effect, what the GPU offers, and how `quiz solve` differs."""
+    from solver.perf import physical_memory
+    from solver.units import format_value
+
+    first, mid, last = e.stage_layers
+    lay = e.layout
+    stage = ("" if lay.pp == 1 else
+             f"the {e.memory_stage} pipeline stage's ({first}+{mid}x{lay.pp - 2}+{last} "
+             "layers)" if lay.pp > 2 and (first, last) != (mid, mid) else
+             f"the {e.memory_stage} pipeline stage's")
+    grads = "FP32" if w.grad_bytes >= 4 else "BF16"
+    kept = ""
+    if lay.zero >= 2 and e.zero_in_step < lay.zero:
+        kept = (f"; ZeRO-{lay.zero} keeps the gathered weights"
+                + (" and full gradients" if e.zero_in_step == 1 else "")
+                + " through the step's micro-batches")
+    c = w.constants
+    return (f"counts {stage + ' ' if stage else ''}memory with {grads} gradients "
+            f"(grad_bytes={w.grad_bytes:g}){kept}; usable = "
+            f"{format_value(physical_memory(w), 'B')} HBM - "
+            f"{format_value(c.get('cuda_context_bytes', 0.0), 'B')} CUDA context, less "
+            f"{c['memory_headroom']:.0%} headroom; quiz solve memory_per_gpu counts the "
+            "first stage with ZeRO as written and buffer_bytes instead of the "
+            f"{format_value(c['workspace_bytes'], 'B')} workspace")
 
 
 def render(w: Workload, ranking: Ranking, mine: Evaluation | None, top: int, *,
-           model: str | None, gpu: str | None) -> str:
-    """The human form."""
-    from solver.layouts import why
+           model: str | None, gpu: str | None, filled: str = "") -> str:
+    """The human form: rank, ratio and the list on one scale (step time)."""
+    from solver.layouts import reasons, why
 
     head = (f"{model or 'model'} on {w.gpus} {gpu or 'GPUs'} ({w.gpus_per_node} per node), "
             f"{w.global_batch} sequences of {w.seq} tokens per step")
     lines = [head, ""]
+    best = ranking.best
     if mine is not None:
         lines.append("Your layout:")
-        lines += ["  " + _line(mine), *breakdown(mine)]
+        lines += ["  " + _line(mine), *breakdown(mine, w)]
+        if filled:
+            lines.append("  " + filled)
         if mine.fits:
-            ratio = ranking.best.step_time / mine.step_time
-            lines.append(f"  ranks {ranking.rank_of(mine)} of {len(ranking.candidates)}; "
-                         f"the best steps in {ratio:.0%} of its time"
-                         if ratio < 1 else f"  ranks {ranking.rank_of(mine)}: as good as "
-                         "the best")
-        lines += ["  " + s for s in why(w, mine, ranking.best if mine.fits else None)]
-        lines += ["", "Best layout:", "  " + _line(ranking.best), *breakdown(ranking.best)]
+            lines.append("  " + standing(ranking, mine))
+        lines += ["  " + s for s in why(w, mine, best if mine.fits else None)]
+        if mine.layout != best.layout:
+            lines += ["", "Recommended layout:", "  " + _line(best), *breakdown(best, w),
+                      *("  " + r for r in reasons(w, best))]
     else:
-        lines.append(f"Best {min(top, len(ranking.candidates))} layouts (one per "
-                     "choice of tp, pp, cp, ep):")
-        for i, e in enumerate(ranking.candidates[:top], 1):
-            lines.append(f"{i:>2}. " + _line(e))
-            lines += breakdown(e)
+        n = min(top, len(ranking.candidates))
+        lines.append(f"The {n} fastest layouts (one per choice of tp, pp, cp, ep), by step "
+                     "time; * marks the recommended one:")
+        shown = ranking.candidates[:top]
+        for i, e in enumerate(shown, 1):
+            mark = "*" if e.layout == best.layout else " "
+            lines.append(f"{i:>2}.{mark}" + _line(e))
+            lines += breakdown(e, w if i == 1 or e.layout == best.layout else None)
+            if e.layout == best.layout:
+                lines += ["    " + r for r in reasons(w, e)]
+        if not any(e.layout == best.layout for e in shown):
+            lines += ["", f"Recommended (ranks {ranking.rank_of(best)}):",
+                      "  " + _line(best), *breakdown(best, w),
+                      *("  " + r for r in reasons(w, best))]
     if ranking.note:
         lines += ["", f"Note: {ranking.note}."]
     return "\n".join(lines)
+
+
+def standing(ranking: Ranking, mine: Evaluation) -> str:
+    """Where a fitting layout stands, on the one scale of step time."""
+    from solver.layouts import PLAUSIBLE_MARGIN
+
+    best = ranking.best
+    r, n = ranking.rank_of(mine), ranking.listed_with(mine)
+    where = f"ranks {r} of {n} by step time" + (" (nothing listed is faster)" if r == 1
+                                                 else "")
+    if mine.layout == best.layout:
+        return f"{where}; this is the recommended layout."
+    ratio = best.step_time / mine.step_time
+    if ratio >= 1:
+        faster = (ratio - 1) * 100
+        return (f"{where}; it steps {faster:.1f}% faster than the recommended layout, "
+                f"which is preferred as the simplest within {PLAUSIBLE_MARGIN:.0%} of the "
+                "fastest" if faster > 0.05 else
+                f"{where}; it steps as fast as the recommended layout")
+    return f"{where}; the recommended layout steps in {ratio:.0%} of its time"

@@ -42,7 +42,7 @@ def test_a_given_layout_is_ranked_against_the_best(capsys: pytest.CaptureFixture
 def test_human_output_names_what_costs(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run_cli(capsys, *SEED, "--set", "tp=16")
     assert code == 0
-    assert "TP 16 crosses nodes" in out and "Best layout:" in out and "memory:" in out
+    assert "TP 16 crosses nodes" in out and "Recommended layout:" in out and "memory:" in out
 
 
 def test_a_layout_that_does_not_fit_says_by_how_much(capsys: pytest.CaptureFixture[str]
@@ -64,6 +64,8 @@ def test_fix_constrains_the_search(capsys: pytest.CaptureFixture[str]) -> None:
     (["--fix", "recompute=maybe"], "recompute is"),
     (["--set", "tp=eight"], "whole number"),
     (["--set", "bogus=1"], "unknown key"),
+    (["--fix", "unknown=1"], "--fix takes layout keys"),
+    (["--fix", "gpus=8"], "--fix takes layout keys"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
                                           extra: list[str], words: str) -> None:
@@ -82,3 +84,51 @@ def test_nothing_fits_is_an_error_naming_the_closest(capsys: pytest.CaptureFixtu
     code, out, err = run_cli(capsys, "layout", "--model", "llama3-70b", "--gpu", "h100",
                              "--set", "gpus=8", "--set", "global_batch=8")
     assert code == 2 and out == "" and "nothing fits" in err and "closest is" in err
+
+
+def test_one_scale_for_rank_ratio_and_list(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--set", "tp=8", "--set", "zero=3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    times = [c["step_time"] for c in data["candidates"]]
+    assert times == sorted(times)
+    faster = sum(1 for c in data["candidates"] if c["step_time"] < data["layout"]["step_time"]
+                 and c["key"] != data["layout"]["key"])
+    assert data["rank"] == 1 + faster
+    assert data["ratio_to_best"] == pytest.approx(
+        data["best"]["step_time"] / data["layout"]["step_time"])
+    # Keys not given are named: the axes left out are not used.
+    assert data["layout"]["pp"] == data["layout"]["cp"] == 1
+    assert "pp=1 cp=1 ep=1" in data["filled_in"]
+
+
+def test_filled_in_keys_are_named_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, *SEED, "--set", "tp=8", "--set", "zero=3")
+    assert code == 0
+    filled = [line for line in out.splitlines() if "Filled in:" in line]
+    assert len(filled) == 1 and "mb=" in filled[0]
+    assert "ranks" in out and "by step time" in out
+
+
+@pytest.mark.parametrize("text", ["TP8 x FSDP64", "tp=8 fsdp=64", "TP=8, ZeRO-3",
+                                  "8-way tensor parallel, FSDP across nodes"])
+def test_layout_answers_complete_as_quiz_layout_does(text: str) -> None:
+    from questions.layout import read_layout
+    from solver.engine import resolve_inputs
+    from solver.layouts import complete
+    from solver.perf import workload_from_inputs
+
+    lay = read_layout(text)
+    assert (lay.tp, lay.zero) == (8, 3)
+    w = workload_from_inputs(resolve_inputs("llama3-70b", "h100", {
+        "gpus": 512, "seq": 8192, "global_batch": 1024, "microbatches": 1}))
+    e = complete(w, lay.given())
+    assert (e.layout.tp, e.layout.pp, e.layout.cp, e.layout.dp) == (8, 1, 1, 64)
+
+
+def test_the_recommended_layout_says_why(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run_cli(capsys, "layout", "--model", "llama3-405b", "--gpu", "h100",
+                           "--set", "gpus=16384", "--set", "global_batch=2048", "--top", "3")
+    assert code == 0
+    assert "PP 16 splits the 126 layers" in out and "TP 8 stays inside a node" in out
+    assert "7 layers on the first" in out

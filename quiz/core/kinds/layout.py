@@ -23,7 +23,7 @@ def read(pv: PartVariant, text: str) -> Read:
         layout = read_layout(text)
     except LayoutError as exc:
         raise Unreadable(str(exc), "tp=8 pp=2 mb=1 zero=1") from exc
-    return Read(layout, layout.display)
+    return Read(layout, layout.read_as)
 
 
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
@@ -40,13 +40,18 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
         return invalid(pv, exc.message)
     base = resolve_inputs(pv.model, pv.gpu, {**pv.overrides, "microbatches": 1})
     j = judge(layout, base)
-    read_as = layout.display
+    read_as = layout.read_as
     if not j.legal or j.evaluation is None or j.best is None or j.workload is None:
         return Grade("incorrect", 0.0, read_as, "illegal layout",
                      f"That layout cannot be built: {j.reason}.", key)
     e, best, w = j.evaluation, j.best, j.workload
     table = "\n\n" + comparison(j)
     reasons = " ".join(why(w, e, best if e.fits else None))
+    # What was assumed: keys completed, gradient precision, FSDP's setting.
+    grads = (f"Gradients are {'FP32' if w.grad_bytes >= 4 else 'BF16'} "
+             f"({w.grad_bytes:g} bytes a parameter).")
+    assumed = " ".join(x for x in (j.filled, grads) if x)
+    table = "\n\n" + assumed + table
     if not e.fits:
         return Grade("incorrect", 0.0, read_as, "does not fit",
                      f"{reasons} Shard more (ZeRO, TP or PP) or recompute activations."
