@@ -64,8 +64,8 @@ def test_fix_constrains_the_search(capsys: pytest.CaptureFixture[str]) -> None:
     (["--fix", "recompute=maybe"], "recompute is"),
     (["--set", "tp=eight"], "whole number"),
     (["--set", "bogus=1"], "unknown key"),
-    (["--fix", "unknown=1"], "--fix takes layout keys"),
-    (["--fix", "gpus=8"], "--fix takes layout keys"),
+    (["--fix", "unknown=1"], "no layout key is named"),
+    (["--fix", "gpus=8"], "gpus is no layout key"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str],
                                           extra: list[str], words: str) -> None:
