@@ -25,10 +25,10 @@ wall times say little; CPU time and peak RSS are the figures to compare), JSON:
 
 - 100,000 rows, alternating with the code before (d0089e2), one round: CPU 12.7 s vs
   28.6 s (120.6 vs 279.1 us a row, after/before 0.45), peak RSS 119 vs 343 MB.
-- 1,000,000 rows (430 MB file), with the bulk index build and a 100 MB page cache: CPU
-  111 s (110 us a row), wall 374 s at load 5-8, peak RSS 249 MB (the page cache is 64 MB
-  since). The code before needed about 2.5 GB for it (issue 26); at its 279 us a row it
-  would take ~280 s of CPU. The 30 s goal is not met on this machine.
+- 1,000,000 rows (430 MB file), bulk index build, 64 MB page cache: CPU 98 s (98 us a
+  row), wall 178 s at load ~4, peak RSS 176 MB (with a 100 MB cache: 111 s CPU, 249 MB).
+  The code before needed about 2.5 GB for it (issue 26); at its 279 us a row it would
+  take ~280 s of CPU. The 30 s goal is not met on this machine.
 """
 
 from __future__ import annotations
