@@ -7,6 +7,7 @@ reads arguments, files and prints one-line results.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -117,8 +118,10 @@ def _import(args: argparse.Namespace) -> int:
         with _open_store(args) as store:
             backup = backup_before_import(store, locations.backups_dir(folder))
             try:
+                # About 200 bytes a row or more: enough to tell a big import from a small.
+                expected = os.fstat(handle.fileno()).st_size // 200
                 result = import_rows(store, itertools.chain([first] if first else [], rows),
-                                     source=source)
+                                     source=source, expected=expected)
             except BaseException:
                 backup.unlink(missing_ok=True)  # nothing changed: the copy is the history
                 raise

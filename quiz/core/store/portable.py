@@ -843,8 +843,8 @@ def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
 _MATCH_SQL: Final = _ATTEMPTS_SQL.format(where="WHERE answered_at = ? AND id <= ?")
 
 
-def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history file"
-                ) -> ImportResult:
+def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history file",
+                expected: int | None = None) -> ImportResult:
     """Merge a history file's validated rows (:func:`read_rows`) into ``store`` as they
     come, in one transaction: a bad row, a row dated in the future or an attempt that
     names a mock session the file lacks rolls the whole import back. Call
@@ -855,6 +855,14 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     file: rows compare as a multiset. Memory holds the ids of matched attempts and the
     mock links, never the file.
 
+    Args:
+        store: the history.
+        rows: the file's validated rows.
+        source: the file's name, for messages.
+        expected: about how many rows the file holds (from its size), if known: an
+            import of many more rows than the history has builds the indexes of the
+            attempts and the review log once at the end, rather than row by row.
+
     Returns:
         Counts of what was added and skipped.
 
@@ -864,23 +872,40 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     mock_start = _mocks(store)[1]
     latest = to_utc_text(store.now() + _FUTURE_SLACK)
     # A larger page cache while importing: the indexes' pages are updated all over, and
-    # with the default 2 MB most updates wrote and read back a page (13 % of the CPU of
-    # 100,000 rows; peak RSS 46 -> 118 MB, at most ~150 MB however large the file).
+    # with the default 2 MB most updates wrote and read back a page (100 MB saved 13 %
+    # of the CPU of 100,000 rows). 64 MB: the index builds of a bulk import sort in as
+    # much again, and 1,000,000 rows peaked at 249 MB with 100 MB.
     cache = store._rows("PRAGMA cache_size")[0][0]
     store._rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
     try:
-        return _import(store, rows, source, mock_start, latest)
+        return _import(store, rows, source, mock_start, latest, expected)
     finally:
         store._rows(f"PRAGMA cache_size = {int(cache):d}")
 
 
-_IMPORT_CACHE_KIB: Final = 100 * 1024
+_IMPORT_CACHE_KIB: Final = 64 * 1024
+
+
+_BULK_ROWS: Final = 50_000
+"""From how many expected rows (and more than the history holds) an import builds the
+indexes at the end: a sorted build instead of a million scattered page updates."""
 
 
 def _import(store: Store, rows: Iterable[Row], source: str,
-            mock_start: dict[int | None, str], latest: str) -> ImportResult:
+            mock_start: dict[int | None, str], latest: str,
+            expected: int | None) -> ImportResult:
     with store._transaction() as conn:
         before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
+        indexes: list[tuple[str, str]] = []
+        if expected is not None and expected >= max(_BULK_ROWS, before):
+            # Set aside and made again from their own text in this transaction; the
+            # time index stays when rows are matched against earlier attempts.
+            indexes = [(str(name), str(sql)) for name, sql in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name "
+                "IN ('attempts', 'review_log') AND sql IS NOT NULL").fetchall()
+                if not (before and name == "attempts_by_time")]
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
         # The summary tables' insert trigger is two upserts a row (most of an insert's
         # time): off during the import, the new rows' sums are added at the end, and the
         # trigger is made again from its own text, all in this transaction.
@@ -929,6 +954,8 @@ def _import(store: Store, rows: Iterable[Row], source: str,
             if len(batch) >= _BATCH:
                 added += _insert(conn, batch, after, links)
         added += _insert(conn, batch, after, links)
+        for _, sql in indexes:
+            conn.execute(sql)
         if trigger is not None:
             _add_summaries(conn, before)
             conn.execute(trigger[0])
