@@ -232,16 +232,20 @@ def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
 def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     """Names the solver does not know, and expressions that are not allowed."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES
+    from questions.variants import NAMES, suggest_name
     from solver.keys import KEYS
     from solver.presets import GPUS, MODELS
     from solver.quantities import QUANTITIES
 
     out: list[tuple[list[str | int], str]] = []
+    own = (frozenset(t.params) | frozenset(t.fixed)) - {"model", "gpu"}
 
     def suggest(name: str, known: Iterable[str]) -> str:
-        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        # the template's own drawn and fixed names first: `microbatch` in a template
+        # that draws `microbatches` means that, not the solver key `micro_batch`
+        known = list(known)
+        close = suggest_name(name, known, [n for n in own if n in known])
+        return f" (did you mean {close}?)" if close else ""
 
     def check_keys(mapping: dict[str, Any], loc: list[str | int]) -> None:
         for k, v in mapping.items():
@@ -269,7 +273,7 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     check_keys(dict(t.fixed), ["fixed"])
     for i, c in enumerate(t.constraints):
         try:
-            compile_expr(c, NAMES | frozenset(t.params))
+            compile_expr(c, NAMES | frozenset(t.params), own)
         except ExprError as exc:
             out.append((["constraints", i], str(exc)))
     out += _check_placeholders(t)
@@ -281,9 +285,44 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
         out += _check_part(part, base, check_keys, suggest, QUANTITIES,
-                           NAMES | frozenset(free))
+                           NAMES | frozenset(free), own)
     out += _check_follow(t)
     out += _check_examples(t)
+    out += _check_condition_units(t)
+    return out
+
+
+def _check_condition_units(t: Template) -> list[tuple[list[str | int], str]]:
+    """Constraints and `answer.when` conditions compare like with like (a condition that
+    compares bytes with bytes per second would pick the key silently wrong), and a
+    spoken figure's `expr` is in its unit."""
+    from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+    texts: list[tuple[list[str | int], str, str | None]] = [
+        (["constraints", i], c, None) for i, c in enumerate(t.constraints)]
+    for pi, part in enumerate(t.all_parts()):
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        texts += [(base + ["answer", "when", i, "if"], w.if_, None)
+                  for i, w in enumerate(part.answer.when)]
+        texts += [(base + ["answer", "figures", i, "expr"], f.expr, f.unit)
+                  for i, f in enumerate(part.answer.figures) if f.expr and f.unit]
+    out: list[tuple[list[str | int], str]] = []
+    for loc, text, unit in texts:
+        try:
+            got = expr_dim(text, units)
+            want = dim_of_unit(unit) if unit else None
+        except DimensionError as exc:
+            out.append((loc, f"{text!r} {exc}: compare (and add) quantities of one "
+                        "dimension, e.g. bytes with bytes"))
+            continue
+        except (SyntaxError, ValueError):  # reported elsewhere
+            continue
+        if want is not None and got is not None and got != want:
+            out.append((loc, f"{text!r} is in {show_dim(got)} but the figure's unit is "
+                        f"{unit}: fix the expression or set unit = \"{show_dim(got)}\""))
     return out
 
 
@@ -302,6 +341,18 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((loc + ["part"], f"no part {ex.part}: the template has "
                         f"{len(parts)}"))
             continue
+        known = [x.name for x in parts[ex.part - 1].mistakes]
+        # the grader's own slips ("GB vs GiB", "bits vs bytes", "off by a thousand") and
+        # a layout's verdicts ("illegal layout") are names too
+        generic = re.fullmatch(r"[kMGTPE]?B vs [KMGTPE]iB|bits vs bytes|off by a thousand",
+                               ex.mistake or "")
+        if ex.mistake is not None and ex.mistake not in known and not generic and \
+                parts[ex.part - 1].answer_kind != "layout":
+            close = suggest_name(ex.mistake, known, known)
+            hint = f" (did you mean {close!r}?)" if close else \
+                f" (part {ex.part}'s mistakes: {', '.join(map(repr, known)) or 'none'})"
+            out.append((loc + ["mistake"], f"{ex.mistake!r} is not a known mistake of part "
+                        f"{ex.part}{hint}"))
         for field_name, k, text in [("answer", ex.part, ex.answer)] + [
                 ("earlier", n + 1, x) for n, x in enumerate(ex.earlier)]:
             part = parts[min(k, len(parts)) - 1]
@@ -324,7 +375,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
                     out.append((at, f"{written} names no known mistake of part {k}{hint}"))
                 elif kind == "expr":
                     try:
-                        compile_expr(arg, NAMES | frozenset(t.params))
+                        compile_expr(arg, NAMES | frozenset(t.params), t.params)
                     except ExprError as exc:
                         out.append((at, f"{written}: {exc}"))
     return out
@@ -458,10 +509,11 @@ def _unit_twice(text: str, own: frozenset[str],
         known = UNITS.get(said) or UNITS.get(said.lower())
         if said.lower() in (noun.lower(), noun.lower().rstrip("s")) or (
                 known is not None and known[1] == unit):
+            bare = "" if units is not None else \
+                f" (or write {{{field_name}:,.0f}} for the bare number)"
             out.append(("{" + field_name + "}", f"{{{field_name}}} already shows its unit "
                         f"(\"{format_value(1234.0, unit)}\"), so \"{{{field_name}}} {said}\" "
-                        f"says it twice: drop \"{said}\" (or write {{{field_name}:,.0f}} for "
-                        "the bare number)"))
+                        f"says it twice: drop \"{said}\"{bare}"))
     return out
 
 
@@ -478,7 +530,8 @@ def _choices(v: Any) -> list[Any]:
 
 
 def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any,
-                quantities: Any, names: frozenset[str]) -> list[tuple[list[str | int], str]]:
+                quantities: Any, names: frozenset[str], own: frozenset[str] = frozenset()
+                ) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
     from solver.units import BASE_UNITS
 
@@ -519,7 +572,13 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                         f"{name!r}{suggest(name, names)}"))
     texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
     texts += [(base + ["answer", "when", i, "if"], w.if_) for i, w in enumerate(a.when)]
+    seen_names: set[str] = set()
     for mi, m in enumerate(part.mistakes):
+        if m.name in seen_names:
+            out.append((base + ["mistakes", mi, "name"], f"{m.name!r} names two mistakes: "
+                        "the grader, examples and history could only ever mean the first; "
+                        "give each its own name"))
+        seen_names.add(m.name)
         texts.append((base + ["mistakes", mi, "expr"], m.expr))
         check_keys(dict(m.set), base + ["mistakes", mi, "set"])
         if m.choice:
@@ -539,7 +598,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
     for loc, text in texts:
         if text:
             try:
-                compile_expr(text, names)
+                compile_expr(text, names, own)
                 compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))

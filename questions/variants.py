@@ -776,8 +776,9 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
     in the key's unit, its formula, or the options it picks (by their text: the letters
     are shuffled per variant)."""
     if m.value is not None:
-        binary = part.answer.binary and (key.unit or "") in ("B", "B/s")
-        return format_value(m.value, key.unit or "1", binary=binary)
+        unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
+        binary = part.answer.binary and unit in ("B", "B/s")
+        return format_value(m.value, unit, binary=binary)
     if m.formula:
         return m.formula
     if m.choice:

@@ -522,7 +522,9 @@ def _preview_part(pv: PartVariant) -> list[str]:
         rows = []
         for m in pv.mistakes:
             if m.value is not None:
-                shown = format_value(m.value, key.unit or "1")
+                from questions.variants import mistake_figure
+
+                shown = mistake_figure(spec, key, m)
             else:
                 shown = m.formula or ", ".join(m.choice) or "-"
             rows.append([f"  {m.name}", shown, f"credit {m.credit:g}"])

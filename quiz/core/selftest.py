@@ -93,6 +93,21 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             if relative_error(v1, v2) <= key.tolerance:
                 fail("mistake", f"{n1!r} and {n2!r} give the same answer ({v1:.4g}); "
                      "the grader could only ever name the first", j)
+    # The same collision check for every value a mistake could be confused with: an
+    # accepted convention grades correct before any mistake is tried, and a spoken
+    # figure's mistake is only ever told from that figure.
+    for j, m in enumerate(pv.mistakes):
+        if m.value is None:
+            continue
+        for acc in pv.accepted:
+            if relative_error(m.value, acc.value) <= key.tolerance:
+                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+                     f"the accepted convention {acc.name!r} ({acc.value:.4g}), which grades "
+                     "correct first: this mistake can never fire", j)
+        for fk in key.figures:
+            if fk.id == m.figure and relative_error(m.value, fk.value) <= fk.tolerance:
+                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+                     f"the figure {fk.id!r} it is a wrong value of ({fk.value:.4g})", j)
     g = grade(pv, key.display)
     if g.verdict != "correct":
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
