@@ -489,6 +489,10 @@ SOLVER_REJECTED_SHARE = 0.25
 """A share of draws rejected by the solver (not by a declared constraint) it reports:
 combinations the author may not know are impossible (126 layers on 4 stages)."""
 
+COVERAGE_SECONDS = 2.0
+"""CPU time :func:`draw_coverage` may take (a template whose draws are mostly rejected
+is reported on the seeds drawn by then)."""
+
 END_SHARE = 0.1
 """The share of a range at each end whose draws :func:`draw_coverage` watches."""
 
@@ -615,7 +619,11 @@ def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS) -> Coverage:
         else:
             out.rejected.append((dict(params), reason, at))
 
+    deadline = time.thread_time() + COVERAGE_SECONDS
     for seed in range(out.seeds):
+        if seed and time.thread_time() > deadline:
+            out.seeds = seed  # what was drawn in the time is the report
+            break
         try:
             draw_params(t, seed, observe)
         except TemplateError:

@@ -73,7 +73,7 @@ def read_length(name: str, text: str) -> float | None:
     >>> read_length("seq", "128K"), read_length("seq", "8k"), read_length("params", "8K")
     (131072.0, 8192.0, None)
     """
-    if name not in LENGTH_KEYS:
+    if name not in LENGTH_KEYS or len(text) > 60:  # longer: no number, refused elsewhere
         return None
     m = _LENGTH.match(text)
     return None if m is None else float(m.group(1)) * BINARY_K

@@ -7,12 +7,13 @@ command other than `validate`, or the solver's reading of values.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import cpu_guard, run_cli
 
-from questions.loader import parse_template
+from questions.loader import TemplateFileError, parse_template
 from questions.variants import draw_coverage, make_variant
 from quiz.commands.solve import read_sets
 from quiz.core.selftest import check_examples
@@ -240,3 +241,50 @@ quantity = "pp_bubble"
     (loc, reason), = [w for w in report.warnings() if "405b" in w[1]]
     assert loc == ["params", "model"]
     assert "never drawn" in reason and "not divisible by pp*interleave" in reason
+
+
+# ---------------------------------------------------------------- hostile input
+
+
+def test_an_example_expression_runs_nothing_and_is_refused_on_its_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls: list[str] = []
+    monkeypatch.setattr(os, "system", lambda command: calls.append(command) or 0)
+    text = MODEL_STATE + """
+[[examples]]
+answer = "{expr:__import__('os').system('true')}"
+verdict = "correct"
+"""
+    with pytest.raises(TemplateFileError) as caught:
+        parse_template(text, "x.toml")
+    (problem,) = caught.value.problems
+    assert problem.field == "examples[0].answer" and problem.line == text.count("\n") - 1
+    assert calls == []
+
+
+@pytest.mark.parametrize("answer", ["{expr:9**9**9**9}", "{expr:" + "(" * 300 + "1" +
+                                    ")" * 300 + "}", "{mistake:" + "x" * 5000 + "}",
+                                    "{part:99999999999999999999}", "{expr:1/0}"])
+def test_hostile_example_placeholders_fail_cleanly(answer: str) -> None:
+    with cpu_guard(20):
+        try:
+            t = parse_template(MODEL_STATE + f"""
+[[examples]]
+answer = "{answer}"
+verdict = "correct"
+""")
+        except TemplateFileError as exc:
+            assert exc.problems  # refused when it is read
+            return
+        failures = check_examples(t, 3)
+    assert len(failures) == 1 and failures[0].example == 0
+
+
+@pytest.mark.parametrize("value", ["9" * 5000 + "K", "1e400K", "K", "-8K", "8 KK", "٨K"])
+def test_hostile_length_values_are_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    code, _, err = run_cli(capsys, "solve", "kv_cache_bytes", "--model", "llama3-8b",
+                             "--set", f"seq={value}")
+    assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
