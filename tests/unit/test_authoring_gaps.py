@@ -250,7 +250,12 @@ def test_an_example_expression_runs_nothing_and_is_refused_on_its_line(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls: list[str] = []
-    monkeypatch.setattr(os, "system", lambda command: calls.append(command) or 0)
+
+    def system(command: str) -> int:
+        calls.append(command)
+        return 0
+
+    monkeypatch.setattr(os, "system", system)
     text = MODEL_STATE + """
 [[examples]]
 answer = "{expr:__import__('os').system('true')}"
