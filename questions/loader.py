@@ -572,8 +572,16 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                         f"{name!r}{suggest(name, names)}"))
     texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
     texts += [(base + ["answer", "when", i, "if"], w.if_) for i, w in enumerate(a.when)]
+    branches = [(f"when answer.when[{i}] holds ({w.if_!r})", set(w.correct))
+                for i, w in enumerate(a.when)] + [("when no answer.when holds", set(a.correct))]
     seen_names: set[str] = set()
     for mi, m in enumerate(part.mistakes):
+        keyed = [what for what, correct in branches if m.choice and set(m.choice) == correct]
+        if a.when and keyed and len(keyed) < len(branches):  # in every branch: see kinds
+            out.append((base + ["mistakes", mi, "choice"], f"{', '.join(m.choice or [])} is "
+                        f"the key {keyed[0]}: in those variants this mistake can never fire "
+                        "and its feedback calls a right answer wrong; give it a pick that is "
+                        "wrong in every branch"))
         if m.name in seen_names:
             out.append((base + ["mistakes", mi, "name"], f"{m.name!r} names two mistakes: "
                         "the grader, examples and history could only ever mean the first; "

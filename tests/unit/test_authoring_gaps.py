@@ -293,3 +293,17 @@ def test_hostile_length_values_are_refused_in_one_line(
     code, _, err = run_cli(capsys, "solve", "kv_cache_bytes", "--model", "llama3-8b",
                              "--set", f"seq={value}")
     assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_self_test_catches_a_choice_mistake_that_is_a_drawn_branchs_key() -> None:
+    # validate refuses it on load; the per-seed check holds for what gets past it
+    import tomllib
+
+    from questions.schema import Template
+    from quiz.core.selftest import check_template
+
+    text = (Path(__file__).parent / "broken" / "choice_mistake_key_in_a_branch.toml"
+            ).read_text(encoding="utf-8")
+    failures = check_template(Template.model_validate(tomllib.loads(text)), 5)
+    assert any("picks the key of this draw" in f.reason
+               for f in failures)
