@@ -271,6 +271,10 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((["params", name], "a free parameter's name must be an identifier"))
     check_keys({k: v for k, v in t.params.items() if k not in free}, ["params"])
     check_keys(dict(t.fixed), ["fixed"])
+    for name in sorted(set(t.params) & set(t.fixed)):
+        out.append((["fixed", name], f"{name} is both drawn ([params.{name}]) and fixed: the "
+                    "key uses the fixed value while the texts show the drawn one; keep "
+                    "one of them"))
     for i, c in enumerate(t.constraints):
         try:
             compile_expr(c, NAMES | frozenset(t.params), own)
@@ -695,6 +699,29 @@ def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
         if part.answer_kind == "number":
             out += _unit_warnings(part, base)
     out += _default_key_warnings(t)
+    out += _set_key_warnings(t)
+    return out
+
+
+def _set_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
+    """A part's text quoting a drawn or fixed key that the part's `answer.set` changes:
+    the text shows the drawn value, the key uses the set one."""
+    from questions.variants import _placeholders
+
+    parts = t.all_parts()
+    out: list[tuple[list[str | int], str]] = []
+    for loc, text in _text_fields(t):
+        if loc[0] == "intro":  # shared by every part: a part may well change a key
+            continue
+        part = parts[int(loc[1]) if t.parts else 0]
+        for name in sorted(_placeholders(text)):
+            if name in part.answer.set and (name in t.params or name in t.fixed):
+                shown = "drawn" if name in t.params else "fixed"
+                out.append((loc + [_AT + "{" + name], f"{{{name}}} shows the {shown} value, "
+                            f"but this part's answer.set makes {name} = "
+                            f"{part.answer.set[name]!r} for the key: the text and the key "
+                            "disagree; quote the value the key uses, or say in words that "
+                            "it changes"))
     return out
 
 
