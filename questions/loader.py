@@ -794,8 +794,11 @@ def _default_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     except (SolverError, ArithmeticError, ValueError, LookupError):
         return []
     out: list[tuple[list[str | int], str]] = []
-    spoken = [((["parts", pi] if t.parts else []) + ["answer", "model_answer"],
-               p.answer.model_answer) for pi, p in enumerate(parts) if p.answer.model_answer]
+    spoken: list[tuple[list[str | int], str]] = []
+    for pi, p in enumerate(parts):
+        if p.answer.model_answer:
+            at: list[str | int] = ["parts", pi] if t.parts else []
+            spoken.append((at + ["answer", "model_answer"], p.answer.model_answer))
     for loc, text in _text_fields(t) + spoken:
         pi = int(loc[1]) if t.parts and loc[0] == "parts" else 0
         answer_set = parts[pi].answer.set if loc[0] != "intro" else {}
