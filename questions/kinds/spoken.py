@@ -127,7 +127,8 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     texts = {"model": True, "gpu": True} | {f.id: True for f in a.figures}
     from questions.loader import AT
 
-    for written, reason in placeholder_problems(a.model_answer, names, texts):
+    for written, reason in placeholder_problems(a.model_answer, names, texts,
+                                                [f.id for f in a.figures]):
         # located on the placeholder's own line of the (long) model answer
         out.append((base + ["answer", "model_answer", AT + written], f"{written}: {reason}"))
     return out
