@@ -3,7 +3,10 @@
 Counts (parameters, tokens, layers, GPUs, requests) are dimensionless here: a parameter
 count times bytes per parameter is bytes. A number written in an expression may carry a
 unit (the 2 FLOP per parameter of ``2 * params``, the 3600 s of an hour), so a product
-with a number in it is not checked; sums and names alone are. The loader compares the
+with a number in it is not checked strictly; sums, names and each argument of
+``min``/``max`` are, on their own. Read with plain numbers (``plain_numbers=True``), an
+expression that then does not fit its unit gets a warning ("unit not checked") that
+names the unit its numbers would have to carry. The loader compares the
 dimension of an answer's ``expr`` (and of each known mistake's) with the answer's
 ``unit``, so that ``kv_cache_bytes / hbm_bytes`` cannot be graded in seconds.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Mapping
 
-__all__ = ["Dim", "dim_of_unit", "expr_dim", "show_dim"]
+__all__ = ["Dim", "dim_of_unit", "expr_dim", "has_number", "per", "show_dim"]
 
 Dim = tuple[tuple[str, int], ...]
 """Exponents of the base dimensions B, FLOP and s, without zeros, e.g. (("B", 1), ("s", -1))."""
@@ -59,30 +62,60 @@ def _mul(a: Dim, b: Dim, sign: int = 1) -> Dim:
     return _make(exps)
 
 
+def per(a: Dim, b: Dim) -> Dim:
+    """The dimension a / b.
+
+    >>> show_dim(per(dim_of_unit("FLOP"), dim_of_unit("s")))
+    'FLOP/s'
+    """
+    return _mul(a, b, -1)
+
+
 class DimensionError(ValueError):
     """Two terms of different dimensions added, subtracted or compared."""
 
 
-def expr_dim(text: str, units: Mapping[str, str]) -> Dim | None:
+def expr_dim(text: str, units: Mapping[str, str], *, plain_numbers: bool = False
+             ) -> Dim | None:
     """The dimension of an expression whose names have these base units; None when it
-    cannot be known (a free parameter, a power with a non-constant exponent).
+    cannot be known (a free parameter, a power with a non-constant exponent, a product
+    with a number in it, which may carry a unit).
+
+    Args:
+        text: the expression.
+        units: name -> base unit.
+        plain_numbers: read every number as a plain number (no unit): what the
+            expression's dimension is unless one of its numbers carries a unit.
 
     Raises:
-        DimensionError: terms of different dimensions added, subtracted or compared.
+        DimensionError: terms of different dimensions added, subtracted, compared or
+            given to min()/max() (each argument is checked on its own: a number in one
+            of them leaves the others checked).
     """
-    return _dim(ast.parse(text.strip(), mode="eval").body, units)
+    return _dim(ast.parse(text.strip(), mode="eval").body, units, plain_numbers)
 
 
-def _dim(node: ast.expr, units: Mapping[str, str]) -> Dim | None:
+def has_number(text: str) -> bool:
+    """Whether an expression holds a number (which may carry a unit).
+
+    >>> has_number("2 * params * tokens"), has_number("kv_cache_bytes / hbm_bw")
+    (True, False)
+    """
+    return any(isinstance(n, ast.Constant) and not isinstance(n.value, bool)
+               for n in ast.walk(ast.parse(text.strip(), mode="eval")))
+
+
+def _dim(node: ast.expr, units: Mapping[str, str], plain: bool = False) -> Dim | None:
     if isinstance(node, ast.Constant):
-        return None  # a number may carry a unit: 2 FLOP per parameter, 3600 s per hour
+        # a number may carry a unit: 2 FLOP per parameter, 3600 s per hour
+        return () if plain else None
     if isinstance(node, ast.Name):
         unit = units.get(node.id)
         return None if unit is None else dim_of_unit(unit)
     if isinstance(node, ast.UnaryOp):
-        return () if isinstance(node.op, ast.Not) else _dim(node.operand, units)
+        return () if isinstance(node.op, ast.Not) else _dim(node.operand, units, plain)
     if isinstance(node, ast.BinOp):
-        left, right = _dim(node.left, units), _dim(node.right, units)
+        left, right = _dim(node.left, units, plain), _dim(node.right, units, plain)
         if isinstance(node.op, ast.Pow):
             if left == ():
                 return ()
@@ -103,7 +136,7 @@ def _dim(node: ast.expr, units: Mapping[str, str]) -> Dim | None:
             return _mul(left, right, -1)
         return _same(node, left, right)  # + - %
     if isinstance(node, ast.Compare):
-        dims = [_dim(x, units) for x in (node.left, *node.comparators)]
+        dims = [_dim(x, units, plain) for x in (node.left, *node.comparators)]
         known = [d for d in dims if d is not None]
         if any(d != known[0] for d in known):
             raise DimensionError(f"compares {show_dim(known[0])} with "
@@ -112,16 +145,19 @@ def _dim(node: ast.expr, units: Mapping[str, str]) -> Dim | None:
     if isinstance(node, ast.BoolOp):
         return ()
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        args = [_dim(a, units) for a in node.args]
+        args = [_dim(a, units, plain) for a in node.args]
         if node.func.id == "log2":
             return ()
-        if any(a is None for a in args):
+        # Each argument on its own: one with a number in it (unknown) leaves the
+        # others checked, and they give the call's dimension.
+        known = [a for a in args if a is not None]
+        if not known:
             return None
-        first = args[0] if args else ()
-        for other in args[1:]:
+        first = known[0]
+        for other in known[1:]:
             if other != first:
-                raise DimensionError(f"{node.func.id}() of {show_dim(first or ())} and "
-                                     f"{show_dim(other or ())}")
+                raise DimensionError(f"{node.func.id}() of {show_dim(first)} and "
+                                     f"{show_dim(other)}")
         return first
     return None
 

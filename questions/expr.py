@@ -21,7 +21,7 @@ import ast
 import difflib
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -88,8 +88,15 @@ class Expr:
         raise ExprError(f"{self.text}: {reason}", expr=self.text, reason=reason) from cause
 
 
-def compile_expr(text: str, known: set[str] | frozenset[str]) -> Expr:
+def compile_expr(text: str, known: set[str] | frozenset[str],
+                 preferred: Iterable[str] = ()) -> Expr:
     """Check `text` against the whitelist and the known names.
+
+    Args:
+        text: the expression.
+        known: every name it may read.
+        preferred: names suggested first for a near miss (a template's drawn and fixed
+            parameters: `microbatch` means the drawn `microbatches`, not `micro_batch`).
 
     Raises:
         ExprError: syntax, a construct that is not allowed, or an unknown name (with a
@@ -106,7 +113,11 @@ def compile_expr(text: str, known: set[str] | frozenset[str]) -> Expr:
         _check(node)
         if isinstance(node, ast.Name) and node.id not in _FUNCTIONS:
             if node.id not in known:
-                close = difflib.get_close_matches(node.id, sorted(known), n=1, cutoff=0.6)
+                close = []
+                for pool in (sorted(set(preferred) & set(known)), sorted(known)):
+                    close = difflib.get_close_matches(node.id, pool, n=1, cutoff=0.6)
+                    if close:
+                        break
                 hint = f" (did you mean {close[0]}?)" if close else ""
                 raise ExprError(f"unknown name {node.id!r}{hint}")
             names.add(node.id)

@@ -232,16 +232,20 @@ def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
 def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     """Names the solver does not know, and expressions that are not allowed."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES
+    from questions.variants import NAMES, suggest_name
     from solver.keys import KEYS
     from solver.presets import GPUS, MODELS
     from solver.quantities import QUANTITIES
 
     out: list[tuple[list[str | int], str]] = []
+    own = (frozenset(t.params) | frozenset(t.fixed)) - {"model", "gpu"}
 
     def suggest(name: str, known: Iterable[str]) -> str:
-        close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
-        return f" (did you mean {close[0]}?)" if close else ""
+        # the template's own drawn and fixed names first: `microbatch` in a template
+        # that draws `microbatches` means that, not the solver key `micro_batch`
+        known = list(known)
+        close = suggest_name(name, known, [n for n in own if n in known])
+        return f" (did you mean {close}?)" if close else ""
 
     def check_keys(mapping: dict[str, Any], loc: list[str | int]) -> None:
         for k, v in mapping.items():
@@ -267,9 +271,13 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((["params", name], "a free parameter's name must be an identifier"))
     check_keys({k: v for k, v in t.params.items() if k not in free}, ["params"])
     check_keys(dict(t.fixed), ["fixed"])
+    for name in sorted(set(t.params) & set(t.fixed)):
+        out.append((["fixed", name], f"{name} is both drawn ([params.{name}]) and fixed: the "
+                    "key uses the fixed value while the texts show the drawn one; keep "
+                    "one of them"))
     for i, c in enumerate(t.constraints):
         try:
-            compile_expr(c, NAMES | frozenset(t.params))
+            compile_expr(c, NAMES | frozenset(t.params), own)
         except ExprError as exc:
             out.append((["constraints", i], str(exc)))
     out += _check_placeholders(t)
@@ -281,8 +289,99 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
         out += _check_part(part, base, check_keys, suggest, QUANTITIES,
-                           NAMES | frozenset(free))
+                           NAMES | frozenset(free), own)
     out += _check_follow(t)
+    out += _check_examples(t)
+    out += _check_condition_units(t)
+    return out
+
+
+def _check_condition_units(t: Template) -> list[tuple[list[str | int], str]]:
+    """Constraints and `answer.when` conditions compare like with like (a condition that
+    compares bytes with bytes per second would pick the key silently wrong), and a
+    spoken figure's `expr` is in its unit."""
+    from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+    texts: list[tuple[list[str | int], str, str | None]] = [
+        (["constraints", i], c, None) for i, c in enumerate(t.constraints)]
+    for pi, part in enumerate(t.all_parts()):
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        texts += [(base + ["answer", "when", i, "if"], w.if_, None)
+                  for i, w in enumerate(part.answer.when)]
+        texts += [(base + ["answer", "figures", i, "expr"], f.expr, f.unit)
+                  for i, f in enumerate(part.answer.figures) if f.expr and f.unit]
+    out: list[tuple[list[str | int], str]] = []
+    for loc, text, unit in texts:
+        try:
+            got = expr_dim(text, units)
+            want = dim_of_unit(unit) if unit else None
+        except DimensionError as exc:
+            out.append((loc, f"{text!r} {exc}: compare (and add) quantities of one "
+                        "dimension, e.g. bytes with bytes"))
+            continue
+        except (SyntaxError, ValueError):  # reported elsewhere
+            continue
+        if want is not None and got is not None and got != want:
+            out.append((loc, f"{text!r} is in {show_dim(got)} but the figure's unit is "
+                        f"{unit}: fix the expression or set unit = \"{show_dim(got)}\""))
+    return out
+
+
+def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
+    """Each example's part exists, and its placeholders name a part, a known mistake
+    of its part or an expression that compiles."""
+    from questions.expr import ExprError, compile_expr
+    from questions.variants import EXAMPLE_PLACEHOLDER, NAMES, suggest_name
+
+    parts = t.all_parts()
+    out: list[tuple[list[str | int], str]] = []
+    braces = re.compile(r"\{[^{}]*\}")
+    for i, ex in enumerate(t.examples):
+        loc: list[str | int] = ["examples", i]
+        if not 1 <= ex.part <= len(parts):
+            out.append((loc + ["part"], f"no part {ex.part}: the template has "
+                        f"{len(parts)}"))
+            continue
+        known = [x.name for x in parts[ex.part - 1].mistakes]
+        # the grader's own slips ("GB vs GiB", "bits vs bytes", "off by a thousand") and
+        # a layout's verdicts ("illegal layout") are names too
+        generic = re.fullmatch(r"[kMGTPE]?B vs [KMGTPE]iB|bits vs bytes|off by a thousand",
+                               ex.mistake or "")
+        if ex.mistake is not None and ex.mistake not in known and not generic and \
+                parts[ex.part - 1].answer_kind != "layout":
+            close = suggest_name(ex.mistake, known, known)
+            hint = f" (did you mean {close!r}?)" if close else \
+                f" (part {ex.part}'s mistakes: {', '.join(map(repr, known)) or 'none'})"
+            out.append((loc + ["mistake"], f"{ex.mistake!r} is not a known mistake of part "
+                        f"{ex.part}{hint}"))
+        for field_name, k, text in [("answer", ex.part, ex.answer)] + [
+                ("earlier", n + 1, x) for n, x in enumerate(ex.earlier)]:
+            part = parts[min(k, len(parts)) - 1]
+            for written in braces.findall(text):
+                m = EXAMPLE_PLACEHOLDER.fullmatch(written)
+                at = loc + [field_name]
+                if m is None:
+                    out.append((at, f"{written} is not an example placeholder: use {{key}}, "
+                                "{part:N}, {mistake:NAME} or {expr:EXPR}"))
+                    continue
+                kind, _, arg = m.group(1).partition(":")
+                arg = arg.strip()
+                if kind == "part" and not (arg.isdigit() and 1 <= int(arg) <= len(parts)):
+                    out.append((at, f"{written}: the template has parts 1 to {len(parts)}"))
+                elif kind == "mistake" and arg not in {x.name for x in part.mistakes}:
+                    names = [x.name for x in part.mistakes]
+                    close = suggest_name(arg, names, names)
+                    hint = f" (did you mean {{mistake:{close}}}?)" if close else \
+                        f" (part {k}'s mistakes: {', '.join(names) or 'none'})"
+                    out.append((at, f"{written} names no known mistake of part {k}{hint}"))
+                elif kind == "expr":
+                    try:
+                        compile_expr(arg, NAMES | frozenset(t.params), t.params)
+                    except ExprError as exc:
+                        out.append((at, f"{written}: {exc}"))
     return out
 
 
@@ -351,16 +450,20 @@ def _text_fields(t: Template) -> list[tuple[list[str | int], str]]:
 
 def _check_placeholders(t: Template) -> list[tuple[list[str | int], str]]:
     """Unknown names, fields and format specs of `{placeholders}` in every text field."""
-    from questions.variants import NAMES, placeholder_problems
+    from questions.variants import MISTAKE_PLACEHOLDER, NAMES, placeholder_problems
 
-    names = NAMES | frozenset(t.params) | frozenset(t.fixed)
+    own = frozenset(t.params) | frozenset(t.fixed)
+    names = NAMES | own
     texts = {n: n in ("model", "gpu") or any(isinstance(c, str) for c in spec.choices or [])
              for n, spec in t.params.items()}
     texts |= {n: isinstance(v, str) for n, v in t.fixed.items()}
-    texts |= {"model": True, "gpu": True}
+    texts |= {"model": True, "gpu": True, MISTAKE_PLACEHOLDER: True}
     out: list[tuple[list[str | int], str]] = []
     for loc, text in _text_fields(t):
-        for written, reason in placeholder_problems(text, names, texts):
+        # a mistake's feedback may quote the mistake's own figure as {mistake}
+        here = names | {MISTAKE_PLACEHOLDER} if loc[-3:-2] == ["mistakes"] else names
+        problems = placeholder_problems(text, here, texts, own) or _unit_twice(text, own)
+        for written, reason in problems:
             # A choice is an item of one array: find the array, then the text in it.
             at = loc[:-1] + [_AT + written, loc[-1]] if loc[-2:-1] == ["choices"] \
                 else loc + [_AT + written]
@@ -368,8 +471,62 @@ def _check_placeholders(t: Template) -> list[tuple[list[str | int], str]]:
     return out
 
 
+def _unit_twice(text: str, own: frozenset[str],
+                units: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
+    """A placeholder that shows its own unit followed by a unit word: "{requests}
+    requests" reads "185 requests requests", "{hbm_bytes} GB" "80 GB GB".
+
+    Args:
+        text: the text field.
+        own: the template's drawn and fixed names (shown as drawn, without a unit).
+        units: placeholder name -> base unit (default: the solver's keys and
+            quantities); a spoken answer's figures for its model answer.
+    """
+    import string
+
+    from solver.keys import KEYS
+    from solver.light import QUANTITIES
+    from solver.units import BASE_UNITS, UNITS, format_value
+
+    out: list[tuple[str, str]] = []
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return []
+    for n, (_, field_name, spec, conversion) in enumerate(parsed):
+        if not field_name or spec or conversion or "." in field_name or field_name in own:
+            continue
+        if units is not None:
+            unit = units.get(field_name)
+        else:
+            unit = KEYS[field_name].unit if field_name in KEYS else (
+                QUANTITIES[field_name].unit if field_name in QUANTITIES else None)
+        if unit not in BASE_UNITS or unit in ("1", "param"):
+            continue
+        after = parsed[n + 1][0] if n + 1 < len(parsed) else ""
+        word = re.match(r"\s+([A-Za-z][\w/]*)", after)
+        if word is None:
+            continue
+        said = word.group(1)
+        shown = format_value(1234.0, unit).split()
+        noun = shown[-1] if len(shown) > 1 else ""
+        known = UNITS.get(said) or UNITS.get(said.lower())
+        if said.lower() in (noun.lower(), noun.lower().rstrip("s")) or (
+                known is not None and known[1] == unit):
+            bare = "" if units is not None else \
+                f" (or write {{{field_name}:,.0f}} for the bare number)"
+            out.append(("{" + field_name + "}", f"{{{field_name}}} already shows its unit "
+                        f"(\"{format_value(1234.0, unit)}\"), so \"{{{field_name}}} {said}\" "
+                        f"says it twice: drop \"{said}\"{bare}"))
+    return out
+
+
 _AT = "\x00"
 """Marks the last item of a field path as the placeholder text to find (see _line_of)."""
+
+AT = _AT
+"""Put before a text as the last item of a field path, it places a problem on the line
+that holds that text (a placeholder in a long text field), from the field's line on."""
 
 
 def _choices(v: Any) -> list[Any]:
@@ -377,7 +534,8 @@ def _choices(v: Any) -> list[Any]:
 
 
 def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any,
-                quantities: Any, names: frozenset[str]) -> list[tuple[list[str | int], str]]:
+                quantities: Any, names: frozenset[str], own: frozenset[str] = frozenset()
+                ) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
     from solver.units import BASE_UNITS
 
@@ -418,7 +576,21 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                         f"{name!r}{suggest(name, names)}"))
     texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
     texts += [(base + ["answer", "when", i, "if"], w.if_) for i, w in enumerate(a.when)]
+    branches = [(f"when answer.when[{i}] holds ({w.if_!r})", set(w.correct))
+                for i, w in enumerate(a.when)] + [("when no answer.when holds", set(a.correct))]
+    seen_names: set[str] = set()
     for mi, m in enumerate(part.mistakes):
+        keyed = [what for what, correct in branches if m.choice and set(m.choice) == correct]
+        if a.when and keyed and len(keyed) < len(branches):  # in every branch: see kinds
+            out.append((base + ["mistakes", mi, "choice"], f"{', '.join(m.choice or [])} is "
+                        f"the key {keyed[0]}: in those variants this mistake can never fire "
+                        "and its feedback calls a right answer wrong; give it a pick that is "
+                        "wrong in every branch"))
+        if m.name in seen_names:
+            out.append((base + ["mistakes", mi, "name"], f"{m.name!r} names two mistakes: "
+                        "the grader, examples and history could only ever mean the first; "
+                        "give each its own name"))
+        seen_names.add(m.name)
         texts.append((base + ["mistakes", mi, "expr"], m.expr))
         check_keys(dict(m.set), base + ["mistakes", mi, "set"])
         if m.choice:
@@ -438,7 +610,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
     for loc, text in texts:
         if text:
             try:
-                compile_expr(text, names)
+                compile_expr(text, names, own)
                 compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))
@@ -447,6 +619,29 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
     from questions.kinds import kind_of
 
     out += kind_of(part.answer_kind).check_loaded(part, base)
+    if part.answer_kind == "spoken":
+        out += _check_spoken(part, base)
+    return out
+
+
+def _check_spoken(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
+    """A spoken answer names `answer.show` (learn mode walks through those quantities:
+    the part has no single quantity of its own), and its model answer does not follow a
+    figure with the figure's own unit."""
+    from solver.quantities import QUANTITIES
+
+    a = part.answer
+    out: list[tuple[list[str | int], str]] = []
+    if not a.show:
+        named = [f.quantity for f in a.figures if f.quantity in QUANTITIES]
+        example = ", ".join(f'"{q}"' for q in dict.fromkeys(named)) or '"QUANTITY"'
+        out.append((base + ["answer"], "a spoken answer needs answer.show: learn mode walks "
+                    "through those quantities, as a spoken part has no single quantity of "
+                    f"its own; e.g. show = [{example}] (the quantities of its figures)"))
+    units = {f.id: f.unit or (QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES
+                              else "1") for f in a.figures}
+    for written, reason in _unit_twice(a.model_answer, frozenset(), units):
+        out.append((base + ["answer", "model_answer", _AT + written], reason))
     return out
 
 
@@ -474,9 +669,7 @@ def _check_dimensions(part: Part, base: list[str | int],
         (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
         for i, m in enumerate(part.mistakes)]
     for loc, text, what in exprs:
-        if not text or text not in compiled or (what != "answer.expr" and want == ()):
-            # A count may stand for a rate the solver keeps without a unit (tokens per
-            # second), so a mistake's expression is only held to a dimensioned answer.
+        if not text or text not in compiled:
             continue
         try:
             got_dim = expr_dim(text, units)
@@ -489,6 +682,178 @@ def _check_dimensions(part: Part, base: list[str | int],
             shown = unit if unit == show_dim(want) else f"{unit} ({show_dim(want)})"
             out.append((loc, f"{text!r} is in {show_dim(got_dim)} but the answer's unit is "
                         f"{shown}; {fix}"))
+    return out
+
+
+# ---------------------------------------------------------------- warnings
+
+
+def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
+    """What ``validate`` and ``test`` print as warnings (a template that loads may still
+    show learners something other than what its key uses): a number in an expression
+    whose unit could not be checked, and a solver key a text quotes that the template
+    neither draws nor fixes. Never raises."""
+    out: list[tuple[list[str | int], str]] = []
+    for pi, part in enumerate(t.all_parts()):
+        base: list[str | int] = ["parts", pi] if t.parts else []
+        if part.answer_kind == "number":
+            out += _unit_warnings(part, base)
+    out += _default_key_warnings(t)
+    out += _set_key_warnings(t)
+    return out
+
+
+def _set_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
+    """A part's text quoting a drawn or fixed key that the part's `answer.set` changes:
+    the text shows the drawn value, the key uses the set one."""
+    from questions.variants import _placeholders
+
+    parts = t.all_parts()
+    out: list[tuple[list[str | int], str]] = []
+    for loc, text in _text_fields(t):
+        if loc[0] == "intro":  # shared by every part: a part may well change a key
+            continue
+        part = parts[int(loc[1]) if t.parts else 0]
+        for name in sorted(_placeholders(text)):
+            if name in part.answer.set and (name in t.params or name in t.fixed):
+                shown = "drawn" if name in t.params else "fixed"
+                out.append((loc + [_AT + "{" + name], f"{{{name}}} shows the {shown} value, "
+                            f"but this part's answer.set makes {name} = "
+                            f"{part.answer.set[name]!r} for the key: the text and the key "
+                            "disagree; quote the value the key uses, or say in words that "
+                            "it changes"))
+    return out
+
+
+def _unit_warnings(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
+    """Expressions whose numbers keep their unit from being checked: read with plain
+    numbers, one that does not fit the answer's unit is worth a look (a number must
+    carry the difference, as the 2 FLOP per parameter of ``2 * params`` does)."""
+    from questions.dimensions import (
+        DimensionError,
+        dim_of_unit,
+        expr_dim,
+        has_number,
+        per,
+        show_dim,
+    )
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    a = part.answer
+    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+    unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+    try:
+        want = dim_of_unit(unit)
+    except ValueError:
+        return []
+    out: list[tuple[list[str | int], str]] = []
+    exprs = [(base + ["answer", "expr"], a.expr)] + [
+        (base + ["mistakes", i, "expr"], m.expr) for i, m in enumerate(part.mistakes)]
+    for loc, text in exprs:
+        try:
+            if not text or not has_number(text):
+                continue
+            strict = expr_dim(text, units)
+        except (SyntaxError, ValueError):  # reported as an error
+            continue
+        try:
+            plain = expr_dim(text, units, plain_numbers=True)
+        except DimensionError as exc:
+            out.append((loc, f"unit not checked: read with plain numbers, {text!r} "
+                        f"{exc}; it holds only if a number in it carries the difference "
+                        "(as 2 bytes per parameter does): if none does, fix the expression"))
+            continue
+        if plain is None or plain == want or strict is not None:
+            continue
+        out.append((loc, f"unit not checked: read with plain numbers, {text!r} is in "
+                    f"{show_dim(plain)}, not {unit}; it fits only if one of its numbers "
+                    f"carries {show_dim(per(want, plain))} (as 2 bytes or 2 FLOP per "
+                    "parameter, or 3600 s per hour, do): if none does, fix the expression"))
+    return out
+
+
+def _default_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
+    """A solver key quoted in a text that the template neither draws nor fixes (nor a
+    drawn preset sets): every variant shows the key's default, which the answer may not
+    use (``{micro_batch}`` shows 1 while the key uses the drawn ``microbatches``)."""
+    from questions.errors import TemplateError
+    from questions.variants import _placeholders, _split, describe, draw_params, suggest_name
+    from solver.errors import SolverError
+    from solver.inputs import resolve_inputs
+    from solver.keys import KEYS
+
+    try:
+        params = draw_params(t, 0)[0]
+    except (TemplateError, SolverError, ArithmeticError, ValueError):
+        return []  # reported by the self-test
+    own = (set(t.params) | set(t.fixed)) - {"model", "gpu"}
+    parts = t.all_parts()
+    try:
+        used = _answer_leaves(t, params)
+    except (SolverError, ArithmeticError, ValueError, LookupError):
+        return []
+    out: list[tuple[list[str | int], str]] = []
+    spoken: list[tuple[list[str | int], str]] = []
+    for pi, p in enumerate(parts):
+        if p.answer.model_answer:
+            at: list[str | int] = ["parts", pi] if t.parts else []
+            spoken.append((at + ["answer", "model_answer"], p.answer.model_answer))
+    for loc, text in _text_fields(t) + spoken:
+        pi = int(loc[1]) if t.parts and loc[0] == "parts" else 0
+        answer_set = parts[pi].answer.set if loc[0] != "intro" else {}
+        quoted = [n for n in sorted(_placeholders(text)) if n in KEYS and n not in own
+                  and n not in answer_set and n not in used]
+        if not quoted:
+            continue
+        try:
+            inputs = resolve_inputs(*_split(params, t.fixed, answer_set))
+        except (SolverError, ArithmeticError, ValueError):
+            continue
+        for name in quoted:
+            if inputs.origin.get(name) != "default":
+                continue
+            close = suggest_name(name, own, own)
+            hint = f" (did you mean {{{close}}}, which it draws?)" if close else ""
+            shown = describe(name, inputs.values[name])
+            out.append((loc + [_AT + "{" + name], f"{{{name}}} is a solver key this "
+                        f"template neither draws nor fixes: every variant shows its "
+                        f"default ({shown}), which the answer may not use; draw it under "
+                        f"[params.{name}] or set it in [fixed]{hint}"))
+    return out
+
+
+def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
+    """Every solver key some part's answer is worked out from (its quantity's or its
+    expression's inputs, the quantities it shows, its choice conditions, its spoken
+    figures), for the parameters of one draw: a key quoted at its default that an
+    answer reads shows what the answer uses."""
+    from questions.expr import ExprError, compile_expr
+    from questions.variants import NAMES, _split
+    from solver.engine import derivation
+    from solver.inputs import ctx_of, resolve_inputs
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    out: set[str] = set()
+    for part in t.all_parts():
+        a = part.answer
+        if part.answer_kind == "layout":  # the layout search reads every key
+            return set(KEYS)
+        names = {a.quantity, *a.show} | {f.quantity for f in a.figures}
+        for text in (a.expr, *(w.if_ for w in a.when), *(f.expr for f in a.figures)):
+            if text:
+                try:
+                    names |= compile_expr(text, NAMES | frozenset(t.params)).names
+                except ExprError:
+                    continue
+        inputs = resolve_inputs(*_split(params, t.fixed, a.set))
+        ctx = ctx_of(inputs.values)
+        for name in names:
+            if name in QUANTITIES:
+                out |= set(derivation(name, ctx).leaves)
+            elif name:
+                out.add(name)
     return out
 
 

@@ -292,7 +292,9 @@ class Example(_Model):
     """A typed answer and the verdict it must get; `quiz templates test` checks them."""
 
     answer: str
-    """What a user might type. `{key}` is replaced by the key's display."""
+    """What a user might type. `{key}` is replaced by the key's display, `{part:N}` by
+    part N's, `{mistake:NAME}` by what the known mistake NAME types and `{expr:EXPR}` by
+    an expression's value; an answer with these is checked on every seed."""
     verdict: Verdict
     """The verdict it must get."""
     seed: int = 0
@@ -303,7 +305,8 @@ class Example(_Model):
     """For scenarios: which part (1-based)."""
     earlier: list[str] = Field(default_factory=list)
     """For follow-through: the answers typed to parts 1, 2, ... before this one
-    (`{key}` is each part's key)."""
+    (`{key}` is each part's key; `{part:N}`, `{mistake:NAME}` and `{expr:EXPR}` work as
+    in `answer`)."""
 
 
 class StepSpec(_Model):

@@ -406,9 +406,18 @@ def _only(inputs: Inputs, names: frozenset[str] | set[str]) -> dict[str, float]:
     return env
 
 
-def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
+def draw_params(t: Template, seed: int,
+                observe: Callable[[dict[str, Scalar], str | None, int | None], None]
+                | None = None) -> tuple[dict[str, Scalar], Inputs]:
     """The parameters of the variant of `t` at `seed` (a variant's only random draw:
     everything else is derived from them) and the inputs they resolve to.
+
+    Args:
+        t: the template.
+        seed: the variant's seed.
+        observe: called with each draw tried, why it was rejected (None: it was
+            kept) and the constraint that rejected it (its index; None: the solver
+            did, or nothing did), for :func:`draw_coverage`.
 
     Raises:
         TemplateError: the constraints cannot be met in MAX_DRAWS draws.
@@ -431,6 +440,7 @@ def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
             slow = (f"drawing a variant took over {MAX_DRAW_SECONDS:g} s ({last}); "
                     "simplify the parameters or constraints")
             raise TemplateError(f"{t.id}: {slow}", field=("answer",), reason=slow)
+        params = {}
         try:
             params = {name: _draw(spec, rng) for name, spec in t.params.items()}
             model, gpu, over = _split(params, t.fixed)
@@ -442,22 +452,184 @@ def draw_params(t: Template, seed: int) -> tuple[dict[str, Scalar], Inputs]:
             last, field, reason = str(exc), ("params",), None
             if isinstance(exc, ExprError) and exc.expr in t.constraints:
                 field, reason = ("constraints", t.constraints.index(exc.expr)), exc.reason
+            if observe is not None:
+                observe(params, str(exc), None)
             continue
         except (ArithmeticError, ValueError) as exc:  # overflow while drawing a number
             last, field, reason = f"a parameter cannot be drawn: {exc}", ("params",), None
+            if observe is not None:
+                observe(params, last, None)
             continue
         if failed:
             last = f"constraint {failed[0]!r} failed"
             field = ("constraints", t.constraints.index(failed[0]))
             reason = (f"no draw of the parameters meets {failed[0]!r} (tried {MAX_DRAWS}); "
                       "widen the parameters or relax it")
+            if observe is not None:
+                observe(params, last, t.constraints.index(failed[0]))
             continue
+        if observe is not None:
+            observe(params, None, None)
         break
     else:
         message = f"no draw in {MAX_DRAWS} satisfies the template ({last})"
         raise TemplateError(f"{t.id}: {message}", field=field,
                             reason=message if reason is None else reason)
     return params, inputs
+
+
+COVERAGE_SEEDS = 100
+"""Seeds :func:`draw_coverage` draws at least (parameters only: a few ms each)."""
+
+REJECTED_SHARE = 0.75
+"""A share of rejected draws :func:`draw_coverage` reports (a constraint that keeps one
+draw in four is a design; the variants crowd where the draws are kept)."""
+
+SOLVER_REJECTED_SHARE = 0.25
+"""A share of draws rejected by the solver (not by a declared constraint) it reports:
+combinations the author may not know are impossible (126 layers on 4 stages)."""
+
+COVERAGE_SECONDS = 2.0
+"""CPU time :func:`draw_coverage` may take (a template whose draws are mostly rejected
+is reported on the seeds drawn by then)."""
+
+END_SHARE = 0.1
+"""The share of a range at each end whose draws :func:`draw_coverage` watches."""
+
+
+@dataclass
+class Coverage:
+    """What the draws of a template's parameters covered, and what they refused.
+
+    Attributes:
+        template: the template.
+        seeds: seeds drawn.
+        tries: draws tried (kept or rejected).
+        kept: the kept draws' parameters.
+        rejected: (parameters, reason, constraint index or None) of each rejected try.
+        failed: seeds for which no draw could be kept.
+    """
+
+    template: Template
+    seeds: int
+    tries: int = 0
+    kept: list[dict[str, Scalar]] = field(default_factory=list)
+    rejected: list[tuple[dict[str, Scalar], str, int | None]] = field(default_factory=list)
+    failed: int = 0
+
+    def warnings(self) -> list[tuple[list[str | int], str]]:
+        """Located sentences: choices and range ends never drawn (with why their draws
+        were rejected), and a high rejection rate with its reasons."""
+        out: list[tuple[list[str | int], str]] = []
+        t = self.template
+        tries = f"{self.tries} draws over {self.seeds} seeds"
+        for name, spec in t.params.items():
+            if spec.choices is not None:
+                for choice in dict.fromkeys(spec.choices):
+                    if any(_same(p.get(name), choice) for p in self.kept):
+                        continue
+                    refused = [r for r in self.rejected if _same(r[0].get(name), choice)]
+                    if not refused:
+                        continue  # never tried: chance, not a reason
+                    out.append((["params", name], f"{choice!r} is never drawn in {tries}: "
+                                f"all {len(refused)} draws of it were rejected ("
+                                f"{_reasons(refused)}); drop it, or change what rejects it"))
+            elif spec.range is not None:
+                for end, inside in _ends(spec):
+                    if any(inside(p.get(name)) for p in self.kept):
+                        continue
+                    refused = [r for r in self.rejected if inside(r[0].get(name))]
+                    if not refused:
+                        continue
+                    out.append((["params", name], f"the {end} of its range is never drawn "
+                                f"in {tries}: all {len(refused)} draws there were rejected "
+                                f"({_reasons(refused)}); narrow the range, or change what "
+                                "rejects it"))
+        by_solver = [r for r in self.rejected if r[2] is None]
+        if self.tries and not self.failed and (
+                len(self.rejected) >= REJECTED_SHARE * self.tries
+                or len(by_solver) >= SOLVER_REJECTED_SHARE * self.tries):
+            share = len(self.rejected) / self.tries
+            counts: dict[int, int] = {}
+            for r in self.rejected:
+                if r[2] is not None:
+                    counts[r[2]] = counts.get(r[2], 0) + 1
+            top = max(counts, key=lambda i: counts[i]) if counts else None
+            where: list[str | int] = ["constraints", top] \
+                if top is not None and counts[top] * 2 > len(self.rejected) else ["params"]
+            out.append((where, f"{share:.0%} of the draws are rejected ({len(self.rejected)} "
+                        f"of {tries}: {_reasons(self.rejected)}); draw from ranges that "
+                        "fit, so that variants do not crowd where the draws are kept"))
+        return out
+
+
+def _same(a: object, b: object) -> bool:
+    """Whether a drawn value is this choice (True is not 1, "8" is not 8)."""
+    return (type(a) is bool) == (type(b) is bool) and (type(a) is str) == (
+        type(b) is str) and a == b
+
+
+def _ends(spec: ParamSpec) -> list[tuple[str, Callable[[object], bool]]]:
+    """(name, test) for the low and high end of a range: the END_SHARE of it at each
+    end (in log space for a log range), at least the end's own step."""
+    assert spec.range is not None
+    lo, hi = spec.range
+    if hi <= lo:
+        return []
+    scale: Callable[[float], float] = math.log if spec.log and lo > 0 else float
+    a, b = scale(lo), scale(hi)
+    width = max((b - a) * END_SHARE, 0.0)
+
+    def within(low: bool) -> Callable[[object], bool]:
+        def test(v: object) -> bool:
+            if not isinstance(v, int | float) or isinstance(v, bool) or (v <= 0 and \
+                    scale is math.log):
+                return False
+            x = scale(float(v))
+            if spec.step and abs(float(v) - (lo if low else hi)) < spec.step / 2:
+                return True
+            return x <= a + width if low else x >= b - width
+        return test
+
+    return [(f"low end ({lo:g})", within(True)), (f"high end ({hi:g})", within(False))]
+
+
+def _reasons(rejected: Sequence[tuple[dict[str, Scalar], str, int | None]]) -> str:
+    """The reasons of rejected draws, most frequent first: the solver's own words
+    (one example per kind of reason) and how many draws each rejected."""
+    groups: dict[str, list[str]] = {}
+    for _, reason, _ in rejected:
+        groups.setdefault(re.sub(r"\d+(\.\d+)?", "#", reason), []).append(reason)
+    ranked = sorted(groups.values(), key=len, reverse=True)
+    shown = [f"{len(g)}: {g[0]}" for g in ranked[:3]]
+    more = f"; {len(ranked) - 3} other reasons" if len(ranked) > 3 else ""
+    return "; ".join(shown) + more
+
+
+def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS) -> Coverage:
+    """Draw the parameters of `t` for max(`seeds`, COVERAGE_SEEDS) seeds and record
+    every draw tried: what was kept, what was rejected and why (see
+    :meth:`Coverage.warnings`). Never raises for a draw that fails."""
+    out = Coverage(t, max(seeds, COVERAGE_SEEDS))
+
+    def observe(params: dict[str, Scalar], reason: str | None, at: int | None) -> None:
+        out.tries += 1
+        if reason is None:
+            out.kept.append(dict(params))
+        else:
+            out.rejected.append((dict(params), reason, at))
+
+    deadline = time.thread_time() + COVERAGE_SECONDS
+    for seed in range(out.seeds):
+        if seed and time.thread_time() > deadline:
+            out.seeds = seed  # what was drawn in the time is the report
+            break
+        try:
+            draw_params(t, seed, observe)
+        except TemplateError:
+            out.failed += 1
+            break  # the self-test reports a template that cannot be drawn
+    return out
 
 
 def make_variant(t: Template, seed: int) -> Variant:
@@ -563,6 +735,13 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
 
     def render(text: str, name: str = "prompt") -> str:
         return _format(text, env, shown, ("parts", index - 1, name) if t.parts else (name,))
+    def render_feedback(text: str, j: int) -> str:
+        # {mistake} in a mistake's feedback is that mistake's own figure ("406 GB").
+        figure = mistake_figure(part, key, mistakes[j]) if j < len(mistakes) else ""
+        return _format(text, env, {**shown, MISTAKE_PLACEHOLDER: figure},
+                       ("parts", index - 1, "mistakes", j, "feedback") if t.parts
+                       else ("mistakes", j, "feedback"))
+
     prompt = render(part.prompt)
     # Every text a learner reads is rendered here, once: choices, hints, the mistakes'
     # feedback, the explanation and the accepted conventions' notes.
@@ -576,15 +755,44 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
             "why": render(a.why) if a.why else "",
             "accept": [acc.model_copy(update={"note": render(acc.note)})
                        for acc in a.accept]}),
-        "mistakes": [m.model_copy(update={"feedback": render(m.feedback)})
-                     for m in part.mistakes]})
-    mistakes = tuple(replace(m, feedback=render(m.feedback)) for m in mistakes)
+        "mistakes": [m.model_copy(update={"feedback": render_feedback(m.feedback, j)})
+                     for j, m in enumerate(part.mistakes)]})
+    mistakes = tuple(replace(m, feedback=render_feedback(m.feedback, j))
+                     for j, m in enumerate(mistakes))
     accepted = tuple(replace(acc, note=render(acc.note)) for acc in accepted)
     pv = PartVariant(index, prompt, spec, key, mistakes, accepted, dict(over), model, gpu,
                      env, follow)
     arrange = kind_of(part.answer_kind).arrange
     # A random stream of its own, so that arranging never moves the parameters' draws.
     return pv if arrange is None else arrange(pv, random.Random(f"{t.id}#{seed}#{index}"))
+
+
+EXAMPLE_PLACEHOLDER = re.compile(r"\{(key|part:[^{}]*|mistake:[^{}]*|expr:[^{}]*)\}")
+"""What an example's answer (and its earlier answers) may hold, so that it stays right
+when the parameters change: ``{key}`` (this part's key), ``{part:N}`` (part N's key),
+``{mistake:NAME}`` (what a learner who makes that known mistake types) and
+``{expr:EXPR}`` (an expression over the variant's keys and quantities, in the key's
+unit)."""
+
+MISTAKE_PLACEHOLDER = "mistake"
+"""The placeholder a known mistake's feedback may use for the mistake's own figure
+("{mistake} is the state without the master copy" shows "1.13 TB ...")."""
+
+
+def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
+    """A known mistake's own figure, as its feedback's ``{mistake}`` shows it: its value
+    in the key's unit, its formula, or the options it picks (by their text: the letters
+    are shuffled per variant)."""
+    if m.value is not None:
+        unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
+        binary = part.answer.binary and unit in ("B", "B/s")
+        return format_value(m.value, unit, binary=binary)
+    if m.formula:
+        return m.formula
+    if m.choice:
+        return "; ".join(part.choices[ord(c) - ord("a")] for c in m.choice
+                         if 0 <= ord(c) - ord("a") < len(part.choices))
+    return m.name
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
@@ -699,20 +907,37 @@ def spec_too_large(spec: str) -> bool:
                for run in re.findall(r"[0-9]+", spec))
 
 
+def suggest_name(name: str, names: Iterable[str], preferred: Iterable[str] = ()) -> str:
+    """The closest name to a misspelt one, the template's own (drawn, fixed) names
+    first: ``{microbatch}`` in a template that draws ``microbatches`` means that, not
+    the solver key ``micro_batch`` it would show at its default. "" when none is close.
+
+    >>> suggest_name("microbatch", {"micro_batch", "microbatches"}, {"microbatches"})
+    'microbatches'
+    """
+    import difflib
+
+    for pool in (sorted(preferred), sorted(set(names) - set(preferred))):
+        close = difflib.get_close_matches(name, pool, n=1, cutoff=0.6)
+        if close:
+            return close[0]
+    return ""
+
+
 def placeholder_problems(text: str, names: frozenset[str] | set[str],
-                         texts: Mapping[str, bool]) -> list[tuple[str, str]]:
+                         texts: Mapping[str, bool],
+                         preferred: Iterable[str] = ()) -> list[tuple[str, str]]:
     """What is wrong with the `{placeholders}` of one text field, without drawing a variant.
 
     Args:
         text: the field's text.
         names: every name a placeholder may read (parameters, keys, quantities).
         texts: parameter name -> whether its values are text (model, gpu, text choices).
+        preferred: the template's own names (drawn and fixed), suggested first.
 
     Returns:
         (the placeholder as written, reason) for each bad one.
     """
-    import difflib
-
     try:
         parsed = list(string.Formatter().parse(text))
     except ValueError as exc:
@@ -729,8 +954,8 @@ def placeholder_problems(text: str, names: frozenset[str] | set[str],
             out.append((written, "a placeholder needs a name, e.g. {model}"))
             continue
         if name not in names:
-            close = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.6)
-            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            close = suggest_name(name, names, preferred)
+            hint = f" (did you mean {{{close}}}?)" if close else ""
             out.append((written, f"{{{name}}} names no parameter, key or quantity{hint}"))
             continue
         if conversion:
@@ -776,11 +1001,9 @@ def _format(text: str, env: Mapping[str, float], params: Mapping[str, Scalar],
         elif name in env:
             value = env[name]
         else:
-            import difflib
-
             message = f"the prompt's {{{name}}} names no parameter, key or quantity"
-            close = difflib.get_close_matches(name, sorted(_names() | set(params)), n=1)
-            hint = f" (did you mean {{{close[0]}}}?)" if close else ""
+            close = suggest_name(name, _names() | set(params), params)
+            hint = f" (did you mean {{{close}}}?)" if close else ""
             raise TemplateError(message, field=field, reason=message + hint)
         if attr == "short":
             out.append(short_name(name, value))

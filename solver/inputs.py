@@ -53,6 +53,30 @@ class Ctx:
 
 _COUNT_SUFFIX = {"k": 1e3, "K": 1e3, "M": 1e6, "B": 1e9, "G": 1e9, "T": 1e12,
                  "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+LENGTH_KEYS = frozenset({"seq", "vocab"})
+"""Keys that are a length in tokens (a sequence or context, a vocabulary): written with
+K, they mean 1,024 (a "128K context" is 131,072 tokens, an "8K" sequence 8,192), as
+model cards and papers use them. Parameters, tokens of data and money keep the decimal
+K, M, B and T (a "15T-token" run is 15 x 10^12)."""
+
+BINARY_K = 1024
+"""What K (or k) is worth in a length (see :data:`LENGTH_KEYS`)."""
+
+_LENGTH = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kK])\s*$", re.ASCII)
+
+
+def read_length(name: str, text: str) -> float | None:
+    """A length written with K (``128K``, ``8k``) for a key of :data:`LENGTH_KEYS`, in
+    tokens; None for anything else (another key, no K: read it as any number).
+
+    >>> read_length("seq", "128K"), read_length("seq", "8k"), read_length("params", "8K")
+    (131072.0, 8192.0, None)
+    """
+    if name not in LENGTH_KEYS or len(text) > 60:  # longer: no number, refused elsewhere
+        return None
+    m = _LENGTH.match(text)
+    return None if m is None else float(m.group(1)) * BINARY_K
 # ASCII digits only, as answers are read: float() would take "٨" as 8.
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$",
                      re.ASCII)
@@ -63,7 +87,8 @@ _FALSE = {"false", "no", "off", "0"}
 def parse_value(name: str, raw: Value) -> Value:
     """Read one `--set` value for key `name`, checking its kind and range.
 
-    Accepts plain numbers (`70.5e9`), count suffixes (`70.5B`, `8K`, `15T`), unit-bearing
+    Accepts plain numbers (`70.5e9`), count suffixes (`70.5B`, `8K`, `15T`; a length's
+    K is 1,024: `seq = 8K` is 8,192, see :data:`LENGTH_KEYS`), unit-bearing
     values for keys with a unit (`80GB`, `450 GB/s`, `989 TFLOP/s`, `400 Gb/s`),
     `true`/`false`, and choice names.
 
@@ -107,6 +132,9 @@ def _read_number(key: Key, text: str) -> float:
     number, suffix = float(m.group(1)), m.group(2)
     if not suffix:
         return number
+    length = read_length(key.name, text)
+    if length is not None:
+        return length
     if suffix in _COUNT_SUFFIX and key.unit in ("1", "param"):
         return number * _COUNT_SUFFIX[suffix]
     from solver.units import UNITS

@@ -125,8 +125,12 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
             out.append((at + ["unit"], "a figure with an expr needs its unit"))
     names = NAMES | frozenset({"model", "gpu"}) | frozenset(f.id for f in a.figures)
     texts = {"model": True, "gpu": True} | {f.id: True for f in a.figures}
-    for written, reason in placeholder_problems(a.model_answer, names, texts):
-        out.append((base + ["answer", "model_answer"], f"{written}: {reason}"))
+    from questions.loader import AT
+
+    for written, reason in placeholder_problems(a.model_answer, names, texts,
+                                                [f.id for f in a.figures]):
+        # located on the placeholder's own line of the (long) model answer
+        out.append((base + ["answer", "model_answer", AT + written], f"{written}: {reason}"))
     return out
 
 

@@ -46,6 +46,7 @@ def read_sets(pairs: list[str]) -> dict[str, Value]:
     """
     from quiz.core.reading import Unreadable, read_number
     from solver.errors import SolverError
+    from solver.inputs import read_length
     from solver.keys import KEYS
     from solver.units import BASE_UNITS
 
@@ -54,6 +55,10 @@ def read_sets(pairs: list[str]) -> dict[str, Value]:
         key = KEYS.get(name)
         if key is None or key.kind not in ("int", "float") or key.unit not in BASE_UNITS:
             out[name] = text
+            continue
+        length = read_length(name, text)  # seq=128K: 131,072 tokens, not 128,000
+        if length is not None:
+            out[name] = length
             continue
         try:
             out[name] = read_number(text, key.unit).value
@@ -95,10 +100,27 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
+        for line in read_as_lines(args.set or []):
+            print(line)
         print(render(result, model=args.model, gpu=args.gpu))
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0
+
+
+def read_as_lines(pairs: list[str]) -> list[str]:
+    """"Read as" lines for the `--set` values whose reading is not the obvious one: a
+    length written with K, which counts 1,024 (``seq=128K`` is 131,072 tokens)."""
+    from solver.inputs import BINARY_K, read_length
+
+    out = []
+    for name, text in parse_sets(pairs).items():
+        length = read_length(name, text)
+        if length is not None:
+            out.append(f"Read as: {name} = {text} = {length:,.0f} tokens (a sequence or "
+                       f"vocabulary length's K is {BINARY_K:,}; params, tokens and money "
+                       "keep K = 1,000)")
+    return out
 
 
 def keys_rows() -> list[dict[str, str]]:

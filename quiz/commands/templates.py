@@ -361,13 +361,16 @@ def _ids_to_paths(args: argparse.Namespace) -> list[str]:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from quiz.core.authoring import add_duplicates, check_file
+    from quiz.commands.common import template_dirs
+    from quiz.core.authoring import add_duplicates, check_file, loaded_ids
 
     files, unreadable = _expand(args.paths)
     results = unreadable + [check_file(path, args.seeds) for path in files]
-    add_duplicates(results)
+    add_duplicates(results, loaded_ids(template_dirs(args)))
     bad = 0
     for r in results:
+        for warning in r.warnings:
+            print(warning)
         if r.problems:
             bad += 1
             for problem in r.problems:
@@ -403,10 +406,30 @@ def _test(args: argparse.Namespace) -> int:
                 for tid in sorted(bank.templates)]
     results += check_all(jobs, args.seeds, args.workers or default_workers(), bank,
                          _reload(args) if bank is not None else None)
+    if args.paths:  # the whole bank's duplicates are among its problems already
+        from quiz.commands.common import template_dirs
+        from quiz.core.authoring import add_duplicates, loaded_ids
+
+        add_duplicates(results, loaded_ids(template_dirs(args)))
     rows = [[r.name, str(r.seeds), f"{r.passed}/{r.checks}", str(len(r.problems))]
             for r in results]
     print(_table([["TEMPLATE", "SEEDS", "PASSED", "FAILURES"], *rows], right=(1, 2, 3)))
     failures = [p for r in results for p in r.problems]
+    warnings = [w for r in results for w in r.warnings]
+    quiet = 0
+    if not args.paths:  # the whole bank: the bundled templates' warnings as a count
+        from questions.loader import bundled_files
+
+        bundled = {str(p) for p in bundled_files()}
+        quiet = sum(1 for w in warnings if w.file in bundled)
+        warnings = [w for w in warnings if w.file not in bundled]
+    if warnings:
+        print("\nWarnings (they do not fail the test):")
+        for w in warnings:
+            print(w)
+    if quiet:
+        print(f"\n{plural(quiet, 'warning')} in the bundled bank (quiz templates validate "
+              "FILE shows a template's)")
     if failures:
         print("\nFailures:")
         for p in failures:
@@ -501,8 +524,14 @@ def _preview_part(pv: PartVariant) -> list[str]:
     lines.append("")
     extra = ""
     if key.value is not None and key.unit:
+        from questions.kinds.number import count_mode
+
         unit = "" if key.unit == "1" else f" {key.unit}"  # a ratio or count has no unit
-        extra = f"   ({key.value:.6g}{unit}, tolerance {key.tolerance:.0%})"
+        graded = {"exact": "graded exactly (a whole number)",
+                  "either": "its floor or ceiling graded correct"}.get(
+            count_mode(spec.answer) if pv.kind == "number" else "",
+            f"tolerance {key.tolerance:.0%}")
+        extra = f"   ({key.value:.6g}{unit}, {graded})"
     lines += [f"Answer kind: {pv.kind}", f"Key: {key_text(pv)}{extra}"]
     for acc in pv.accepted:
         lines.append(f"Also accepted ({acc.name}): {format_value(acc.value, key.unit or '1')}")
@@ -515,11 +544,17 @@ def _preview_part(pv: PartVariant) -> list[str]:
         rows = []
         for m in pv.mistakes:
             if m.value is not None:
-                shown = format_value(m.value, key.unit or "1")
+                from questions.variants import mistake_figure
+
+                shown = mistake_figure(spec, key, m)
             else:
                 shown = m.formula or ", ".join(m.choice) or "-"
             rows.append([f"  {m.name}", shown, f"credit {m.credit:g}"])
         lines.append(_table(rows, wrap=(1,)))
+        lines.append("Feedback of each known mistake (as a learner who makes it reads it):")
+        for m in pv.mistakes:
+            lines.append(textwrap.fill(f"{m.name}: {m.feedback}", 88, initial_indent="  ",
+                                       subsequent_indent="    "))
     for i, h in enumerate(spec.hints, 1):
         lines.append(f"Hint {i} (costs {h.cost:g}): {h.text}")
     lines += ["", "Explanation:"]

@@ -11,6 +11,7 @@ self-test grades answers, and grading is in ``quiz.core``.)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
     from questions.schema import Template
     from quiz.core.selftest import Failure
 
-__all__ = ["Checked", "add_duplicates", "check_file", "check_loaded"]
+__all__ = ["Checked", "add_duplicates", "check_file", "check_loaded", "loaded_ids"]
 
 
 @dataclass
@@ -36,6 +37,9 @@ class Checked:
             per known mistake; plus one per example.
         passed: checks that held.
         problems: what failed, located in the file.
+        warnings: what may show learners something other than the author meant (a
+            unit not checked, a quoted key at its default, a choice never drawn),
+            located; they do not fail the check.
     """
 
     name: str
@@ -44,6 +48,7 @@ class Checked:
     checks: int = 0
     passed: int = 0
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)
 
 
 def check_file(path: Path, seeds: int) -> Checked:
@@ -91,16 +96,54 @@ def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
         seeds_seen = sorted({f.seed for f, _ in group})
         first = group[0][1]
         if group[0][0].check.startswith("examples"):
-            reason = f"{first} (seed {group[0][0].seed})"
+            reason = f"{first} (seed {group[0][0].seed}{drawn_at(t, group[0][0].seed)})"
         else:
-            reason = f"{first} ({_seed_list(seeds_seen)})"
+            reason = f"{first} ({_seed_list(seeds_seen)}{drawn_at(t, seeds_seen[0])})"
         out.problems.append(Problem(source, line, name, reason))
     out.problems.sort(key=lambda p: p.line)
+    out.warnings = located_warnings(t, source, text, seeds)
     if stopped_at is not None:  # check_template stops at a seed that cannot be drawn
         out.passed = max(0, stopped_at * per_seed - len(failed))
     else:
         out.passed = out.checks - len(failed)
     return out
+
+
+def drawn_at(t: Template, seed: int) -> str:
+    """"; seed N draws k = v, ..." for a failure's message: the parameters of the seed
+    that failed, so that the failure can be reproduced and understood without a
+    preview ("" when they cannot be drawn)."""
+    from questions.errors import TemplateError
+    from questions.variants import describe, draw_params
+
+    try:
+        params = draw_params(t, seed)[0]
+    except (TemplateError, ValueError, ArithmeticError):
+        return ""
+    if not params:
+        return ""
+    shown = ", ".join(f"{k} = {describe(k, v)}" for k, v in params.items())
+    return f"; seed {seed} draws {shown}"
+
+
+def located_warnings(t: Template, source: str, text: str, seeds: int) -> list[Problem]:
+    """The template's warnings (:func:`questions.loader.template_warnings`) and its draw
+    coverage over `seeds` seeds (:func:`questions.variants.draw_coverage`), located."""
+    from questions.loader import locate, template_warnings
+    from questions.variants import draw_coverage
+
+    found = list(template_warnings(t))
+    try:
+        found += draw_coverage(t, seeds).warnings()
+    except Exception as exc:  # a report, never a reason to stop
+        found.append((["params"], f"draw coverage could not be worked out: {exc}"))
+    out = []
+    for loc, reason in found:
+        line, name = locate(text, loc)
+        if loc == ["params"] and t.params:  # no [params] header: the first [params.X]
+            line = locate(text, ["params", next(iter(t.params))])[0]
+        out.append(Problem(source, line, name, f"warning: {reason}"))
+    return sorted(dict.fromkeys(out), key=lambda p: p.line)
 
 
 def _seed_list(seeds: list[int]) -> str:
@@ -142,30 +185,69 @@ def _constraint_line(text: str, constraint: str, fallback: int) -> int:
     return fallback
 
 
-def add_duplicates(results: list[Checked]) -> None:
-    """An id used twice among these files, or by a different bundled file, is a problem
-    (the app would skip one of them)."""
-    import tomllib
+def add_duplicates(results: list[Checked], loaded: Sequence[tuple[str, str]] = ()) -> None:
+    """An id used twice among these files, or by another file the app loads, is a
+    problem: the app reads the bundled bank, then packs, then the data folder's
+    templates, then each ``--templates``/``QUIZ_TEMPLATES`` folder, and the first file
+    with an id wins. The problem is placed on the file the app skips.
 
-    from questions.loader import bundled_files, locate, read_template_text
+    Args:
+        results: the files checked (each with its template id when it loaded).
+        loaded: (id, file) of every template file the app loads, in load order
+            (:func:`loaded_ids`; empty: the bundled bank's).
+    """
+    from questions.loader import locate, read_template_text
 
-    owners: dict[str, str] = {}
-    for path in bundled_files():
+    order = list(loaded) or loaded_ids()
+    first: dict[str, str] = {}
+    for tid, path in order:
+        first.setdefault(tid, path)
+
+    def line_of(path: str) -> int:
         try:
-            owners[str(tomllib.loads(path.read_text(encoding="utf-8"))["id"])] = str(path)
-        except (OSError, ValueError, KeyError):
-            continue
+            return locate(read_template_text(Path(path)), ["id"])[0]
+        except ValueError:  # changed since it was checked: the id is still a problem
+            return 1
+
+    rule = ("the first file read wins: the bundled bank, then packs, then your data "
+            "folder's templates/, then --templates and QUIZ_TEMPLATES folders")
     seen: dict[str, str] = {}
     for r in results:
         if r.seeds == 0:  # did not load
             continue
         source = Path(r.source).resolve()
-        other = seen.get(r.name) or owners.get(r.name)
-        if other and Path(other).resolve() != source:
-            try:
-                line, _ = locate(read_template_text(source), ["id"])
-            except ValueError:  # changed since it was checked: the id is still a problem
-                line = 1
-            r.problems.insert(0, Problem(r.source, line, "id", f"duplicate id {r.name!r} "
-                                         f"(also in {other}); the app would skip one"))
+        winner = first.get(r.name)
+        if winner is not None and Path(winner).resolve() != source:
+            r.problems.insert(0, Problem(r.source, line_of(r.source), "id", (
+                f"duplicate id {r.name!r}: the app already loads it from {winner}, so it "
+                f"skips this file ({rule}); give this template an id of its own")))
+        elif winner is not None:  # this file wins: blame the ones the app skips
+            for tid, path in order:
+                if tid == r.name and Path(path).resolve() != source:
+                    r.problems.append(Problem(path, line_of(path), "id", (
+                        f"duplicate id {r.name!r}: the app loads {r.source} first and "
+                        f"skips this file ({rule}); give one of them another id")))
+        elif r.name in seen and Path(seen[r.name]).resolve() != source:
+            r.problems.insert(0, Problem(r.source, line_of(r.source), "id", (
+                f"duplicate id {r.name!r} (also in {seen[r.name]}); the app would skip "
+                "one: give this template an id of its own")))
         seen.setdefault(r.name, r.source)
+
+
+def loaded_ids(extra_dirs: Sequence[Path] = ()) -> list[tuple[str, str]]:
+    """(id, file) of every template file the app reads with these user folders, in the
+    order it reads them (the bundled bank, packs, then the folders). Ids are read from
+    the TOML alone: a file that is not TOML or has no id is left out."""
+    import tomllib
+
+    from questions.loader import bank_files, read_template_text
+
+    out = []
+    for name in bank_files(extra_dirs).names:
+        try:
+            tid = tomllib.loads(read_template_text(Path(name)))["id"]
+        except (ValueError, KeyError, TypeError, RecursionError):
+            continue
+        if isinstance(tid, str):
+            out.append((tid, name))
+    return out

@@ -9,12 +9,14 @@ grades as itself; every example grades as declared.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from questions.derivation import explain
 from questions.errors import TemplateError
 from questions.kinds.number import count_mode
 from questions.schema import Template
 from questions.variants import (
+    EXAMPLE_PLACEHOLDER,
     KnownMistake,
     PartVariant,
     Variant,
@@ -27,6 +29,9 @@ from quiz.core.kinds import kind_of
 from quiz.core.kinds.choice import as_shown
 from quiz.core.reading import Unreadable
 from solver.units import format_value
+
+if TYPE_CHECKING:
+    import re
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,21 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             if relative_error(v1, v2) <= key.tolerance:
                 fail("mistake", f"{n1!r} and {n2!r} give the same answer ({v1:.4g}); "
                      "the grader could only ever name the first", j)
+    # The same collision check for every value a mistake could be confused with: an
+    # accepted convention grades correct before any mistake is tried, and a spoken
+    # figure's mistake is only ever told from that figure.
+    for j, m in enumerate(pv.mistakes):
+        if m.value is None:
+            continue
+        for acc in pv.accepted:
+            if relative_error(m.value, acc.value) <= key.tolerance:
+                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+                     f"the accepted convention {acc.name!r} ({acc.value:.4g}), which grades "
+                     "correct first: this mistake can never fire", j)
+        for fk in key.figures:
+            if fk.id == m.figure and relative_error(m.value, fk.value) <= fk.tolerance:
+                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+                     f"the figure {fk.id!r} it is a wrong value of ({fk.value:.4g})", j)
     g = grade(pv, key.display)
     if g.verdict != "correct":
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
@@ -104,7 +124,15 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             pass  # graded below, as a number is
         elif m.choice:
             if set(m.choice) == set(key.correct):
-                continue  # with a draw-dependent key this pick is right for this draw
+                # With a draw-dependent key (answer.when) this pick is right for this
+                # draw: the mistake can never fire here and its feedback calls a right
+                # answer wrong.
+                options = "; ".join(pv.spec.choices[ord(c) - ord("a")] for c in key.correct)
+                fail("mistake", f"{m.name!r} picks the key of this draw ({options!r}), "
+                     "so here it is right "
+                     "and its feedback wrong; keep such draws out with a constraint, or "
+                     "make the mistake a pick that is wrong in every answer.when branch", j)
+                continue
         elif m.cells:
             g = grade(pv, typed)
             if g.mistake != m.name:
@@ -196,7 +224,7 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
         if seed:  # seed 0 also checks the template's [[steps]] names, once
             checked[drawn] = found
         out += found
-    out += check_examples(t)
+    out += check_examples(t, seeds)
     return out
 
 
@@ -260,40 +288,138 @@ def check_steps(t: Template, seed: int, v: Variant) -> list[Failure]:
     return out
 
 
-def check_examples(t: Template) -> list[Failure]:
-    """Each example grades with its declared verdict (and mistake)."""
+class ExampleError(ValueError):
+    """An example placeholder that names nothing."""
+
+
+def example_text(text: str, v: Variant, pv: PartVariant) -> str:
+    """An example's answer with its placeholders (:data:`EXAMPLE_PLACEHOLDER`) filled for
+    this variant and part.
+
+    Raises:
+        ExampleError: a part, mistake or expression that does not exist or cannot be
+            worked out, with what would.
+    """
+
+    def filed(p: PartVariant, shown: str) -> str:
+        # Choice labels as the file writes them (examples are in the file's letters).
+        if not p.labels:
+            return shown
+        back = {s: label for label, s in p.labels.items()}
+        return ", ".join(sorted(back.get(x.strip(), x.strip()) for x in shown.split(",")))
+
+    def fill(m: re.Match[str]) -> str:
+        body = m.group(1)
+        if body == "key":
+            return filed(pv, pv.key.display)
+        kind, _, arg = body.partition(":")
+        arg = arg.strip()
+        if kind == "part":
+            if not arg.isdigit() or not 1 <= int(arg) <= len(v.parts):
+                raise ExampleError(f"{{part:{arg}}}: the template has parts 1 to "
+                                   f"{len(v.parts)}")
+            other = v.parts[int(arg) - 1]
+            return filed(other, other.key.display)
+        if kind == "mistake":
+            for km in pv.mistakes:
+                if km.name == arg:
+                    typed = mistake_answer(pv, km)
+                    if typed is None:
+                        raise ExampleError(f"{{mistake:{arg}}} has nothing to type")
+                    return filed(pv, typed) if km.choice else typed
+            names = ", ".join(repr(km.name) for km in pv.mistakes) or "none"
+            raise ExampleError(f"{{mistake:{arg}}} names no known mistake of part "
+                               f"{pv.index} (its mistakes: {names})")
+        from questions.expr import ExprError, compile_expr
+        from questions.variants import NAMES, pv_env_value
+
+        try:
+            free = {k: float(x) for k, x in v.params.items()
+                    if isinstance(x, int | float) and not isinstance(x, bool)}
+            e = compile_expr(arg, NAMES | frozenset(free))
+            value = float(e.value({n: free[n] if n in free else pv_env_value(pv, n)
+                                   for n in e.names}))
+        except (ExprError, ValueError, LookupError, ArithmeticError) as exc:
+            raise ExampleError(f"{{expr:{arg}}}: {exc}") from None
+        if count_mode(pv.spec.answer):
+            return str(round(value))
+        return format_value(value, pv.key.unit or "1", digits=4)
+
+    return EXAMPLE_PLACEHOLDER.sub(fill, text)
+
+
+def every_seed(ex: object) -> bool:
+    """Whether an example is checked on every seed: its answer is written with
+    placeholders (so it holds whatever is drawn) and it names no seed of its own."""
+    from questions.schema import Example
+
+    assert isinstance(ex, Example)
+    # A literal answer holds at its own seed only, whatever its earlier answers say.
+    return "seed" not in ex.model_fields_set and bool(EXAMPLE_PLACEHOLDER.search(ex.answer))
+
+
+def check_examples(t: Template, seeds: int = 1) -> list[Failure]:
+    """Each example grades with its declared verdict (and mistake): at its own seed, or
+    on every seed (0 to `seeds` - 1) when it is written with placeholders
+    (:func:`every_seed`). Each example fails once, at the first seed it fails on."""
     out: list[Failure] = []
+    drawn: dict[int, Variant | TemplateError] = {}
+
+    def variant(seed: int) -> Variant | TemplateError:
+        if seed not in drawn:
+            try:
+                drawn[seed] = make_variant(t, seed)
+            except TemplateError as exc:
+                drawn[seed] = exc
+        return drawn[seed]
+
     for i, ex in enumerate(t.examples):
-        try:
-            v = make_variant(t, ex.seed)
-        except TemplateError as exc:
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", str(exc), str(exc),
-                               example=i))
-            continue
-        if not 1 <= ex.part <= len(v.parts):
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", f"no part {ex.part}",
-                               f"no part {ex.part}", example=i))
-            continue
-        pv = v.parts[ex.part - 1]
-        # Examples name options by the template's letters; the variant shows its own.
-        typed = ex.answer.replace("{key}", pv.key.display) if "{key}" in ex.answer \
-            else as_shown(pv, ex.answer) if pv.kind in ("choice", "multi") else ex.answer
-        try:
-            earlier = read_earlier(v.parts[: ex.part - 1], ex.earlier)
-        except Unreadable as exc:
-            wrong = f"earlier: {exc.message}"
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
-            continue
-        if len(ex.earlier) >= ex.part:
-            wrong = f"earlier gives {len(ex.earlier)} answers; part {ex.part} has " \
-                f"{ex.part - 1} before it"
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
-            continue
-        g = grade(pv, typed, earlier=earlier)
-        if g.verdict != ex.verdict or (ex.mistake and g.mistake != ex.mistake):
-            want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
-            got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else
-                               " with no known mistake")
-            wrong = f"{typed!r} should grade {want}; it grades {got}"
-            out.append(Failure(t.id, ex.seed, f"examples[{i}]", wrong, wrong, example=i))
+        for seed in range(max(seeds, 1)) if every_seed(ex) else [ex.seed]:
+            failure = _check_example(t, i, seed, variant(seed))
+            if failure is not None:
+                out.append(failure)
+                break
     return out
+
+
+def _check_example(t: Template, i: int, seed: int,
+                   v: Variant | TemplateError) -> Failure | None:
+    ex = t.examples[i]
+
+    def failed(wrong: str) -> Failure:
+        return Failure(t.id, seed, f"examples[{i}]", wrong, wrong, example=i)
+
+    if isinstance(v, TemplateError):
+        return Failure(t.id, seed, f"examples[{i}]", str(v), str(v), example=i)
+    if not 1 <= ex.part <= len(v.parts):
+        return failed(f"no part {ex.part} (the template has {len(v.parts)})")
+    pv = v.parts[ex.part - 1]
+    if len(ex.earlier) >= ex.part:
+        return failed(f"earlier gives {len(ex.earlier)} answers; part {ex.part} has "
+                      f"{ex.part - 1} before it")
+    try:
+        answer = example_text(ex.answer, v, pv)
+        typed_earlier = [example_text(x, v, v.parts[k]) for k, x in enumerate(ex.earlier)]
+    except ExampleError as exc:
+        return failed(str(exc))
+    # Examples name options by the template's letters; the variant shows its own.
+    typed = as_shown(pv, answer) if pv.kind in ("choice", "multi") else answer
+    try:
+        earlier = read_earlier(v.parts[: ex.part - 1], typed_earlier)
+    except Unreadable as exc:
+        return failed(f"earlier: {exc.message}")
+    g = grade(pv, typed, earlier=earlier)
+    if g.verdict != ex.verdict or (ex.mistake and g.mistake != ex.mistake):
+        want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
+        got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else
+                           " with no known mistake")
+        if pv.labels and pv.kind in ("choice", "multi"):
+            # in the file's letters (the variant's own are shuffled)
+            back = {shown: label for label, shown in pv.labels.items()}
+            right = ", ".join(sorted(back.get(x, x) for x in pv.key.correct))
+            written = f"{answer!r} (the key here is {right}, in the file's letters)"
+        else:
+            written = repr(answer) if answer == ex.answer else \
+                f"{ex.answer!r} (here {answer!r})"
+        return failed(f"{written} should grade {want}; it grades {got}")
+    return None
