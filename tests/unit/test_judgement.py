@@ -261,3 +261,27 @@ def test_a_spoken_figure_is_right_within_the_rounding_said_and_no_further() -> N
     assert status("The weights are 141 GB; about 190 requests fit.") == "right"
     assert status("The weights are 141 GB; about 191 requests fit.") == "wrong"
     assert status("The weights are 141 GB; about 186 requests fit.") == "wrong"
+
+
+@pytest.mark.parametrize("typed", [
+    "Twice the gradient allreduce traffic since the recomputed",
+    "twice the gradient all reduce traffic",
+    "Sharding covers the model state only each rank",
+    "The 18byte count keeps the gradients in FP32",
+])
+def test_an_option_typed_without_its_punctuation_is_that_option(typed: str) -> None:
+    choices = ["A second forward pass: about a third more FLOPs (8PD)",
+               "Twice the gradient all-reduce traffic, since the recomputed layers ...",
+               "Sharding covers the model state only; each rank still saves ...",
+               "The 18-byte count keeps the gradients in FP32 instead of BF16"]
+    picked = read_choice(typed, choices, False).picked
+    assert len(picked) == 1 and _same_words(picked[0], typed)
+
+
+def _same_words(option: str, typed: str) -> bool:
+    import re
+
+    def glued(text: str) -> str:
+        return re.sub(r"[\W_]+", "", text).casefold()
+
+    return glued(option).startswith(glued(typed))
