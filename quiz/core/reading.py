@@ -595,16 +595,29 @@ def _choice_label_words(folded: str, choices: Sequence[str]) -> list[int] | None
     return hits if len(hits) == 1 else None
 
 
+def _words_only(text: str) -> str:
+    """Text as its words and numbers, one space apart ("18-byte" and "18byte" are
+    "18 byte"; "rank's" is "ranks")."""
+    return " ".join(re.findall(r"[^\W\d_]+|\d+", re.sub(r"['’]", "", text)))
+
+
 def _choice_texts(
     folded: str, choices: Sequence[str], multi: bool, example: str
 ) -> list[int] | None:
     """Choice texts (or unique prefixes of them) → indices; None when nothing matches."""
     texts = [choice.casefold().strip() for choice in choices]
+    bare = [_words_only(t) for t in texts]  # the words, punctuation and spacing aside
 
     def match(part: str) -> int | None:
         if part in texts:
             return texts.index(part)
         hits = [i for i, t in enumerate(texts) if t.startswith(part)]
+        if not hits and (words := _words_only(part)):
+            glued = words.replace(" ", "")  # "all-reduce", "allreduce" and "all reduce"
+            hits = [i for i, t in enumerate(bare) if t.replace(" ", "") == glued] or (
+                [i for i, t in enumerate(bare) if t.replace(" ", "").startswith(glued)]
+                if len(glued) >= 8 else
+                [i for i, t in enumerate(bare) if t.startswith(words + " ")])
         if len(hits) > 1:
             listed = "; ".join(choices[i] for i in hits)
             raise Unreadable(f"{part!r} matches more than one choice: {listed}", example)

@@ -228,3 +228,60 @@ def test_an_answer_denying_the_model_answer_scores_at_most_half() -> None:
                  f"{pv.key.display} Just kidding.", f"None of this is true. {pv.key.display}"):
         g = grade(pv, text)
         assert g.score <= 0.5 and g.verdict != "correct", text
+
+
+def test_a_parallelism_degree_or_a_count_of_other_things_is_no_figure() -> None:
+    pv = make_variant(BANK.get("layout/thirty-second-answer"), 1).parts[0]
+    g = grade(pv, "16 B per parameter, 1.13 TB of model state. TP 8 inside each node, "
+                  "FSDP across the nodes; Llama 3 70B has 80 layers.")
+    assert g.checklist is not None
+    gpus = next(i for i in g.checklist.items if i.id == "gpus_mem")
+    assert gpus.status == "missing"  # TP 8 is no count of GPUs, 80 layers neither
+    assert not any(i.status == "wrong" for i in g.checklist.items if i.kind == "figure")
+
+
+def test_a_spoken_figure_is_right_within_the_rounding_said_and_no_further() -> None:
+    from quiz.core.kinds.spoken import said_rounding
+
+    assert said_rounding("1.3 TB") == pytest.approx(0.05 / 1.3)
+    assert said_rounding("190 requests") == pytest.approx(5 / 190)
+    assert said_rounding("185 requests") == pytest.approx(0.5 / 185)
+    assert said_rounding("20 bytes") == pytest.approx(0.5 / 20)
+    assert said_rounding("0.2 s") == 0.0
+    pv = make_variant(BANK.get("inference/serve-70b-one-node"), 1).parts[0]
+    requests = next(f for f in pv.key.figures if f.id == "requests")
+    assert requests.value == 185
+
+    def status(text: str) -> str:
+        g = grade(pv, text)
+        assert g.checklist is not None
+        return next(i.status for i in g.checklist.items if i.id == "requests")
+
+    assert status("The weights are 141 GB; about 185 requests fit.") == "right"
+    assert status("The weights are 141 GB; about 190 requests fit.") == "right"
+    assert status("The weights are 141 GB; about 191 requests fit.") == "wrong"
+    assert status("The weights are 141 GB; about 186 requests fit.") == "wrong"
+
+
+@pytest.mark.parametrize("typed", [
+    "Twice the gradient allreduce traffic since the recomputed",
+    "twice the gradient all reduce traffic",
+    "Sharding covers the model state only each rank",
+    "The 18byte count keeps the gradients in FP32",
+])
+def test_an_option_typed_without_its_punctuation_is_that_option(typed: str) -> None:
+    choices = ["A second forward pass: about a third more FLOPs (8PD)",
+               "Twice the gradient all-reduce traffic, since the recomputed layers ...",
+               "Sharding covers the model state only; each rank still saves ...",
+               "The 18-byte count keeps the gradients in FP32 instead of BF16"]
+    picked = read_choice(typed, choices, False).picked
+    assert len(picked) == 1 and _same_words(picked[0], typed)
+
+
+def _same_words(option: str, typed: str) -> bool:
+    import re
+
+    def glued(text: str) -> str:
+        return re.sub(r"[\W_]+", "", text).casefold()
+
+    return glued(option).startswith(glued(typed))

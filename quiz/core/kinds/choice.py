@@ -136,5 +136,7 @@ def as_shown(pv: PartVariant, text: str) -> str:
 
 
 def prompt_lines(pv: PartVariant) -> list[str]:
-    """The labelled choices."""
+    """The labelled choices (on a walk-through's yes-or-no step: answer yes or no)."""
+    if yes_no_step(pv):
+        return ["  Answer yes or no."]
     return [f"  {chr(ord('a') + j)}) {choice}" for j, choice in enumerate(pv.spec.choices)]

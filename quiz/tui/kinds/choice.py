@@ -15,24 +15,29 @@ __all__ = ["ASKED_AS"]
 
 
 def how_to_answer(part: PartVariant) -> str:
-    """One letter, or every letter that applies (the example is never the key)."""
-    from quiz.core.kinds.choice import example_picks
+    """One letter, or every letter that applies (the example is never the key); yes or
+    no on a walk-through's yes-or-no step, which refuses a letter."""
+    from quiz.core.kinds.choice import example_picks, yes_no_step
 
+    if yes_no_step(part):
+        return "Type [b]yes[/b] or [b]no[/b]."
     if part.kind == "multi":
         return f"Type every letter that applies, e.g. [b]{example_picks(part)}[/b]."
     return f"Type the letter of one choice, e.g. [b]{example_picks(part)}[/b]."
 
 
 def placeholder(part: PartVariant) -> str:
-    """An example of the letters."""
-    from quiz.core.kinds.choice import example_picks
+    """An example of the letters (yes or no on a yes-or-no step)."""
+    from quiz.core.kinds.choice import example_picks, yes_no_step
 
-    return f"e.g. {example_picks(part)}"
+    return "yes or no" if yes_no_step(part) else f"e.g. {example_picks(part)}"
 
 
 def choices(part: PartVariant) -> str | None:
-    """The labelled choices."""
-    if not part.spec.choices:
+    """The labelled choices (none on a yes-or-no step: its prompt says yes or no)."""
+    from quiz.core.kinds.choice import yes_no_step
+
+    if not part.spec.choices or yes_no_step(part):
         return None
     return "\n".join(f"[b $text-accent]{chr(ord('a') + i)})[/] {escape(text)}"
                      for i, text in enumerate(part.spec.choices))
