@@ -253,6 +253,9 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
         if score > top * (1 + EXPAND_MARGIN):
             continue
         per_rank = w.global_batch // dp
+        # Experts split as the dense layers (etp = tp), or whole on each TP rank.
+        etps = ([int(fixed["etp"])] if "etp" in fixed else
+                [0, 1] if w.moe_layers and ep > 1 and tp > 1 else [0])
         for v in vs:
             for b in bs:
                 if v > 1 and (per_rank // b) % pp:
@@ -263,8 +266,9 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
                                            recomputes[-1] if recomputes else r0
                                            )).values()) > usable:
                     break
-                lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0)
-                probes.append((probe_time(w, lay), lay))
+                for etp in etps:
+                    lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0, etp=etp)
+                    probes.append((probe_time(w, lay), lay))
     probes.sort(key=lambda x: x[0])
     fastest = float("inf")
     for bound, base in probes:
@@ -292,7 +296,8 @@ def _best_fitting(w: Workload, base: Layout, zeros: list[int],
     for r in recomputes:
         for z in zeros:
             lay: Layout | None = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z,
-                                        base.interleave, base.micro_batch, r)
+                                        base.interleave, base.micro_batch, r,
+                                        etp=base.etp)
             assert lay is not None
             if r == "full":
                 lay = _least_recompute(w, lay, usable, partial)
