@@ -188,9 +188,16 @@ _WORDS: dict[str, dict[Any, str]] = {
                                "recomputed",
                   "full": "full recomputation: only each layer's input is saved"},
     "activation_formula": {"korthikanti": "activations per layer 34·s·b·h bytes "
-                                          "(Korthikanti et al.)",
-                           "megatron": "activations per layer (18 + 4f/h)·s·b·h bytes "
-                                       "(Megatron)"},
+                                          "(Korthikanti et al.; Megatron-LM's estimator "
+                                          "counts 18 + 4f/h, quiz layout counts them "
+                                          "from the shape)",
+                           "megatron": "activations per layer as Megatron-LM's estimator "
+                                       "counts them: (18 + 4f/h)·s·b·h bytes with "
+                                       "sequence parallelism, (10 + 24/tp)·s·b·h without",
+                           "architecture": "activations per layer counted from the shape "
+                                           "(norms, Q/K/V with grouped-query K/V, SwiGLU's "
+                                           "three intermediates: 34·s·b·h for GPT-3, "
+                                           "31.75 for Llama 3 405B)"},
     "fsdp_reshard": {True: "FSDP frees gathered weights after the forward pass and "
                            "gathers them again in the backward pass",
                      False: "FSDP keeps the gathered weights from forward to backward"},

@@ -224,7 +224,8 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
     probes: list[tuple[float, Layout]] = []
     usable = usable_memory(w)
     most_zero = max(zeros) if zeros else 0
-    groups: list[tuple[tuple[int, int, int, int, int], list[int], list[int], int, str]] = []
+    groups: list[tuple[tuple[int, int, int, int, int], list[int], list[int], int, str,
+                       list[int]]] = []
     for tp, pp, cp, ep, dp in _structures(w, fixed):
         # Interleaving splits each middle stage into v chunks (the first and last
         # stages' chunks take what their lighter share leaves).
@@ -239,17 +240,21 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
             bs = [b for b in small_divisors(per_rank, MAX_MICRO_BATCH) if not b & (b - 1)]
         z0 = int(fixed.get("zero", 1))
         r0 = str(fixed.get("recompute", "none"))
-        groups.append(((tp, pp, cp, ep, dp), vs, bs, z0, r0))
+        # Experts split as the dense layers (etp = tp, Megatron-Core's default) unless
+        # the caller fixes another expert TP (whole experts on each TP rank: etp=1).
+        etps = [int(fixed["etp"])] if "etp" in fixed else [0]
+        groups.append(((tp, pp, cp, ep, dp), vs, bs, z0, r0, etps))
     # A structure whose (deepest interleave, smallest micro-batch) probe is far past the
     # best structure's is not expanded: interleave and micro-batch move a step by less.
     scores = []
-    for (tp, pp, cp, ep, dp), vs, bs, z0, r0 in groups:
+    for (tp, pp, cp, ep, dp), vs, bs, z0, r0, etps in groups:
         if not vs or not bs:
             continue
-        scores.append((probe_time(w, Layout(tp, pp, cp, ep, dp, z0, vs[-1], bs[0], r0)),
-                       (tp, pp, cp, ep, dp), vs, bs, z0, r0))
+        score = min(probe_time(w, Layout(tp, pp, cp, ep, dp, z0, vs[-1], bs[0], r0,
+                                         etp=etp)) for etp in etps)
+        scores.append((score, (tp, pp, cp, ep, dp), vs, bs, z0, r0, etps))
     top = min((x[0] for x in scores), default=0.0)
-    for score, (tp, pp, cp, ep, dp), vs, bs, z0, r0 in scores:
+    for score, (tp, pp, cp, ep, dp), vs, bs, z0, r0, etps in scores:
         if score > top * (1 + EXPAND_MARGIN):
             continue
         per_rank = w.global_batch // dp
@@ -263,8 +268,9 @@ def search(w: Workload, fixed: Fixed | None = None) -> list[Evaluation]:
                                            recomputes[-1] if recomputes else r0
                                            )).values()) > usable:
                     break
-                lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0)
-                probes.append((probe_time(w, lay), lay))
+                for etp in etps:
+                    lay = Layout(tp, pp, cp, ep, dp, z0, v, b, r0, etp=etp)
+                    probes.append((probe_time(w, lay), lay))
     probes.sort(key=lambda x: x[0])
     fastest = float("inf")
     for bound, base in probes:
@@ -292,7 +298,8 @@ def _best_fitting(w: Workload, base: Layout, zeros: list[int],
     for r in recomputes:
         for z in zeros:
             lay: Layout | None = Layout(base.tp, base.pp, base.cp, base.ep, base.dp, z,
-                                        base.interleave, base.micro_batch, r)
+                                        base.interleave, base.micro_batch, r,
+                                        etp=base.etp)
             assert lay is not None
             if r == "full":
                 lay = _least_recompute(w, lay, usable, partial)

@@ -55,7 +55,7 @@ RECOMPUTE = ("none", "selective", "full")
 """Activation recomputation policies, cheapest in time first."""
 
 LAYOUT_KEYS = ("tp", "pp", "cp", "ep", "dp", "zero", "interleave", "micro_batch",
-               "recompute", "recompute_layers")
+               "recompute", "recompute_layers", "etp")
 """The keys a layout sets (the search's axes); `sequence_parallel` is a software switch."""
 
 SOURCES: dict[str, str] = {
@@ -218,6 +218,15 @@ class Layout:
     recompute_layers: int = 0
     """with full recomputation, how many layers of each stage recompute (Megatron's
     ``--recompute-method block --recompute-num-layers``); 0: all of them"""
+    etp: int = 0
+    """tensor parallelism of the routed experts (Megatron-Core's
+    ``--expert-tensor-parallel-size``); 0: the same as tp. With etp = 1 each TP rank
+    runs whole experts on its own share of the tokens."""
+
+    @property
+    def expert_tp(self) -> int:
+        """The experts' tensor-parallel degree."""
+        return self.etp or self.tp
 
     @property
     def key(self) -> str:
@@ -236,6 +245,8 @@ class Layout:
             parts.append(f"recompute={self.recompute}")
         if self.recompute == "full" and self.recompute_layers:
             parts.append(f"recompute_layers={self.recompute_layers}")
+        if self.etp and self.etp != self.tp:
+            parts.append(f"etp={self.etp}")
         return " ".join(parts)
 
     def as_dict(self) -> dict[str, int | str]:
@@ -456,6 +467,8 @@ def check(w: Workload, lay: Layout) -> None:
     if lay.cp > 1 and w.seq % (2 * lay.cp):
         raise LayoutImpossible(f"cp={lay.cp}: the {w.seq}-token sequence does not split "
                                "into 2*cp equal chunks")
+    if lay.etp < 0 or (lay.etp and lay.tp % lay.etp):
+        raise LayoutImpossible(f"etp={lay.etp} must divide tp={lay.tp}")
     if lay.ep > 1 and (not w.experts or w.experts % lay.ep or lay.dp * lay.cp % lay.ep):
         raise LayoutImpossible(f"ep={lay.ep} must divide the experts ({w.experts}) and "
                                f"the data-parallel ranks (dp*cp = {lay.dp * lay.cp})")
@@ -640,8 +653,11 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     # group send it, tokens * top_k / experts each, on ffn/tp wide matrices.
     routed = (w.expert_params / w.moe_layers / w.experts * w.experts_active
               if w.moe_layers and w.experts else 0.0)
-    expert_rows = tokens * w.experts_active * ep / w.experts if routed else 0.0
-    expert_rate = ((w.fp8_flops or w.peak_flops) * expert_efficiency(w, tp, expert_rows)
+    etp = lay.expert_tp
+    # With etp < tp each TP rank sends its 1/(tp/etp) share of the tokens to whole experts.
+    expert_rows = (tokens * etp / tp * w.experts_active * ep / w.experts if routed
+                   else 0.0)
+    expert_rate = ((w.fp8_flops or w.peak_flops) * expert_efficiency(w, etp, expert_rows)
                    if routed else rate)
     t_logits_est = 3 * fwd_logits / rate
     sts = stages(w, lay)
@@ -702,7 +718,8 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
         t_cp = max(0.0, wire_cp - c["cp_overlap"] * t_attn)
     t_ep = wire_ep = 0.0
     if ep > 1 and busy.moe_layers:
-        wire_ep = (4 + 2 * share * full) * busy.moe_layers * _alltoall(w, tp, ep, tokens)
+        wire_ep = ((4 + 2 * share * full) * busy.moe_layers
+                   * _alltoall(w, tp, ep, tokens * etp / tp))
         # Sent while another micro-batch's MoE layers compute (Megatron-Core's
         # all-to-all overlap, DeepSeek-V3's DualPipe): one dispatch stays exposed.
         moe_window = (3 * (fwd_mm + fwd_attn + slow) / rate + 3 * t_ew) \
@@ -721,7 +738,7 @@ def _evaluate(w: Workload, lay: Layout, stage: int, *, with_memory: bool = True
     # Parameters through each ZeRO collective per rank: dense weights over the dp*cp
     # ranks that hold them, routed experts over the dp*cp/ep that hold the same experts.
     moved = (_ring(dp * cp, False) * dense
-             + _ring(max(1, dp * cp // ep), False) * expert)
+             + _ring(max(1, dp * cp * (tp // etp) // ep), False) * expert)
     dp_net = tp * cp * dp > node
     dp_bw = (w.inter_bw if dp_net else w.intra_bw) * link_eff
     t_fsdp = t_dp = wire_fsdp = wire_dp = 0.0
@@ -825,7 +842,7 @@ def _held_parts(w: Workload, lay: Layout, st: Stage | None = None
         emb_share = one * (st.embedding + st.output)
     per_moe = w.expert_params / max(1, w.moe_layers)
     return (w.layer_params * st.layers / lay.tp + emb_share / lay.tp,
-            per_moe * st.moe_layers / lay.ep / lay.tp)
+            per_moe * st.moe_layers / lay.ep / lay.expert_tp)
 
 
 def _kept(w: Workload, lay: Layout, sharded: bool, st: Stage | None = None) -> float:
@@ -835,7 +852,13 @@ def _kept(w: Workload, lay: Layout, sharded: bool, st: Stage | None = None) -> f
     dense, expert = _held_parts(w, lay, st)
     if not sharded:
         return dense + expert
-    return dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
+    return dense / (lay.dp * lay.cp) + expert / _expert_dp(lay)
+
+
+def _expert_dp(lay: Layout) -> int:
+    """Ranks that hold the same experts (expert data parallelism): the dp*cp ranks over
+    ep, times the TP ranks that run whole experts when etp < tp."""
+    return max(1, lay.dp * lay.cp * (lay.tp // lay.expert_tp) // lay.ep)
 
 
 def memory_of(w: Workload, lay: Layout, stage: int | None = None) -> dict[str, float]:
@@ -872,7 +895,7 @@ def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
     sp_div = tp if w.sequence_parallel else 1
     dense, expert = _held_parts(w, lay, st)
     whole = dense + expert
-    shard = dense / (lay.dp * lay.cp) + expert / max(1, lay.dp * lay.cp // lay.ep)
+    shard = dense / (lay.dp * lay.cp) + expert / _expert_dp(lay)
     # Without resharding after forward (fsdp_reshard false), every layer's gathered
     # weights stay alive from its forward to its backward: the peak holds them all.
     weights = (shard if zero >= 3 and w.fsdp_reshard else whole) * w.weight_bytes
@@ -892,7 +915,7 @@ def stage_memory(w: Workload, lay: Layout, st: Stage, stage: int | None = None
     # ZeRO-3 re-sharding as it goes holds the layer it computes and the one it prefetches.
     gathered = 0.0
     if zero == 3 and w.fsdp_reshard:
-        layer_experts = (w.expert_params / max(1, w.moe_layers) / lay.ep / tp
+        layer_experts = (w.expert_params / max(1, w.moe_layers) / lay.ep / lay.expert_tp
                          if st.moe_layers else 0.0)
         gathered = 2 * (w.layer_params / tp + layer_experts) * w.weight_bytes
     return {"weights": weights, "gradients": grads, "optimizer": optim,

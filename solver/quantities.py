@@ -269,7 +269,9 @@ def _zero(c: Ctx) -> tuple[sp.Expr, str]:
              3: "ZeRO-3/FSDP shards optimizer states, gradients and weights over dp"}[stage]
     where = (" (on the first pipeline stage, which holds the input embedding)"
              if c.pipelined else "")
-    return expr, f"Per-GPU model state{where}: {shard}."
+    return expr, (f"Per-GPU model state{where}: {shard}. Gradients take grad_bytes "
+                  "each (2 here by default, BF16; Megatron-LM's estimator keeps FP32 "
+                  "gradients, 4, hence its 18 bytes a parameter).")
 
 
 def _act_constant(c: Ctx, tensor: sp.Expr) -> tuple[sp.Expr, str]:

@@ -368,3 +368,15 @@ def test_fp8_matmuls_step_faster_but_not_twice_as_fast() -> None:
         workload_from_inputs(resolve_inputs("llama3-70b", "a100", {
             "gpus": 512, "global_batch": 1024, "microbatches": 1,
             "matmul_precision": "fp8"}))
+
+
+def test_expert_tensor_parallelism_is_set_apart_from_dense_tp() -> None:
+    w = workload_from_inputs(resolve_inputs("mixtral-8x7b", "h100", {
+        "gpus": 256, "global_batch": 1024, "seq": 4096, "microbatches": 1}))
+    split = evaluate(w, Layout(tp=2, ep=8, dp=128, zero=1))
+    whole = evaluate(w, Layout(tp=2, ep=8, dp=128, zero=1, etp=1))
+    assert whole.layout.key.endswith("etp=1") and "etp" not in split.layout.key
+    # Whole experts on each TP rank: twice the expert weights, no narrower GEMMs.
+    assert whole.memory["weights"] > split.memory["weights"]
+    with pytest.raises(LayoutImpossible, match="etp"):
+        evaluate(w, Layout(tp=2, ep=8, dp=128, zero=1, etp=3))
