@@ -334,6 +334,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
     """Each example's part exists, and its placeholders name a part, a known mistake
     of its part or an expression that compiles."""
     from questions.expr import ExprError, compile_expr
+    from questions.kinds.number import GRADER_SLIPS
     from questions.variants import EXAMPLE_PLACEHOLDER, NAMES, suggest_name
 
     parts = t.all_parts()
@@ -348,8 +349,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
         known = [x.name for x in parts[ex.part - 1].mistakes]
         # the grader's own slips ("GB vs GiB", "bits vs bytes", "off by a thousand") and
         # a layout's verdicts ("illegal layout") are names too
-        generic = re.fullmatch(r"[kMGTPE]?B vs [KMGTPE]iB|bits vs bytes|off by a thousand",
-                               ex.mistake or "")
+        generic = GRADER_SLIPS.fullmatch(ex.mistake or "")
         if ex.mistake is not None and ex.mistake not in known and not generic and \
                 parts[ex.part - 1].answer_kind != "layout":
             close = suggest_name(ex.mistake, known, known)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from typing import TYPE_CHECKING, Any
 
 from questions.errors import FieldError, TemplateError
@@ -27,6 +28,15 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     """A number answer's known mistakes are values, never formulas."""
     return [(base + ["mistakes", i, "formula"], "a number answer's mistake uses set, expr "
              "or scale") for i, m in enumerate(part.mistakes) if m.formula]
+
+
+GIB_DISPLAY_SLIP = "right bytes, but the tool prints GiB"
+"""The slip of a GB figure typed where the question asks what a tool prints in GiB."""
+
+GRADER_SLIPS = re.compile(r"[kMGTPE]?B vs [KMGTPE]iB|bits vs bytes|off by a thousand|"
+                          + re.escape(GIB_DISPLAY_SLIP))
+"""Names of the slips the number grader (quiz.core.kinds.number) recognises on any
+question, beside a template's own mistakes: an example may name them too."""
 
 
 WHOLE_QUANTITIES = frozenset({"kv_capacity_requests"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import re
 
+from questions.kinds.number import GIB_DISPLAY_SLIP
 from questions.variants import PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import MAX_NUMBER_CHARS, Reading, Unreadable, read_number
@@ -458,7 +459,7 @@ def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:
             re.search(r"[KMGTPE]iB", r.text):
         return None
     shown = format_value(r.value, pv.key.unit, binary=True)
-    return ("right bytes, but the tool prints GiB",
+    return (GIB_DISPLAY_SLIP,
             f"Right bytes, but the tool prints GiB: it divides by 2^30 and shows {shown}, "
             "the number the question asks for.")
 
