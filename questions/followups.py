@@ -145,11 +145,36 @@ class FollowUp:
         """The id its attempts are recorded under: ``TEMPLATE+FAMILY``."""
         return f"{self.template_id}+{self.family}"
 
+    @property
+    def short(self) -> str:
+        """The change in a few words ("128K tokens", "256 GPUs"), for lists and reports."""
+        from solver.units import format_value
+
+        c = self.changes
+        change = self.spec.change
+        if change == "seq":
+            return f"{_count(float(c['seq'][1]))} tokens"
+        if change == "gpus":
+            a, b = c["gpus"]
+            return f"half the GPUs ({b:,})" if float(b) * 2 == float(a) else f"{b:,} GPUs"
+        if change == "gpu":
+            return f"{str(c['gpu'][1]).upper()} instead of {str(c['gpu'][0]).upper()}"
+        if change == "moe":
+            return f"MoE of {c['experts'][1]} experts, same active size"
+        if change == "global_batch":
+            return f"global batch {c['global_batch'][1]:,}"
+        if change == "interconnect":
+            return f"network {format_value(float(c['inter_bw'][1]), 'B/s')} per GPU"
+        if "peak_flops" in c:
+            return "FP8 matmuls"
+        return "FP32 gradients" if "grad_bytes" in c else "FP8 weights and KV cache"
+
     def to_json(self) -> dict[str, Any]:
         """The ``followup`` object of ``quiz ask --followup K --json``."""
         return {"index": self.index, "of": self.of,
                 "changes": {k: [a, b] for k, (a, b) in self.changes.items()},
                 "family": self.family, "ask": self.spec.ask, "said": self.said,
+                "short": self.short,
                 "harder": self.spec.harder}
 
 
@@ -765,10 +790,10 @@ def side_by_side(cols: list[tuple[str, Evaluation]]) -> str:
     w = 11
     lines = [f"{name + ':':<12}{_typed(e)} (DP {e.layout.dp})" for name, e in cols]
     lines.append("")
-    lines.append(f"{'':<22}" + "".join(f"{name:>{w}}" for name, _ in cols))
+    lines.append(f"{'':<25}" + "".join(f"{name:>{w}}" for name, _ in cols))
 
     def row(label: str, cells: list[str]) -> None:
-        lines.append(f"{label[:22]:<22}" + "".join(f"{c:>{w}}" for c in cells))
+        lines.append(f"{label[:25]:<25}" + "".join(f"{c:>{w}}" for c in cells))
 
     row("memory per GPU", [format_value(e.memory_per_gpu, "B") for _, e in cols])
     for k, name in MEMORY_NAMES.items():
