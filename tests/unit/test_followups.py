@@ -374,3 +374,17 @@ def test_plain_ask_and_check_read_as_a_question(capsys: pytest.CaptureFixture[st
     assert code == 0 and "follow-up 1 (seq131072-axis)" in out and "--followup 1" in out
     code, out, _ = run_cli(capsys, "check", v.id, "--followup", "1", "--answer", "a")
     assert code == 0 and "follow-up 1:" in out and "before" in out
+
+
+def test_a_spoken_followup_is_graded_as_a_checklist_of_the_changed_figures() -> None:
+    """The bank's 30-second answer asks again with sequences twice as long: the old
+    answer's activation figures are now wrong, the model state still right."""
+    v = variant("layout/thirty-second-answer", 3)
+    fu = draw(v, family_k(v, "seqx2-part1"))
+    assert fu.pv.kind == "spoken" and fu.changes["seq"][1] == 2 * fu.changes["seq"][0]
+    assert grade(fu.pv, fu.pv.key.display).verdict == "correct"
+    old = grade(fu.pv, v.parts[0].key.display)
+    assert old.verdict == "partial" and old.checklist is not None
+    wrong = {i.label for i in old.checklist.items if i.status in ("wrong", "mistake")}
+    assert any("activation" in label for label in wrong)
+    assert not any("model state" in label for label in wrong)
