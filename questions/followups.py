@@ -358,9 +358,10 @@ def _change(spec: FollowUpSpec, variant: Variant, base: Mapping[str, Any],
         out = {"experts": (0, experts), "experts_active": (int(v.get("experts_active") or 1),
                                                            2),
                "expert_ffn": (ffn, ffn // 2)}
-        return out, (f"It is a mixture of experts now: every MLP becomes {experts} experts "
-                     f"of width {ffn // 2:,}, two of them active per token, so each token "
-                     f"still passes through {ffn:,} MLP units (the same active size).")
+        said = (f"It is a mixture of experts now: every MLP becomes {experts} experts of "
+                f"width {ffn // 2:,}, two of them active per token, so each token still "
+                f"passes through {ffn:,} MLP units (the same active size)")
+        return out, said + _params_after(base, out) + "."
     if change == "global_batch":
         gb = v.get("global_batch")
         if not gb:
@@ -402,6 +403,21 @@ def _change(spec: FollowUpSpec, variant: Variant, base: Mapping[str, Any],
         raise NotApplicable("the gradients are already FP32")
     return {"grad_bytes": (g, 4)}, ("The gradients are kept in FP32 now (4 bytes, as "
                                     "Megatron-LM does), not BF16.")
+
+
+def _params_after(base: Mapping[str, Any], out: Mapping[str, tuple[Any, Any]]) -> str:
+    """ "; 237 billion parameters in all instead of 70.6 billion" (the solver's counts),
+    or "" when the inputs do not resolve."""
+    from solver.light import evaluate
+    from solver.units import format_value
+
+    try:
+        before = evaluate(["params"], _inputs(base, {}))["params"]
+        after = evaluate(["params"], _inputs(base, {k: b for k, (_, b) in out.items()}))
+    except (QuizError, ArithmeticError, ValueError):
+        return ""
+    return (f"; {format_value(after['params'], 'param')} parameters in all instead of "
+            f"{format_value(before, 'param')}")
 
 
 # ---------------------------------------------------------------- part asks
@@ -567,7 +583,9 @@ def _axis_options(spec: FollowUpSpec, a: Evaluation, b: Evaluation, node: int,
                              "Context parallelism pays for itself only when sequences are "
                              "long enough that activations or attention dominate."))
     wrong.append(_Option(layout_moves(lay, {**lay, "pp": int(lay["pp"]) * 2}), "",
-                         ""))
+                         "More pipeline stages cut the layers (and model state) each GPU "
+                         "holds; compare the two layouts' breakdowns for what the change "
+                         "really moves."))
     seen = {truth}
     out = []
     for o in wrong:
@@ -653,8 +671,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         right = labels[options.index(_Option(truth))]
         mistakes = tuple(KnownMistake(o.mistake, o.feedback, 0.0, choice=(lab,))
                          for lab, o in zip(labels, options, strict=True) if o.mistake)
+        # (a named mistake says its own feedback; the others get theirs as the option's)
         feedback = {lab: o.feedback for lab, o in zip(labels, options, strict=True)
-                    if o.feedback}
+                    if o.feedback and not o.mistake}
         key = Key("choice", right, correct=(right,))
         pv = part("What does the best layout change?", "choice", key, mistakes,
                   side_by_side([("before", b0), ("best after", b1)])

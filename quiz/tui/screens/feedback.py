@@ -228,7 +228,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
         keys = [("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop")]
         if self.followup:
             keys.append(("u", "Follow-up", "screen.follow_up"))
-        if self.missed:
+        if self.missed and self.outcome.question.followup is None:
             keys.append(("w", "Walk through", "screen.walk"))
         if self.outcome.question.part.kind == "layout":  # see check_action
             keys.append(("l", "Lab", "screen.open_lab"))
@@ -245,8 +245,8 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
         """Offer the layout lab only after a layout question."""
         if action == "open_lab":
             return self.outcome.question.part.kind == "layout"
-        if action == "walk":
-            return self.missed
+        if action == "walk":  # (a follow-up has no derivation steps of its own)
+            return self.missed and self.outcome.question.followup is None
         if action == "follow_up":
             return self.followup
         return True
