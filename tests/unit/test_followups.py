@@ -388,3 +388,24 @@ def test_a_spoken_followup_is_graded_as_a_checklist_of_the_changed_figures() -> 
     wrong = {i.label for i in old.checklist.items if i.status in ("wrong", "mistake")}
     assert any("activation" in label for label in wrong)
     assert not any("model state" in label for label in wrong)
+
+
+def test_the_self_test_reports_a_followup_that_never_applies(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A MoE cannot become a MoE: `quiz templates test` says so on the table's line."""
+    text = TEMPLATE.replace('"llama3-70b"', '"mixtral-8x7b"').replace(
+        "[512]", "[256]") + '''
+[[examples]]
+answer = "{key}"
+verdict = "correct"
+[[followups]]
+change = "moe"
+to = [16]
+ask = "layout"
+'''
+    path = tmp_path / "never.toml"
+    path.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(capsys, "templates", "test", str(path), "--seeds", "2")
+    assert code == 1
+    line = next(x for x in (out + err).splitlines() if "followups[0]" in x)
+    assert line.startswith(f"{path}:") and "followups[0].change: applies to none" in line
