@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from questions.errors import FieldError
 
@@ -33,6 +33,11 @@ PRECISIONS = ("fp8", "fp8-weights", "fp32-grads")
 (serving), FP32 gradients (Megatron-LM's 18 bytes per parameter)."""
 
 NUMERIC = ("seq", "gpus", "global_batch", "interconnect")
+
+LARGEST: dict[str, float] = {"seq": 2**24, "gpus": 2**20, "global_batch": 2**24,
+                             "interconnect": 1e13, "moe": 512}
+"""The largest value a change may set (a follow-up runs the layout engine's search,
+whose work grows with the GPU count's divisors and the batch)."""
 """Changes that take a `factor` of the variant's value."""
 
 
@@ -69,6 +74,14 @@ class FollowUpSpec(BaseModel):
     harder: bool = False
     """A harder perturbation: what a mock interviewer asks after an answer that was
     all right."""
+
+    @field_validator("to", mode="before")
+    @classmethod
+    def _no_booleans(cls, v: object) -> object:
+        # (pydantic would read true as 1: a sequence of one token)
+        if isinstance(v, list) and any(isinstance(x, bool) for x in v):
+            raise FieldError((), "to takes whole numbers or names, not true/false")
+        return v
 
     @model_validator(mode="after")
     def _range(self) -> FollowUpSpec:
@@ -107,9 +120,12 @@ class FollowUpSpec(BaseModel):
                 or value < 1:
             raise FieldError(("to",), f"{change} changes to whole numbers of at least 1, "
                              f"not {value!r}")
-        elif change == "moe" and not 2 < value <= 512:
+        elif change == "moe" and not 2 < value <= LARGEST["moe"]:
             raise FieldError(("to",), "moe takes the expert count (3 to 512; two are "
                              "active per token)")
+        elif value > LARGEST[change]:
+            raise FieldError(("to",), f"{change} changes to at most {LARGEST[change]:g}, "
+                             f"not {value:g}")
 
 
 def check_followups(t: Template) -> Template:

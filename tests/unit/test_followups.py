@@ -289,6 +289,8 @@ ask = "fits"
     ('change = "seq"\nto = ["long"]\nask = "axis"', "to", "whole numbers"),
     ('change = "seq"\nfactor = [1.0]\nask = "axis"', "factor", "not 1"),
     ('change = "precision"\nto = ["fp4"]\nask = "mfu"', "to", "precision is one of"),
+    ('change = "gpus"\nto = [1000000000]\nask = "layout"', "to", "at most 1.04858e+06"),
+    ('change = "seq"\nto = [true]\nask = "axis"', "to", "not true/false"),
     ('change = "seq"\nfactor = [2.0]\nask = "part"\npart = 3', "part", "does not exist"),
     ('change = "seq"\nfactor = [2.0]\nask = "axis"\npart = 1', "part", '"part" only'),
     ('change = "seq"\nfactor = [2.0]\nask = "guess"', "ask", "Input should be"),
