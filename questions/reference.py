@@ -18,6 +18,7 @@ def reference_markdown() -> str:
     field docstrings (AUTHORING.md carries this text; a test keeps the two equal)."""
     from questions import schema
     from questions.fielddocs import field_doc
+    from questions.followspec import FollowUpSpec
 
     sections: list[tuple[str, type[Any]]] = [
         ("Top level", schema.Template),
@@ -34,6 +35,7 @@ def reference_markdown() -> str:
         ("`[[parts]]`: one step of a scenario", schema.Part),
         ("`[[steps]]`: how learn mode asks a step of the worked derivation",
          schema.StepSpec),
+        ("`[[followups]]`: the interviewer's follow-ups", FollowUpSpec),
     ]
     out: list[str] = []
     for title, model in sections:

@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from questions.errors import FieldError
+from questions.followspec import FollowUpSpec, check_followups
 from questions.tags import RAPID_FIRE
 from questions.types import AnswerKind, Verdict
 
@@ -416,6 +417,9 @@ class Template(_Model):
     """Typed answers with the verdicts they must get."""
     steps: list[StepSpec] = Field(default_factory=list)
     """Learn mode: a friendlier prompt for a step of the worked derivation, or skip it."""
+    followups: list[FollowUpSpec] = Field(default_factory=list)
+    """The interviewer's follow-ups: change one input, ask about the effect (see
+    questions/followspec.py); layout questions and scenarios also get a standard set."""
 
     model_config = ConfigDict(extra="forbid", frozen=True,
                               populate_by_name=True)
@@ -470,6 +474,10 @@ class Template(_Model):
                                  f"twice for part {step.part}")
             seen.add((step.part, step.quantity))
         return self
+
+    @model_validator(mode="after")
+    def _followups(self) -> Template:
+        return check_followups(self)
 
     def all_parts(self) -> list[Part]:
         """The parts of this template (a single-part template has one)."""

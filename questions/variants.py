@@ -639,8 +639,18 @@ def make_variant(t: Template, seed: int) -> Variant:
         TemplateError: the constraints cannot be met in MAX_DRAWS draws, or an answer
             cannot be derived (named, with the solver's reason).
     """
+    return variant_with(t, seed, draw_params(t, seed)[0])
+
+
+def variant_with(t: Template, seed: int, params: dict[str, Scalar]) -> Variant:
+    """The variant of `t` at `seed` with these parameters, not drawn: its parts' prompts,
+    keys and mistakes derived from them (a follow-up derives the same parts with one
+    input changed).
+
+    Raises:
+        TemplateError: an answer cannot be derived (named, with the solver's reason).
+    """
     comp = compiled(t)
-    params = draw_params(t, seed)[0]
     parts: list[PartVariant] = []
     for i, p in enumerate(t.all_parts(), 1):
         parts.append(_part(t, seed, i, p, params, comp, parts))

@@ -133,13 +133,15 @@ def _solve(sub: Any) -> None:
 
 
 def _ask(sub: Any) -> None:
-    from quiz.commands.args import seed
+    from quiz.commands.args import seed, whole
 
     a = sub.add_parser("ask")
     a.add_argument("template", help="TEMPLATE_ID or TEMPLATE_ID#SEED")
     a.add_argument("--seed", type=seed, help="the variant (default 0)")
     a.add_argument("--steps", action="store_true",
                    help="list the worked derivation's steps as questions (learn mode)")
+    a.add_argument("--followup", type=whole(1, 100), metavar="K",
+                   help="the K-th follow-up: one input changed, asked about the effect")
     a.add_argument("--json", action="store_true")
 
 
@@ -157,6 +159,8 @@ def _check(sub: Any) -> None:
     c.add_argument("--step", type=whole(1, 1000),
                    help="grade one step of the walk-through (see quiz ask ID --steps); "
                    "steps are numbered over the whole question, so not with --part")
+    c.add_argument("--followup", type=whole(1, 100), metavar="K",
+                   help="grade the K-th follow-up (see quiz ask ID --followup K)")
     c.add_argument("--json", action="store_true")
 
 

@@ -25,6 +25,14 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--step numbers the steps of the whole question (quiz ask "
                          f"{args.template} --steps lists them); give it without {flag}")
     bank = catalog(args)
+    if getattr(args, "followup", None) is not None:
+        from quiz.core.errors import UsageError
+
+        if getattr(args, "steps", False) or getattr(args, "step", None) is not None:
+            raise UsageError("--followup and --steps/--step cannot be combined")
+        bank.entry(tid)  # an unknown id: one line with a suggestion
+        drawn = make_variant(bank.templates([tid])[tid], seed)
+        return _followup(args, drawn)
     if (args.command == "ask" and args.steps) or (args.command == "check"
                                                   and args.step is not None):
         # A walk-through derives its steps with the solver: the template itself.
@@ -202,4 +210,66 @@ def _check_step(args: argparse.Namespace, variant: Any) -> int:
     if g.verdict != "correct":
         print()
         print(explanation)
+    return 0
+
+
+def followup_ask_json(fu: Any, variant: Any) -> dict[str, Any]:
+    """`quiz ask ID#SEED --followup K --json`: the shape of `ask --json` (the changed
+    variant's parameters, the follow-up's prompt, key and explanation) plus
+    ``followup`` (index, of, changes, family, ask, said, harder)."""
+    t = variant.template
+    return {"template": t.id, "seed": variant.seed, "variant": variant.id,
+            "version": t.version, "title": t.title, "topic": t.topic,
+            "tags": list(t.tags), "difficulty": t.difficulty, "params": fu.params,
+            **_part_json(fu.pv), "followup": fu.to_json()}
+
+
+def followup_check_json(fu: Any, variant: Any, answer: str) -> tuple[dict[str, Any], Any]:
+    """`quiz check ID --seed N --followup K --answer T --json` and its Grade."""
+    from quiz.core.grading import grade
+
+    g = grade(fu.pv, answer)
+    data: dict[str, Any] = {
+        "template": variant.template.id, "seed": variant.seed,
+        "part": fu.extra.get("part", 1), "verdict": g.verdict, "score": g.score,
+        "read_as": g.read_as, "expected": g.expected_json(), "mistake": g.mistake,
+        "feedback": g.feedback, "explanation": fu.pv.explanation,
+        "derivation": fu.pv.derivation.with_mistake(g.mistake, g.feedback).to_json(),
+        "followup": fu.to_json()}
+    if g.checklist is not None:
+        data["checklist"] = g.checklist.to_json()
+    return data, g
+
+
+def _followup(args: argparse.Namespace, variant: Any) -> int:
+    """`quiz ask ID#SEED --followup K` and `quiz check ID --seed N --followup K`."""
+    from questions.followups import draw
+    from quiz.core.kinds import kind_of
+
+    fu = draw(variant, args.followup)
+    pv = fu.pv
+    if args.command == "ask":
+        if args.json:
+            print(json.dumps(followup_ask_json(fu, variant), indent=2))
+            return 0
+        lines = [f"{variant.id}  follow-up {fu.index} ({fu.family})  —  "
+                 f"{variant.template.title}", "", pv.prompt, *kind_of(pv.kind).prompt_lines(pv),
+                 "", f"Answer with: quiz check {variant.id} --followup {fu.index} "
+                 "--answer '...'"]
+        print("\n".join(lines))
+        return 0
+    data, g = followup_check_json(fu, variant, args.answer)
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{g.verdict.upper()}  (score {g.score:.2f})  follow-up {fu.index}: {fu.said}")
+    if g.read_as:
+        print(f"Read as:  {g.read_as}")
+    label = kind_of(pv.kind).key_label
+    print(f"Expected: {g.shown_key}" if label == "Key" else f"{label}:\n{pv.key.display}\n")
+    if g.mistake:
+        print(f"Mistake:  {g.mistake}")
+    print(g.feedback)
+    print()
+    print(pv.explanation)
     return 0

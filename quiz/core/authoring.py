@@ -172,6 +172,8 @@ def _place(t: Template, f: Failure) -> tuple[list[str | int], str, tuple[Any, ..
         return [*base, "answer", "follow"], reason, (f.seed, part, "follow")
     if f.check == "variant":
         return list(f.field) or ["answer"], reason, (f.seed, "variant")
+    if f.check == "followups" and f.field:
+        return list(f.field), reason, ("followups", *f.field)
     return [], f"{f.check}: {f.detail}", (f.seed, "variant")
 
 

@@ -21,7 +21,7 @@ from quiz.core.store import Attempt, Store
 if TYPE_CHECKING:
     from questions.derivation import Derivation
     from questions.loader import Bank
-    from questions.variants import PartVariant
+    from questions.variants import PartVariant, Variant
 
 __all__ = ["LEECH_MISSES", "Mistake", "by_mistake", "by_topic", "leeches", "mistakes"]
 
@@ -175,7 +175,9 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
     out: list[Mistake] = []
     for a in wrong:
         part = parts.get(a.id or -1, 1)
-        template = bank.templates.get(a.template_id)
+        # A follow-up's attempt is recorded as TEMPLATE+FAMILY (questions.followups).
+        base_id, _, family = a.template_id.partition("+")
+        template = bank.templates.get(base_id)
         if template is None:
             out.append(Mistake(a, part, "", "?", "This template is no longer in the bank.",
                                "", True, a.template_id in leech_ids))
@@ -183,6 +185,8 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
         try:
             variant = make_variant(template, a.seed)
             pv = variant.parts[min(part, len(variant.parts)) - 1]
+            if family:
+                pv = _followup_part(variant, family)
             read_as = ""
             if a.mistake in ("unanswered", "unreached") or not a.answer_text.strip():
                 feedback = "Time ran out before an answer."
@@ -201,6 +205,22 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
                            template.version != a.template_version,
                            a.template_id in leech_ids, derivation, shown, read_as))
     return out
+
+
+def _followup_part(variant: Variant, family: str) -> PartVariant:
+    """The follow-up of this family of a variant, drawn again.
+
+    Raises:
+        TemplateError: the template has no follow-up of that family any more.
+        NotApplicable: it no longer applies to this variant.
+    """
+    from questions.errors import TemplateError
+    from questions.followups import by_family, draw
+
+    k = by_family(variant.template, family)
+    if k is None:
+        raise TemplateError(f"{variant.id} has no follow-up {family} any more")
+    return draw(variant, k).pv
 
 
 def _read_earlier(parts: Sequence[PartVariant], texts: dict[int, str]) -> dict[int, float]:

@@ -221,7 +221,42 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
         if seed:  # seed 0 also checks the template's [[steps]] names, once
             checked[drawn] = found
         out += found
+    out += check_followups(t, seeds)
     out += check_examples(t, seeds)
+    return out
+
+
+FOLLOWUP_SEEDS = 5
+"""Seeds the self-test draws a template's own `[[followups]]` at (each may run the
+layout engine's search twice)."""
+
+
+def check_followups(t: Template, seeds: int = FOLLOWUP_SEEDS) -> list[Failure]:
+    """Each of the template's own follow-ups draws at some seed, and where it draws, its
+    key grades correct."""
+    from questions.followups import NotApplicable, draw
+
+    out: list[Failure] = []
+    applied = [0] * len(t.followups)
+    for seed in range(min(seeds, FOLLOWUP_SEEDS) if t.followups else 0):
+        v = make_variant(t, seed)
+        for i in range(len(t.followups)):
+            try:
+                fu = draw(v, i + 1)
+            except NotApplicable:
+                continue
+            applied[i] += 1
+            g = grade(fu.pv, fu.pv.key.display)
+            if g.verdict != "correct":
+                reason = f"its key {fu.pv.key.display!r} grades {g.verdict}"
+                out.append(Failure(t.id, seed, "followups", f"followups[{i}]: {reason}",
+                                   reason, field=("followups", i)))
+    for i, n in enumerate(applied):
+        if not n and seeds:
+            reason = (f"applies to none of seeds 0-{min(seeds, FOLLOWUP_SEEDS) - 1} (see "
+                      f"quiz ask {t.id}#0 --followup {i + 1})")
+            out.append(Failure(t.id, 0, "followups", f"followups[{i}]: {reason}", reason,
+                               field=("followups", i, "change")))
     return out
 
 

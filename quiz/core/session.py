@@ -34,9 +34,11 @@ from quiz.core.schedule import Drill, rating_for
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Flag, Store
 from quiz.core.types import Mode, stored
+from solver.errors import QuizError
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation
+    from questions.followups import FollowUp
 
 MAX_SEED = 1_000_000
 
@@ -68,6 +70,8 @@ class Question:
     started: float
     hints_shown: int = 0
     answer_text: str = ""
+    followup: FollowUp | None = None
+    """The interviewer's follow-up this question is (None: the variant's own part)."""
 
     @property
     def id(self) -> str:
@@ -82,6 +86,8 @@ class Question:
     @property
     def label(self) -> str:
         """`TEMPLATE_ID#SEED`, plus `part k/n` for scenarios."""
+        if self.followup is not None:
+            return f"{self.id} follow-up {self.followup.index}"
         n = len(self.variant.parts)
         return self.id if n == 1 else f"{self.id} (part {self.part.index}/{n})"
 
@@ -89,14 +95,15 @@ class Question:
     def prompt(self) -> str:
         """The prompt (a scenario's intro comes first)."""
         intro = self.template.intro
-        if intro and len(self.variant.parts) > 1:
+        if intro and len(self.variant.parts) > 1 and self.followup is None:
             return f"{self.variant.intro}\n\n{self.part.prompt}"
         return self.part.prompt
 
     @property
     def params_table(self) -> list[tuple[str, str]]:
         """The drawn parameters as (name, value shown) rows."""
-        return [(k, describe(k, v)) for k, v in self.variant.params.items()]
+        params = self.variant.params if self.followup is None else self.followup.params
+        return [(k, describe(k, v)) for k, v in params.items()]
 
     @property
     def hints_left(self) -> int:
@@ -213,6 +220,10 @@ class Session(ABC):
         """What went wrong while choosing questions, for the caller to show."""
         self.put_aside: list[str] = []
         """Template ids the user skipped in this session, in order (repeats possible)."""
+        self.base: Variant | None = None
+        """The variant last drawn (the one follow-ups change)."""
+        self.chain: list[int] = []
+        """The follow-ups (K) asked of it so far, in order."""
 
     # --- choosing
 
@@ -227,7 +238,8 @@ class Session(ABC):
     def next(self) -> Question | None:
         """The next question (the next part of a scenario first), or None when done."""
         q = self.current
-        if q is not None and q.part.index < len(q.variant.parts) and self._part_scores:
+        if q is not None and q.followup is None and q.part.index < len(q.variant.parts) \
+                and self._part_scores:
             part = q.variant.parts[q.part.index]
             self.current = Question(q.variant, part, self.clock())
             return self.current
@@ -238,7 +250,8 @@ class Session(ABC):
                 return None
             seed = self.rng.randrange(MAX_SEED)
             try:
-                variant = make_variant(self.bank.get(tid), seed)
+                # (a follow-up card, TEMPLATE+FAMILY, is asked of its template's variant)
+                variant = make_variant(self.bank.get(tid.split("+", 1)[0]), seed)
                 break
             except TemplateError as exc:
                 # One template that cannot be drawn must not end the session: skip it
@@ -246,6 +259,7 @@ class Session(ABC):
                 self.skipped.add(tid)
                 self.warnings.append(f"skipped {tid}#{seed}: {exc}")
         self._part_scores, self._seconds, self._earlier = [], 0.0, {}
+        self.base, self.chain = variant, []
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
 
@@ -253,7 +267,59 @@ class Session(ABC):
         """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED)."""
         variant = make_variant(self.bank.get(template_id), seed)
         self._part_scores, self._seconds, self._earlier = [], 0.0, {}
+        self.base, self.chain = variant, []
         self.current = Question(variant, variant.parts[0], self.clock())
+        return self.current
+
+    # --- follow-ups
+
+    def offers_followup(self) -> bool:
+        """Whether a follow-up can be asked now: the variant's last part (or a follow-up)
+        was answered and its template has follow-ups not yet asked."""
+        from questions.followups import count
+
+        q = self.current
+        if q is None or self.base is None or not self.answered \
+                or self.answered[-1].question is not q:
+            return False
+        if q.followup is None and q.part.index < len(q.variant.parts):
+            return False
+        return count(self.base.template) > len(self.chain)
+
+    def follow_up(self, k: int | None = None) -> Question | None:
+        """Ask a follow-up of the variant just answered: the K-th, or the first one not
+        yet asked that applies to it (None when none is left).
+
+        Raises:
+            NotApplicable: the K-th does not apply to this variant.
+        """
+        from questions.followups import NotApplicable, count, draw
+
+        if self.base is None:
+            return None
+        if k is not None:
+            fu = draw(self.base, k)
+            self.ask_followup(fu)
+            return self.current
+        else:
+            fu = None
+            for j in range(1, count(self.base.template) + 1):
+                if j in self.chain:
+                    continue
+                try:
+                    fu = draw(self.base, j)
+                    break
+                except NotApplicable:
+                    self.chain.append(j)  # not asked, but never offered again
+            if fu is None:
+                return None
+        return self.ask_followup(fu)
+
+    def ask_followup(self, fu: FollowUp) -> Question:
+        """Show a drawn follow-up of the current base variant."""
+        assert self.base is not None
+        self.chain.append(fu.index)
+        self.current = Question(self.base, fu.pv, self.clock(), followup=fu)
         return self.current
 
     def skip(self) -> Question | None:
@@ -310,10 +376,10 @@ class Session(ABC):
         seconds = max(0.0, self.clock() - q.started)
         if g.verdict == "invalid":
             return Outcome(g, q, None, seconds, False)
-        if q.part.kind == "number":
+        if q.part.kind == "number" and q.followup is None:
             self._earlier[q.part.index] = read_answer(q.part, text).value.value
         q.answer_text = text
-        more = q.part.index < len(q.variant.parts)
+        more = q.followup is None and q.part.index < len(q.variant.parts)
         attempt_id = self._record(q, g, text, seconds, last=not more)
         out = Outcome(g, q, attempt_id, seconds, more)
         self.answered.append(out)
@@ -321,11 +387,14 @@ class Session(ABC):
 
     def _attempt(self, q: Question, g: Grade, text: str, seconds: float) -> Attempt:
         t = q.template
-        return Attempt(template_id=t.id, template_version=t.version, seed=q.variant.seed,
+        tid = t.id if q.followup is None else q.followup.card
+        tags = attempt_tags(t, q.part.index) if q.followup is None else (*t.tags,
+                                                                          "followup")
+        return Attempt(template_id=tid, template_version=t.version, seed=q.variant.seed,
                        mode=self.mode, answer_text=text[:2000], verdict=stored(g.verdict),
                        score=g.score, topic=t.topic, answered_at=self.now(),
                        seconds=seconds, mistake=g.mistake, hints_used=q.hints_shown,
-                       hint_cost=q.hint_cost, tags=attempt_tags(t, q.part.index),
+                       hint_cost=q.hint_cost, tags=tags,
                        session_id=self.session_id())
 
     def session_id(self) -> int | None:
@@ -335,6 +404,8 @@ class Session(ABC):
     def _record(self, q: Question, g: Grade, text: str, seconds: float, *,
                 last: bool) -> int:
         attempt = self._attempt(q, g, text, seconds)
+        if q.followup is not None:  # its own card: its own score and time
+            return self._record_followup(q, attempt, g, seconds)
         scores, spent = [*self._part_scores, g.score], self._seconds + seconds
         # The answer and its review are one transaction (one fsync), committed before
         # returning. A StoreError here (read-only file, full disk, a lock held too long)
@@ -361,6 +432,28 @@ class Session(ABC):
                             "unsuspend, brings it back)")
         self._part_scores, self._seconds = scores, spent
         return attempt_id
+
+    def _record_followup(self, q: Question, attempt: Attempt, g: Grade,
+                         seconds: float) -> int:
+        """A follow-up's attempt, and its review on the follow-up family's own card."""
+        assert q.followup is not None
+        with self.store.batch():
+            attempt_id = self.store.record_attempt(attempt)
+            if self.review():
+                rating = rating_for(g.verdict, seconds, q.hints_shown,
+                                    FOLLOWUP_SECONDS)
+                if rating is not None:
+                    try:
+                        Drill(self.store, self.settings, now=self.now).review(
+                            q.followup.card, rating, self.now(), attempt_id=attempt_id)
+                    except StoreError as exc:
+                        self.warnings.append(f"your answer was saved, but the review "
+                                             f"schedule was not updated: {exc}")
+        return attempt_id
+
+
+FOLLOWUP_SECONDS = 120.0
+"""How long a prepared candidate takes over a follow-up (the setting is known already)."""
 
 
 def _rapid_fire_item(template: Summary) -> int:
@@ -487,8 +580,13 @@ class DrillSession(Session):
         return True
 
     def queue(self) -> list[str]:
-        """What is left to do today, in order (questions put aside last)."""
-        queue = self.drill.queue([t for t in self._order if t not in self.skipped])
+        """What is left to do today, in order (questions put aside last); a follow-up
+        family's card (``TEMPLATE+FAMILY``) comes back like any template's."""
+        order = [t for t in self._order if t not in self.skipped]
+        known = set(order)
+        order += sorted(c for c in self.store.cards() if "+" in c and c not in self.skipped
+                        and c.split("+", 1)[0] in known)
+        queue = self.drill.queue(order)
         later = [t for t in self.put_aside if t in queue]
         return [t for t in queue if t not in later] + later
 
@@ -506,6 +604,44 @@ class DrillSession(Session):
             queue = queue[1:] + queue[:1]
         self._last = queue[0] if queue else None
         return self._last
+
+    def next(self) -> Question | None:
+        """The next question; a due follow-up card is asked of a fresh variant."""
+        q = super().next()
+        while q is not None and self._last is not None and "+" in self._last \
+                and q.followup is None and q.template.id != self._last:
+            card = self._last
+            got = self._followup_card(card)
+            if got is not None:
+                return got
+            self.skipped.add(card)
+            self.warnings.append(f"skipped {card}: no variant drawn has that follow-up")
+            q = super().next()
+        return q
+
+    def _followup_card(self, card: str) -> Question | None:
+        """Ask the follow-up family `card` of the base variant just drawn (or of other
+        seeds, when that variant has no such follow-up)."""
+        from questions.followups import NotApplicable, by_family
+
+        family = card.split("+", 1)[1]
+        for _ in range(8):
+            variant = self.current.variant if self.current is not None else None
+            if variant is None:
+                return None
+            k = by_family(variant.template, family)
+            if k is None:
+                return None
+            try:
+                return self.follow_up(k)
+            except NotApplicable:
+                self.current = Question(*self._redraw(variant))
+        return None
+
+    def _redraw(self, variant: Variant) -> tuple[Variant, PartVariant, float]:
+        fresh = make_variant(variant.template, self.rng.randrange(MAX_SEED))
+        self.base, self.chain = fresh, []
+        return fresh, fresh.parts[0], self.clock()
 
     def summary(self) -> DrillSummary:
         """Score, what was missed (with its named mistake), and what comes tomorrow."""
@@ -620,6 +756,9 @@ class MockReport:
     solutions: list[tuple[str, Derivation]]
     previous: list[float] = field(default_factory=list)
     unreached: int = 0
+    chains: list[list[str]] = field(default_factory=list)
+    """The interviewer's follow-up chains: the question, then each follow-up asked of
+    it (what changed, its family, the verdict and the key)."""
 
 
 class MockSession(Session):
@@ -710,6 +849,36 @@ class MockSession(Session):
         """Whether the time limit has passed."""
         return self.remaining() <= 0
 
+    def next(self) -> Question | None:
+        """The next question: the interviewer's follow-up when one is due (see
+        :mod:`quiz.core.interviewer`), else the plan's next."""
+        fu = self._interviewer_followup()
+        if fu is not None:
+            return self.ask_followup(fu)
+        return super().next()
+
+    def _interviewer_followup(self) -> FollowUp | None:
+        from questions.followups import standard_set
+        from quiz.core.interviewer import MAX_FOLLOWUPS, choose
+
+        q, base = self.current, self.base
+        if q is None or base is None or self.time_up() or self.closing \
+                or len(self.chain) >= MAX_FOLLOWUPS or not self.answered \
+                or self.answered[-1].question is not q:
+            return None
+        if q.followup is None and q.part.index < len(q.variant.parts):
+            return None
+        if not (standard_set(base.template) or base.template.followups):
+            return None
+        latest = [(o.question.part, o.grade) for o in self.answered
+                  if o.question is q or (q.followup is None and o.question.followup is None
+                                         and o.question.variant is base)]
+        try:
+            return choose(base, latest, self.chain)
+        except QuizError as exc:  # a follow-up that cannot be drawn ends the chain
+            self.warnings.append(f"no follow-up of {base.id}: {exc}")
+            return None
+
     def pick(self) -> str | None:
         regular = len(self.plan) - (self.closing_id is not None)
         if self.closing:
@@ -738,7 +907,7 @@ class MockSession(Session):
                 return
         blank = Grade("incorrect", 0.0, "", "unanswered", "Time ran out before an answer.",
                       q.part.key)
-        more = q.part.index < len(q.variant.parts)
+        more = q.followup is None and q.part.index < len(q.variant.parts)
         attempt_id = self._record(q, blank, typed, self.clock() - q.started, last=not more)
         self.answered.append(Outcome(blank, q, attempt_id, self.clock() - q.started, more))
         self.current = None
@@ -752,14 +921,29 @@ class MockSession(Session):
         self.finished = True
         rows, solutions = [], []
         by_variant: dict[int, list[Outcome]] = defaultdict(list)
+        chains: dict[int, list[str]] = {}
         for out in self.answered:
             q = out.question
-            rows.append({"question": q.label, "topic": q.template.topic,
-                         "verdict": out.grade.verdict, "score": out.grade.score,
-                         "seconds": round(out.seconds, 1), "answer": q.answer_text,
-                         "read_as": out.grade.read_as, "key": out.grade.shown_key,
-                         "mistake": out.grade.mistake, "feedback": out.grade.feedback})
+            row = {"question": q.label, "topic": q.template.topic,
+                   "verdict": out.grade.verdict, "score": out.grade.score,
+                   "seconds": round(out.seconds, 1), "answer": q.answer_text,
+                   "read_as": out.grade.read_as, "key": out.grade.shown_key,
+                   "mistake": out.grade.mistake, "feedback": out.grade.feedback}
             solutions.append((q.label, q.part.derivation))
+            mark = _CHAIN_MARKS.get(out.grade.verdict, out.grade.verdict)
+            if q.followup is not None:
+                # Follow-ups are listed and chained to their question; the score stays
+                # the planned questions' (a follow-up is the interviewer's choice).
+                row |= {"followup": q.followup.to_json()}
+                rows.append(row)
+                chains.setdefault(id(q.variant), [q.variant.id]).append(
+                    f"{q.followup.short}: {mark} {out.grade.verdict}, key "
+                    f"{out.grade.shown_key}")
+                continue
+            rows.append(row)
+            if id(q.variant) not in chains:
+                chains[id(q.variant)] = [q.variant.id]
+            chains[id(q.variant)][0] += f" {mark}"
             by_variant[id(q.variant)].append(out)
         topics: dict[str, list[float]] = defaultdict(list)
         question_scores = []
@@ -782,12 +966,16 @@ class MockSession(Session):
         # mock_history is newest first; the report wants the earlier ones oldest first.
         previous = [m.score for m in reversed(self.store.mock_history())
                     if m.score is not None and m.id != self._mock_id]
-        report = MockReport(score, by_topic, rows, solutions, previous, unanswered)
+        chain_lines = [c for c in chains.values() if len(c) > 1]
+        report = MockReport(score, by_topic, rows, solutions, previous, unanswered,
+                            chain_lines)
         self.store.finish_mock(self._mock_id, score=score,
-                               report={"score": score, "rows": rows,
+                               report={"score": score, "rows": rows, "chains": chain_lines,
                                        "by_topic": {k: v[0] for k, v in by_topic.items()}})
         return report
 
+
+_CHAIN_MARKS = {"correct": "✓", "partial": "~", "incorrect": "✗"}
 
 CLOSING_MINUTES = 3.0
 """Default time for the 30-second answer that may close a mock interview (saying it takes

@@ -109,11 +109,16 @@ _WALK_OFFER = ("[b $text-warning]Missed again:[/] press [b]w[/] to walk through 
                "step at a time.")
 
 
-class FeedbackScreen(PaintedOnce[bool]):
+FOLLOW_UP = "followup"
+"""What the feedback screen dismisses with when the learner asks for the follow-up."""
+
+
+class FeedbackScreen(PaintedOnce["bool | str"]):
     """How an answer was graded, and the worked solution.
 
-    Dismisses with True to go on (Enter) or False to stop (Escape). Each answer is
-    painted in one frame (:mod:`quiz.tui.widgets.one_frame`).
+    Dismisses with True to go on (Enter), False to stop (Escape) or :data:`FOLLOW_UP`
+    for the interviewer's follow-up (``u``, after a layout question or a scenario). Each
+    answer is painted in one frame (:mod:`quiz.tui.widgets.one_frame`).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -123,24 +128,28 @@ class FeedbackScreen(PaintedOnce[bool]):
         Binding("f", "flag", "Flag"),
         Binding("v", "show_question", "Question"),
         Binding("w", "walk", "Walk me through it"),
+        Binding("u", "follow_up", "Follow-up"),
     ]
 
-    def __init__(self, outcome: Outcome, *, leech: bool = False) -> None:
+    def __init__(self, outcome: Outcome, *, leech: bool = False,
+                 followup: bool = False) -> None:
         """Args:
             outcome: the graded answer.
             leech: the template has been missed again and again: offer a walk-through.
+            followup: the interviewer has a follow-up: offer it (``u``).
         """
         super().__init__()
         self.outcome = outcome
         self.leech = leech
+        self.followup = followup
         self.reading = heap.ReadingTime(self)
         """Runs a due garbage collection while the feedback is read."""
         self._styled_for: tuple[object, ...] | None = None
         """The theme, stylesheet and size the screen was last restyled for."""
 
     @classmethod
-    def showing(cls, app: App[Any], outcome: Outcome, *, leech: bool = False
-                ) -> FeedbackScreen:
+    def showing(cls, app: App[Any], outcome: Outcome, *, leech: bool = False,
+                followup: bool = False) -> FeedbackScreen:
         """The app's feedback screen, showing ``outcome`` (to push).
 
         Built once per app and installed, so that Textual keeps it when it is popped:
@@ -148,13 +157,13 @@ class FeedbackScreen(PaintedOnce[bool]):
         composing and styling a new screen on the Enter that shows it.
         """
         if not app.is_screen_installed(_INSTALLED_AS):
-            screen = cls(outcome, leech=leech)
+            screen = cls(outcome, leech=leech, followup=followup)
             app.install_screen(screen, _INSTALLED_AS)
             return screen
         screen = app.get_screen(_INSTALLED_AS, cls)
         if screen in app.screen_stack:  # showing already (never in the app's flows)
-            return cls(outcome, leech=leech)
-        screen.show(outcome, leech=leech)
+            return cls(outcome, leech=leech, followup=followup)
+        screen.show(outcome, leech=leech, followup=followup)
         return screen
 
     def compose(self) -> ComposeResult:
@@ -192,13 +201,15 @@ class FeedbackScreen(PaintedOnce[bool]):
         # one is, rather than in the next Enter (quiz.tui.heap).
         self.reading.started()
 
-    def show(self, outcome: Outcome, *, leech: bool = False) -> None:
+    def show(self, outcome: Outcome, *, leech: bool = False, followup: bool = False
+             ) -> None:
         """Show another answer's feedback on this screen (before it is pushed again).
 
         Updating the few widgets in place costs a fraction of building a screen.
         """
         self.outcome = outcome
         self.leech = leech
+        self.followup = followup
         if not self.is_mounted:
             return  # compose shows it
         grade = outcome.grade
@@ -215,7 +226,9 @@ class FeedbackScreen(PaintedOnce[bool]):
 
     def _keys(self) -> list[tuple[str, str, str]]:
         keys = [("Enter", "Next", "screen.go_on"), ("Esc", "Stop", "screen.stop")]
-        if self.missed:
+        if self.followup:
+            keys.append(("u", "Follow-up", "screen.follow_up"))
+        if self.missed and self.outcome.question.followup is None:
             keys.append(("w", "Walk through", "screen.walk"))
         if self.outcome.question.part.kind == "layout":  # see check_action
             keys.append(("l", "Lab", "screen.open_lab"))
@@ -232,8 +245,10 @@ class FeedbackScreen(PaintedOnce[bool]):
         """Offer the layout lab only after a layout question."""
         if action == "open_lab":
             return self.outcome.question.part.kind == "layout"
-        if action == "walk":
-            return self.missed
+        if action == "walk":  # (a follow-up has no derivation steps of its own)
+            return self.missed and self.outcome.question.followup is None
+        if action == "follow_up":
+            return self.followup
         return True
 
     def action_walk(self) -> None:
@@ -266,6 +281,10 @@ class FeedbackScreen(PaintedOnce[bool]):
 
         assert isinstance(self.app, QuizApp)
         self.app.flag_question(self.outcome.question, self.outcome.attempt_id)
+
+    def action_follow_up(self) -> None:
+        """The interviewer's follow-up: one input of this variant changed."""
+        self.dismiss(FOLLOW_UP)
 
     def action_go_on(self) -> None:
         """Next question, or the next part of the scenario."""

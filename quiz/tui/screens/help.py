@@ -42,6 +42,7 @@ KEYS: list[tuple[str, list[tuple[str, str]]]] = [
         ("v", "show or hide the question"),
         ("f", "flag the question as wrong or unclear"),
         ("l", "open a layout question in the layout lab"),
+        ("u", "the interviewer's follow-up: what if ...?"),
         ("Escape", "stop here"),
     ]),
     ("Learn", [

@@ -115,15 +115,17 @@ class QuestionScreen(AnsweringScreen):
 
     # ------------------------------------------------------------ drawing
 
-    def _draw(self, *, skip: bool = False) -> None:
+    def _draw(self, *, skip: bool = False, followup: bool = False) -> None:
         self.busy = True
         self.question = None
-        self._draw_next(skip)
+        self._draw_next(skip, followup)
 
     @work(thread=True, exclusive=True, group="question", exit_on_error=False)
-    def _draw_next(self, skip: bool) -> None:
+    def _draw_next(self, skip: bool, followup: bool = False) -> None:
         try:
-            question = self.session.skip() if skip else self.session.next()
+            # A follow-up runs the layout engine on the changed variant (0.1-1 s).
+            question = (self.session.follow_up() if followup else None) or (
+                self.session.skip() if skip else self.session.next())
             counts = getattr(self.session, "left", None)
             left = str(counts()) if callable(counts) and question is not None else None
         except Exception as exc:  # a template that cannot draw: report, don't crash
@@ -149,7 +151,7 @@ class QuestionScreen(AnsweringScreen):
                 self.post_message(SessionEnded(self.mode, self.session))
             return
         self.question = question
-        if question.part.index == 1:
+        if question.part.index == 1 and question.followup is None:
             self.asked += 1
         if self.mock is not None and self.mock.closing and question.part.index == 1 and \
                 question.template.id == self.mock.closing_id:
@@ -263,11 +265,16 @@ class QuestionScreen(AnsweringScreen):
 
         leech = outcome.grade.verdict != "correct" and offers_walk(
             self.session.store, outcome.question.template.id)
-        self.app.push_screen(FeedbackScreen.showing(self.app, outcome, leech=leech),
-                             self._after_feedback)
+        self.app.push_screen(FeedbackScreen.showing(
+            self.app, outcome, leech=leech, followup=self.session.offers_followup()),
+            self._after_feedback)
 
-    def _after_feedback(self, go_on: bool | None) -> None:
-        if go_on:
+    def _after_feedback(self, go_on: bool | str | None) -> None:
+        from quiz.tui.screens.feedback import FOLLOW_UP
+
+        if go_on == FOLLOW_UP:
+            self._draw(followup=True)
+        elif go_on:
             self._draw()
         else:
             self.dismiss(None)

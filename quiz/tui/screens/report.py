@@ -93,6 +93,14 @@ def answers_text(report: MockReport) -> str:
     return "\n".join(lines)
 
 
+def chains_text(report: MockReport) -> str:
+    """The interviewer's follow-up chains, one question each: what changed, in order."""
+    blocks = []
+    for chain in report.chains:
+        blocks.append("\n".join([chain[0], *(f"  → {link}" for link in chain[1:])]))
+    return "\n\n".join(blocks)
+
+
 class ReportScreen(Screen[None]):
     """Everything about a finished mock interview."""
 
@@ -106,7 +114,8 @@ class ReportScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         report = self.report
-        answered = len({str(row["question"]).split(" (part")[0] for row in report.rows})
+        answered = len({str(row["question"]).split(" (part")[0] for row in report.rows
+                        if "followup" not in row})
         yield TitleBar("Mock interview report")
         with VerticalScroll(id="report-scroll"):
             yield Static(f"Mock interview score: {percent(report.score)}", id="report-score")
@@ -119,6 +128,9 @@ class ReportScreen(Screen[None]):
             missed = not_reached(report)
             if missed:
                 yield Static(missed, id="report-missed", markup=False)
+            if report.chains:
+                yield Static("The interviewer's follow-ups", classes="section-title")
+                yield Static(chains_text(report), id="report-chains", markup=False)
             yield Static("Your answers", classes="section-title")
             yield Static(answers_text(report), id="report-answers", markup=False)
             yield Static("Worked solutions", classes="section-title")
