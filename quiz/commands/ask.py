@@ -105,26 +105,31 @@ def render_ask(variant: Any) -> str:
 
 
 def _check(args: argparse.Namespace, variant: Any) -> int:
-    from quiz.core.kinds import kind_of
-
     part = args.part or 1
     data, g = check_json(variant, part, args.answer, args.earlier)
     pv = variant.parts[part - 1]
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"{g.verdict.upper()}  (score {g.score:.2f})")
+    print_grade(g, pv, f"{g.verdict.upper()}  (score {g.score:.2f})")
+    return 0
+
+
+def print_grade(g: Any, pv: Any, headline: str) -> None:
+    """A grade as `quiz check` prints it: the headline, how the answer was read, the
+    key, the mistake named, the feedback and the worked solution."""
+    from quiz.core.kinds import kind_of
+
+    print(headline)
     if g.read_as:
         print(f"Read as:  {g.read_as}")
     label = kind_of(pv.kind).key_label
-    print(f"Expected: {g.shown_key}" if label == "Key" else
-          f"{label}:\n{pv.key.display}\n")
+    print(f"Expected: {g.shown_key}" if label == "Key" else f"{label}:\n{pv.key.display}\n")
     if g.mistake:
         print(f"Mistake:  {g.mistake}")
     print(g.feedback)
     print()
     print(pv.explanation)
-    return 0
 
 
 def check_json(variant: Any, part: int, answer: str,
@@ -262,14 +267,6 @@ def _followup(args: argparse.Namespace, variant: Any) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"{g.verdict.upper()}  (score {g.score:.2f})  follow-up {fu.index}: {fu.said}")
-    if g.read_as:
-        print(f"Read as:  {g.read_as}")
-    label = kind_of(pv.kind).key_label
-    print(f"Expected: {g.shown_key}" if label == "Key" else f"{label}:\n{pv.key.display}\n")
-    if g.mistake:
-        print(f"Mistake:  {g.mistake}")
-    print(g.feedback)
-    print()
-    print(pv.explanation)
+    print_grade(g, pv, f"{g.verdict.upper()}  (score {g.score:.2f})  follow-up {fu.index}: "
+                f"{fu.said}")
     return 0
