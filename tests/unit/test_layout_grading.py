@@ -192,3 +192,20 @@ def test_deepseek_v3_without_expert_parallelism_is_refused_with_a_reason() -> No
     assert g.verdict == "incorrect" and g.mistake == "does not fit"
     g = grade(pv, "tp=16 pp=8 zero=1")
     assert g.mistake == "TP across nodes" and g.score <= 0.3
+
+
+def test_partial_recomputation_is_typed_and_shown_in_the_key() -> None:
+    # Meta's 405B layout recomputes a layer or so a stage, not every layer: the key says
+    # how many, and a learner can type it (Megatron's --recompute-num-layers).
+    lay = read_layout("tp=8 pp=16 recompute_layers=2")
+    assert lay.recompute == "full" and lay.recompute_layers == 2
+    assert read_layout(lay.display) == lay
+    for bad in ("tp=8 recompute=selective recompute_layers=2", "recompute_layers=0",
+                "recompute_layers=full", "recompute_layers=" + "9" * 40):
+        with pytest.raises(LayoutError):
+            read_layout(bad)
+    pv = _variant("layout/lay-out-405b", gpus=16384)
+    key = read_layout(pv.key.display)
+    assert key.recompute is None or key.recompute_layers is not None, pv.key.display
+    g = grade(pv, "tp=8 pp=16 zero=1 recompute_layers=2")
+    assert g.verdict == "correct" and "recompute_layers=2" in g.read_as
