@@ -1,7 +1,8 @@
 """Layout questions: read a proposed layout and judge it with the layout engine.
 
 A layout is typed as ``tp=8 pp=2 cp=1 ep=1 mb=1 zero=1`` (optionally ``dp=``,
-``interleave=`` and ``recompute=none|selective|full``; dp follows from the GPU count).
+``interleave=``, ``recompute=none|selective|full`` and ``recompute_layers=N``; dp follows
+from the GPU count).
 The engine (:mod:`solver.perf`, :mod:`solver.layouts`, calibrated on published runs)
 judges it: can it be built, does it fit, and how its step time compares with the best
 layout the engine finds. Keys the learner leaves out are chosen best for the layout.
@@ -24,7 +25,8 @@ if TYPE_CHECKING:
     from solver.layouts import Ranking
     from solver.perf import Evaluation, Workload
 
-FIELDS = ("tp", "pp", "cp", "ep", "dp", "mb", "zero", "interleave", "recompute")
+FIELDS = ("tp", "pp", "cp", "ep", "dp", "mb", "zero", "interleave", "recompute",
+          "recompute_layers")
 _RECOMPUTE = ("none", "selective", "full")
 _NAMES = {"micro_batch": "mb", "zero_stage": "zero", "v": "interleave", "tensor": "tp",
           "pipeline": "pp", "context": "cp", "expert": "ep", "data": "dp"}
@@ -36,8 +38,9 @@ _AXIS_WORD = r"(?P<axis>tensor|pipeline|context|expert|data)"
 _PIECES = [
     # tp=8, TP8, tp 8, zero=3, ZeRO-3, fsdp=64, FSDP64, mb:2, v=2, recompute=full
     ("pair", re.compile(r"(?P<key>recompute)\s*[=:]\s*(?P<value>[a-z]{1,12})")),
-    ("pair", re.compile(r"(?<![a-z_])(?P<key>tp|pp|cp|ep|dp|mb|micro_batch|zero_stage|"
-                        r"zero|v|interleave|fsdp|recompute)\s*[=:\- ]?\s*"
+    ("pair", re.compile(r"(?<![a-z_])(?P<key>recompute_layers|tp|pp|cp|ep|dp|mb|"
+                        r"micro_batch|zero_stage|zero|v|interleave|fsdp|recompute)"
+                        r"\s*[=:\- ]?\s*"
                         r"(?P<value>\d{1,6}|none|selective|full)(?![a-z0-9])")),
     ("pair", re.compile(r"(?<![a-z_])(?P<key>tp|pp|cp|ep|dp|mb|micro_batch|zero_stage|"
                         r"zero|v|interleave)\s*[=:]\s*(?P<value>[a-z]{1,12})")),
@@ -87,6 +90,9 @@ class Layout:
     dp: int | None = None
     interleave: int | None = None
     recompute: str | None = None
+    recompute_layers: int | None = None
+    """Of full recomputation, the layers of each stage recomputed (Megatron-LM's
+    ``--recompute-num-layers``); None: every layer, or chosen best when left out."""
     typed: tuple[str, ...] = field(default=(), compare=False)
 
     def _given(self, name: str) -> bool:
@@ -104,6 +110,8 @@ class Layout:
             parts.append(f"interleave={self.interleave}")
         if self.recompute:
             parts.append(f"recompute={self.recompute}")
+        if self.recompute_layers:
+            parts.append(f"recompute_layers={self.recompute_layers}")
         return " ".join(parts)
 
     @property
@@ -130,7 +138,7 @@ class Layout:
             out["micro_batch"] = self.mb
         if self._given("zero"):
             out["zero"] = self.zero
-        for name in ("dp", "interleave", "recompute"):
+        for name in ("dp", "interleave", "recompute", "recompute_layers"):
             value = getattr(self, name)
             if value is not None:
                 out[name] = value
@@ -182,8 +190,16 @@ def read_layout(text: str) -> Layout:
         raise LayoutError("no layout given; e.g. tp=8 pp=2 mb=1 zero=1")
     if int(values.get("zero", 0)) > 3:
         raise LayoutError("zero is a ZeRO stage: 0, 1, 2 or 3")
+    if int(values.get("recompute_layers", 1)) < 1:
+        raise LayoutError("recompute_layers is at least 1 (leave it out to recompute "
+                          "every layer)")
     if any(int(v) < 1 for k, v in values.items() if k not in ("zero", "recompute")):
         raise LayoutError("every degree is at least 1")
+    # Megatron's --recompute-num-layers: that many layers of each stage, recomputed in
+    # full.
+    if "recompute_layers" in values and values.setdefault("recompute", "full") != "full":
+        raise LayoutError("recompute_layers counts layers recomputed in full: use it "
+                          "with recompute=full")
     typed = tuple(k for k in FIELDS if k in values)
     return Layout(**values, typed=typed)  # type: ignore[arg-type]
 
@@ -288,9 +304,12 @@ def ranked(w: Workload) -> Ranking:
 def key_of(e: Evaluation) -> Layout:
     """The typed form of an engine layout (what the learner is shown as the key)."""
     lay = e.layout
+    full = lay.recompute == "full"
     return Layout(tp=lay.tp, pp=lay.pp, cp=lay.cp, ep=lay.ep, mb=lay.micro_batch,
                   zero=lay.zero, interleave=lay.interleave if lay.interleave > 1 else None,
-                  recompute=lay.recompute if lay.recompute != "none" else None)
+                  recompute=lay.recompute if lay.recompute != "none" else None,
+                  recompute_layers=lay.recompute_layers if full and lay.recompute_layers
+                  else None)
 
 
 @dataclass(frozen=True)

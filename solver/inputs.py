@@ -362,9 +362,13 @@ def _validate(inp: Inputs) -> None:
         inp.warnings.append(f"tp ({tp:g}) exceeds kv_heads ({kv:g}): KV heads are "
                             "replicated across tensor ranks")
     layers, v = n("layers"), n("interleave") or 1
-    if layers is not None and layers % (pp * v):
+    # Uneven stages (`uneven_stages`): figures per GPU are averages over the stages.
+    uneven = inp.values.get("uneven_stages") is True
+    if layers is not None and layers % (pp * v) and not uneven:
         raise SolverError(f"layers ({layers:g}) is not divisible by pp*interleave "
                           f"({pp * v:g})")
+    if layers is not None and pp * v > layers:
+        raise SolverError(f"pp*interleave ({pp * v:g}) exceeds the layers ({layers:g})")
     if v > 1 and pp == 1:
         raise SolverError("interleave > 1 needs pp > 1")
     heads = n("heads")

@@ -142,6 +142,10 @@ _ALL = [
        default="0"),
     _k("interleave", "layout", "1", "virtual pipeline stages per GPU v", kind="int",
        default=1),
+    _k("uneven_stages", "layout", "",
+       "true: pp need not divide the layers (stages split as Megatron-LM does, the "
+       "first and last lighter, as the layout engine does); per-GPU figures are then "
+       "averages over the stages", kind="bool", default=False),
     _k("sequence_parallel", "layout", "", "shard the non-matmul activations across tp",
        kind="bool", default=True),
     _k("flash_attention", "layout", "", "fused attention: no s x s scores are saved",

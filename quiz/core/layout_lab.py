@@ -86,7 +86,8 @@ def lab_for(model: str | None, gpu: str | None, overrides: Mapping[str, Value],
                          ep=typed_layout.ep, dp=max(1, setup.gpus // inner),
                          zero=typed_layout.zero, interleave=typed_layout.interleave or 1,
                          micro_batch=typed_layout.mb,
-                         recompute=typed_layout.recompute or "none")
+                         recompute=typed_layout.recompute or "none",
+                         recompute_layers=typed_layout.recompute_layers or 0)
 
 
 def _divisors(n: int) -> list[int]:

@@ -131,3 +131,81 @@ def test_expert_layouts_grade_correct_across_the_templates_workloads() -> None:
         else:
             assert fsdp.score >= 0.8, (workload, fsdp.feedback)
     assert len(seen) >= 12
+
+
+# ---------------------------------------------------------------- the flagship runs
+
+def _variant(template: str, **drawn: float) -> PartVariant:
+    """The first seed of `template` whose draw has the given values."""
+    for seed in range(200):
+        pv = make_variant(BANK.get(template), seed).parts[0]
+        if all(pv.overrides.get(k) == v for k, v in drawn.items()):
+            return pv
+    raise AssertionError(f"{template} never draws {drawn}")
+
+
+@pytest.mark.parametrize("gpus", [8192, 16384])
+def test_llama3_405b_metas_layout_is_the_key_and_says_why(gpus: int) -> None:
+    pv = _variant("layout/lay-out-405b", gpus=gpus)
+    key = read_layout(pv.key.display)
+    assert (key.tp, key.pp, key.cp, key.ep) == (8, 16, 1, 1)
+    # Meta's TP 8 x PP 16 x DP, typed as a learner would.
+    for answer in ("tp=8 pp=16 zero=1", "TP8 x PP16, distributed optimizer"):
+        g = grade(pv, answer)
+        assert g.verdict == "correct", (answer, g.feedback)
+    g = grade(pv, "tp=8 pp=16 zero=1")
+    # The breakdown says why the key is built so, axis by axis.
+    assert "Why the best layout" in g.feedback
+    assert "PP 16 splits the 126 layers" in g.feedback
+    assert "TP 8 stays inside a node" in g.feedback
+
+
+def test_llama3_405b_tp_across_nodes_or_unsharded_is_refused_with_a_reason() -> None:
+    pv = _variant("layout/lay-out-405b", gpus=16384)
+    g = grade(pv, "tp=16 pp=8 zero=1")
+    assert g.mistake == "TP across nodes" and g.score <= 0.3
+    assert "TP 16 crosses nodes" in g.feedback
+    g = grade(pv, "tp=8 zero=1")
+    assert g.verdict == "incorrect" and g.mistake == "does not fit"
+
+
+@pytest.mark.parametrize("gpus", [1024, 2048])
+def test_deepseek_v3_key_shards_experts_and_the_published_layout_is_accepted(
+        gpus: int) -> None:
+    pv = _variant("layout/lay-out-moe", gpus=gpus, global_batch=15360)
+    key = read_layout(pv.key.display)
+    assert key.ep >= 8 and key.tp == 1, pv.key.display
+    # DeepSeek-V3's PP 16 x EP 64, no TP, ZeRO-1.
+    for answer in ("tp=1 pp=16 ep=64 zero=1", "PP16 x EP64, no TP, distributed optimizer"):
+        g = grade(pv, answer)
+        assert g.verdict == "correct", (answer, g.feedback)
+    assert "routed experts" in g.feedback and "Why the best layout" in g.feedback
+
+
+def test_deepseek_v3_without_expert_parallelism_is_refused_with_a_reason() -> None:
+    pv = _variant("layout/lay-out-moe", gpus=2048, global_batch=15360)
+    g = grade(pv, "tp=8 pp=16")
+    assert g.verdict == "partial" and g.score < 0.85
+    assert g.mistake == "experts not sharded"
+    assert "Expert parallelism shards the experts" in g.feedback
+    g = grade(pv, "tp=1 pp=16 zero=1")
+    assert g.verdict == "incorrect" and g.mistake == "does not fit"
+    g = grade(pv, "tp=16 pp=8 zero=1")
+    assert g.mistake == "TP across nodes" and g.score <= 0.3
+
+
+def test_partial_recomputation_is_typed_and_shown_in_the_key() -> None:
+    # Meta's 405B layout recomputes a layer or so a stage, not every layer: the key says
+    # how many, and a learner can type it (Megatron's --recompute-num-layers).
+    lay = read_layout("tp=8 pp=16 recompute_layers=2")
+    assert lay.recompute == "full" and lay.recompute_layers == 2
+    assert read_layout(lay.display) == lay
+    for bad in ("tp=8 recompute=selective recompute_layers=2", "recompute_layers=0",
+                "recompute_layers=full", "recompute_layers=" + "9" * 40):
+        with pytest.raises(LayoutError):
+            read_layout(bad)
+    pv = _variant("layout/lay-out-405b", gpus=16384)
+    key = read_layout(pv.key.display)
+    assert key.recompute is None or key.recompute_layers is not None, pv.key.display
+    g = grade(pv, "tp=8 pp=16 zero=1 recompute_layers=2")
+    assert g.verdict == "correct" and "recompute_layers=2" in g.read_as

@@ -151,3 +151,38 @@ def test_fp8_peak_is_missing_for_an_a100() -> None:
 
     with pytest.raises(SolverError, match="peak_flops_fp8"):
         solve("train_time_fp8", model="llama3-8b", gpu="a100", overrides={"gpus": 8})
+
+
+def test_uneven_stages_are_asked_for_and_give_the_average_over_stages() -> None:
+    # DeepSeek-V3's 61 layers split evenly over no pp > 1; Llama 3 405B's 126 not over 4.
+    from solver.errors import SolverError
+
+    with pytest.raises(SolverError, match="not divisible by pp"):
+        solve("params_per_gpu", model="deepseek-v3", overrides={"pp": 4})
+    got = solve("params_per_gpu", model="deepseek-v3",
+                overrides={"pp": 4, "ep": 8, "gpus": 1024,
+                           "uneven_stages": True}).value
+    params = solve("params", model="deepseek-v3").value
+    experts = solve("expert_params", model="deepseek-v3").value
+    assert got == pytest.approx((params - experts) / 4 + experts / 32)
+    with pytest.raises(SolverError, match="exceeds the layers"):
+        solve("params_per_gpu", model="deepseek-v3",
+              overrides={"pp": 64, "uneven_stages": True})
+
+
+@pytest.mark.parametrize(("template", "model"), [
+    ("moe/expert-parallel-weights", "deepseek-v3"),
+    ("conventions/gib-display", "llama3-405b")])
+def test_models_with_uneven_stages_are_drawn_and_their_key_grades_correct(
+        template: str, model: str) -> None:
+    from questions.loader import load_bank
+    from questions.variants import make_variant
+    from quiz.core.grading import grade
+
+    t = load_bank().get(template)
+    drawn = [v for seed in range(60)
+             if (v := make_variant(t, seed)).params.get("model") == model]
+    assert drawn, f"{template} never draws {model}"
+    v = drawn[0]
+    assert "average" in v.parts[0].prompt
+    assert grade(v.parts[0], v.parts[0].key.display).verdict == "correct"

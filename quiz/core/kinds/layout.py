@@ -32,6 +32,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     from questions.layout import comparison, judge
     from solver.engine import resolve_inputs
     from solver.layouts import CP_WORTH, sharding_note, why
+    from solver.layouts import reasons as axis_reasons
 
     key = pv.key
     try:
@@ -45,7 +46,10 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
         return Grade("incorrect", 0.0, read_as, "illegal layout",
                      f"That layout cannot be built: {j.reason}.", key)
     e, best, w = j.evaluation, j.best, j.workload
-    table = "\n\n" + comparison(j)
+    # Why the key is built as it is, axis by axis: what the learner should take away.
+    key_why = (f"\n\nWhy the best layout ({key.display}) is built so: "
+               + " ".join(axis_reasons(w, best)))
+    table = "\n\n" + comparison(j) + key_why
     reasons = " ".join(why(w, e, best if e.fits else None))
     # What was assumed: keys completed, gradient precision, FSDP's setting.
     grads = (f"Gradients are {'FP32' if w.grad_bytes >= 4 else 'BF16'} "
@@ -65,6 +69,16 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     if not j.inside_node:
         return Grade("partial", round(min(ratio, 0.3), 4), read_as, "TP across nodes",
                      f"It fits, but {reasons}" + table, key)
+    if ratio < 0.85 and w.experts and e.layout.ep == 1 and best.layout.ep > 1:
+        # A mixture of experts laid out as a dense model: the routed experts, most of
+        # the bytes, are split only by TP and PP.
+        return Grade("partial", round(ratio, 4), read_as, "experts not sharded",
+                     f"Legal and it fits, but it reaches {ratio:.0%} of the best layout's "
+                     f"speed ({key.display}): with ep=1 every data-parallel rank holds all "
+                     f"{w.experts} routed experts of its layers, so only TP and PP can cut "
+                     "them, and each expert's GEMM sees few tokens. Expert parallelism "
+                     "shards the experts over the data-parallel ranks instead. "
+                     f"{reasons}" + table, key)
     if ratio >= 0.85:  # within 15% of the engine's best is a layout an expert accepts
         return Grade("correct", 1.0, read_as, None,
                      f"A good layout: it fits and steps in {format_value(e.step_time, 's')}"
