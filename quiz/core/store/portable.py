@@ -41,7 +41,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, TextIO
 
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Rating, Scheduler, State
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -790,37 +790,135 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     return target
 
 
-class _Replayed(Card):
-    """A card being replayed: the scheduler copies the card it is given on every review
-    (to leave the caller's alone); nobody else holds these, so the copy is skipped (a
-    third of a review's time, which a 1,000,000-row import does a million times)."""
-
-    def __copy__(self) -> _Replayed:
-        return self
-
-
 class _Replay:
-    """FSRS cards rebuilt by replaying reviews in time order (fuzzing off)."""
+    """FSRS cards rebuilt by replaying reviews in time order (fuzzing off).
+
+    Each review is fsrs's ``Scheduler.review_card`` (fuzzing off) worked on a card held
+    as a plain list, the scheduler's formulas written out in the same order of
+    operations, so every float comes out the same bit for bit (a property test compares
+    the cards' JSON with fsrs's own replay). ``review_card`` copies the card it is given,
+    looks its helpers up by keyword and makes a review log on every call: that was most
+    of an import's replay, which a 1,000,000-row import does a million times.
+    """
 
     def __init__(self) -> None:
-        self.scheduler = Scheduler(enable_fuzzing=False)
-        self.cards: dict[str, Card] = {}
-        self.ratings = {int(r): r for r in Rating}
+        self.scheduler = scheduler = Scheduler(enable_fuzzing=False)
+        self.cards: dict[str, list[Any]] = {}
+        """Per template: [state, step, stability, difficulty, last review, interval]."""
+        p = scheduler.parameters
+        self._p = p
+        self._learning = scheduler.learning_steps
+        self._relearning = scheduler.relearning_steps
+        self._decay = scheduler._DECAY
+        self._factor = scheduler._FACTOR
+        # Sub-expressions of the formulas that depend on the parameters alone, each
+        # written as fsrs writes it (so the same float).
+        self._easy_difficulty: float = p[4] - (math.e ** (p[5] * (Rating.Easy - 1))) + 1
+        self._forget_short: float = math.e ** (p[17] * p[18])
+        self._recall_base: float = math.e ** (p[8])
+        self._retention_term: float = (scheduler.desired_retention ** (1 / self._decay)) - 1
+        self._max_interval = scheduler.maximum_interval
 
     def review(self, template_id: str, rating: int, reviewed_at: str) -> int:
         """Apply one review; returns the card's state before it."""
         when = from_utc_text(reviewed_at)
         card = self.cards.get(template_id)
-        state_before = NEW if card is None else int(card.state)
         if card is None:
-            card = _Replayed(card_id=_card_id(template_id), due=when)
-        card, _ = self.scheduler.review_card(card, self.ratings[rating],
-                                             review_datetime=when)
-        self.cards[template_id] = card
+            # A new card: Learning, step 0, no stability or difficulty yet.
+            card = self.cards[template_id] = [1, 0, None, None, None, None]
+            state_before = NEW
+        else:
+            state_before = card[0]
+        self._review(card, rating, when)
         return state_before
 
+    def _difficulty(self, difficulty: float, rating: int) -> float:
+        p = self._p
+        delta = -(p[6] * (rating - 3))
+        arg_2 = difficulty + (10.0 - difficulty) * delta / 9.0
+        return min(max(p[7] * self._easy_difficulty + (1 - p[7]) * arg_2, 1.0), 10.0)
+
+    def _short_term(self, stability: float, rating: int) -> float:
+        p = self._p
+        increase: float = (math.e ** (p[17] * (rating - 3 + p[18]))) * (stability ** -p[19])
+        if rating != 1:
+            increase = max(increase, 1.0)
+        return max(stability * increase, 0.001)
+
+    def _long_term(self, difficulty: float, stability: float, last: datetime | None,
+                   when: datetime, rating: int) -> float:
+        p = self._p
+        if last is None:
+            retrievability: float = 0
+        else:
+            elapsed = max(0, (when - last).days)
+            retrievability = (1 + self._factor * elapsed / stability) ** self._decay
+        if rating == 1:
+            long_term: float = (p[11] * (difficulty ** -p[12]) * (((stability + 1) ** (p[13])) - 1)
+                         * (math.e ** ((1 - retrievability) * p[14])))
+            next_stability: float = min(long_term, stability / self._forget_short)
+        else:
+            hard_penalty = p[15] if rating == 2 else 1
+            easy_bonus = p[16] if rating == 4 else 1
+            next_stability = stability * (
+                1 + self._recall_base * (11 - difficulty) * (stability ** -p[9])
+                * ((math.e ** ((1 - retrievability) * p[10])) - 1) * hard_penalty
+                * easy_bonus)
+        return max(next_stability, 0.001)
+
+    def _interval(self, stability: float) -> timedelta:
+        days = round((stability / self._factor) * self._retention_term)
+        return timedelta(days=min(max(days, 1), self._max_interval))
+
+    def _review(self, card: list[Any], rating: int, when: datetime) -> None:
+        state, step, stability, difficulty, last, _ = card
+        if rating not in (1, 2, 3, 4):
+            raise ValueError(f"Unknown rating: {rating}")
+        short = last is not None and (when - last).days < 1
+        if state == 2:  # Review
+            if short:
+                stability = self._short_term(stability, rating)
+            else:
+                stability = self._long_term(difficulty, stability, last, when, rating)
+            difficulty = self._difficulty(difficulty, rating)
+            if rating == 1 and self._relearning:
+                state, step, interval = 3, 0, self._relearning[0]
+            else:
+                interval = self._interval(stability)
+        else:  # Learning or Relearning: the same but for their steps
+            if stability is None or difficulty is None:
+                stability = max(self._p[rating - 1], 0.001)
+                difficulty = min(max(self._p[4] - (math.e ** (self._p[5] * (rating - 1)))
+                                     + 1, 1.0), 10.0)
+            elif short:
+                stability = self._short_term(stability, rating)
+                difficulty = self._difficulty(difficulty, rating)
+            else:
+                stability = self._long_term(difficulty, stability, last, when, rating)
+                difficulty = self._difficulty(difficulty, rating)
+            steps = self._learning if state == 1 else self._relearning
+            if not steps or (step >= len(steps) and rating != 1) or rating == 4 or (
+                    rating == 3 and step + 1 == len(steps)):
+                state, step, interval = 2, None, self._interval(stability)
+            elif rating == 1:
+                step, interval = 0, steps[0]
+            elif rating == 2:
+                if step == 0 and len(steps) == 1:
+                    interval = steps[0] * 1.5
+                elif step == 0:
+                    interval = (steps[0] + steps[1]) / 2.0
+                else:
+                    interval = steps[step]
+            else:
+                step += 1
+                interval = steps[step]
+        card[:] = (state, step, stability, difficulty, when, when + interval)
+
     def cards_json(self) -> dict[str, str]:
-        return {tid: Card.to_json(card) for tid, card in self.cards.items()}
+        return {tid: Card.to_json(Card(card_id=_card_id(tid), state=State(state), step=step,
+                                       stability=stability, difficulty=difficulty, due=due,
+                                       last_review=last))
+                for tid, (state, step, stability, difficulty, last, due) in self.cards.items()}
 
 
 def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
