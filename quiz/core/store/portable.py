@@ -596,97 +596,6 @@ def _problem(exc: ValidationError) -> str:
     return f"{field}: {first['msg']}{tail}"
 
 
-_ATTEMPT_FIELDS: Final = frozenset(AttemptRow.model_fields)
-_ATTEMPT_REQUIRED: Final = frozenset(
-    name for name, field in AttemptRow.model_fields.items() if field.is_required())
-_ATTEMPT_DEFAULTS: Final = tuple((name, None if field.is_required() else field.default)
-                                 for name, field in AttemptRow.model_fields.items())
-"""Each field and its default, in the model's order (the order of its ``__dict__``)."""
-
-
-def _text(value: object) -> bool:
-    """Text the model takes as it is: a ``str`` that is UTF-8 (a lone surrogate, which
-    JSON can spell, is refused by the model)."""
-    if type(value) is not str:
-        return False
-    if value.isascii():
-        return True
-    try:
-        value.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _plain_attempt(raw: object) -> AttemptRow | None:
-    """The :class:`AttemptRow` of a file's row that meets every rule of the model with
-    values of exactly the types it stores (an export's rows), without the model's
-    validation; None for any other row, which then goes through the model (to be
-    converted, or refused by name).
-
-    What this takes, the model takes as the same row (a property test holds them
-    together): a fast path, about a quarter of the model's time a row."""
-    if type(raw) is not dict or not _ATTEMPT_REQUIRED <= raw.keys() <= _ATTEMPT_FIELDS:
-        return None
-    values: dict[str, Any] = {name: raw.get(name, default) for name, default in _ATTEMPT_DEFAULTS}
-    template, version, seed, answer, score, hints_used, hint_cost, seconds, answered_at = (
-        values["template"], values["version"], values["seed"], values["answer"],
-        values["score"], values["hints_used"], values["hint_cost"], values["seconds"],
-        values["answered_at"])
-    mistake, topic, tags, rating, mock, verdict = (
-        values["mistake"], values["topic"], values["tags"], values["rating"],
-        values["mock"], values["verdict"])
-    if not (_text(template) and 0 < len(template) <= 200
-            and type(version) is int and 0 <= version <= MAX_VERSION
-            and type(seed) is int and 0 <= seed <= MAX_SEED
-            and type(values["mode"]) is str and values["mode"] in MODES
-            and _text(answer) and len(answer) <= 2000
-            and type(verdict) is str and verdict in VERDICTS
-            and type(score) is float and 0.0 <= score <= 1.0
-            and (mistake is None or _text(mistake))
-            and type(hints_used) is int and 0 <= hints_used <= MAX_COUNT
-            and type(hint_cost) is float and 0.0 <= hint_cost < math.inf
-            and type(seconds) is float and 0.0 <= seconds < math.inf
-            and type(answered_at) is str and _STORED_TIME.fullmatch(answered_at)
-            and _text(topic) and topic
-            and (type(tags) is list or type(tags) is tuple)
-            and all(_text(tag) for tag in tags)
-            and (rating is None or (type(rating) is int and 1 <= rating <= 4))
-            and (mock is None or (type(mock) is str and _STORED_TIME.fullmatch(mock)))
-            and type(values["guided"]) is bool
-            and (verdict != "correct" or score + hint_cost > 0)
-            and (verdict != "incorrect" or score < 1)):
-        return None
-    try:
-        datetime.fromisoformat(answered_at)  # a real day and time of day
-        if mock is not None:
-            datetime.fromisoformat(mock)
-    except ValueError:
-        return None
-    if type(tags) is list:
-        values["tags"] = tuple(tags)
-    row = object.__new__(AttemptRow)
-    # As pydantic's model_construct sets them (the fields given, no extras, no
-    # private attributes), without its per-call overhead.
-    _set = object.__setattr__
-    _set(row, "__dict__", values)
-    _set(row, "__pydantic_fields_set__", set(raw))
-    _set(row, "__pydantic_extra__", None)
-    _set(row, "__pydantic_private__", None)
-    return row
-
-
-def _attempt(raw: object) -> AttemptRow:
-    """A file's row as an :class:`AttemptRow` (:func:`_plain_attempt` if it takes it,
-    else the model's validation).
-
-    Raises:
-        ValidationError: the model refuses the row.
-    """
-    row = _plain_attempt(raw)
-    return AttemptRow.model_validate(raw) if row is None else row
-
-
 def _row_error(source: str, where: str, exc: ValidationError) -> HistoryFileError:
     return HistoryFileError(f"{source}: {where}: {_problem(exc)}")
 
@@ -730,8 +639,7 @@ def _json_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[R
             raise HistoryFileError(f"{source}: {where}: nested too deeply (at most "
                                    f"{reader.MAX_DEPTH} levels)")
         try:
-            yield kind, where, _attempt(raw) if model is AttemptRow else \
-                model.model_validate(raw)
+            yield kind, where, model.model_validate(raw)
         except ValidationError as exc:
             raise _row_error(source, where, exc) from None
     check_header()
@@ -783,7 +691,7 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[Ro
         if "guided" in record:
             values["guided"] = record["guided"] == "1" or record["guided"] == "true"
         try:
-            yield "attempt", where, _attempt(values)
+            yield "attempt", where, AttemptRow.model_validate(values)
         except ValidationError as exc:
             raise _row_error(source, where, exc) from None
 
