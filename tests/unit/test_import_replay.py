@@ -3,7 +3,9 @@ gives, byte for byte: the same card JSON and the same state before each review."
 
 from __future__ import annotations
 
+import tempfile
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from fsrs import Card, Rating, Scheduler
 from hypothesis import given, settings
@@ -11,7 +13,8 @@ from hypothesis import strategies as st
 
 from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.schedule import NEW, _card_id
-from quiz.core.store.portable import _Replay, rebuild_cards
+from quiz.core.store import Store
+from quiz.core.store.portable import _Replay, import_history, parse, rebuild_cards
 
 T0 = datetime(2024, 3, 1, 9, 30, tzinfo=UTC)
 
@@ -84,3 +87,44 @@ def test_replay_walks_every_state() -> None:
     states = [replay.review(t, r, at) for t, r, at in log]
     assert {1, 2, 3} <= set(states)
     assert (states, replay.cards_json()) == fsrs_replay(log)
+
+
+def history_text(reviews: list[tuple[str, int, str]]) -> str:
+    import json
+    return json.dumps({"format": "quiz-history", "history_format": 1, "attempts": [
+        {"template": t, "version": 1, "seed": i, "mode": "drill", "answer": "1 GB",
+         "verdict": "correct", "score": 1.0, "seconds": 5.0, "answered_at": at,
+         "topic": "memory", "tags": [], "rating": r}
+        for i, (t, r, at) in enumerate(reviews)]})
+
+
+def log_and_cards(store: Store) -> tuple[list[tuple[object, ...]], dict[str, str]]:
+    conn = store._conn
+    log = [tuple(r) for r in conn.execute(
+        "SELECT template_id, rating, state_before, reviewed_at, attempt_id FROM review_log "
+        "ORDER BY reviewed_at, id")]
+    cards = dict(conn.execute("SELECT template_id, card_json FROM cards").fetchall())
+    return log, cards
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a/x", "b/y", "c/z"]), st.integers(1, 4),
+                          st.integers(0, 3 * 86_400 * 10**6)), min_size=1, max_size=12),
+       st.lists(st.booleans(), min_size=12, max_size=12), st.integers(0, 12))
+def test_an_import_leaves_the_log_and_cards_of_a_full_replay(
+        items: list[tuple[str, int, int]], shuffle: list[bool], split: int) -> None:
+    # A history with some reviews, then a file of more, in or out of time order (the
+    # online replay must hand those templates to the replay from the log).
+    log = timed(items)
+    first, second = log[:split], log[split:]
+    second = [r for r, s in zip(second, shuffle, strict=False) if s] + \
+        [r for r, s in zip(second, shuffle, strict=False) if not s]
+    with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "h.db") as store:
+        for part in (first, second):
+            if part:
+                import_history(store, parse(history_text(part)))
+        stored, cards = log_and_cards(store)
+    entries = [(t, r, at, a) for t, r, _, at, a in stored]
+    rows, expected = rebuild_cards(entries)
+    assert stored == [tuple(row) for row in rows]
+    assert cards == expected

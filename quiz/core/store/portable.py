@@ -1023,6 +1023,8 @@ def _import(store: Store, rows: Iterable[Row], source: str,
         batch: list[tuple[object, ...]] = []
         after: list[tuple[str, int | None, str, str | None, str]] = []
         sums = _Summaries(conn)
+        replay = _Online(str(t) for (t,) in conn.execute(
+            "SELECT DISTINCT template_id FROM review_log"))
         mocks_added = added = already = 0
         for _, where, row in rows:
             if isinstance(row, MockRow):
@@ -1053,8 +1055,8 @@ def _import(store: Store, rows: Iterable[Row], source: str,
                           int(row.guided)))
             after.append((row.template, row.rating, row.answered_at, row.mock, where))
             if len(batch) >= _BATCH:
-                added += _insert(conn, batch, after, links)
-        added += _insert(conn, batch, after, links)
+                added += _insert(conn, batch, after, links, replay)
+        added += _insert(conn, batch, after, links, replay)
         for _, sql in indexes:
             conn.execute(sql)
         if trigger is not None:
@@ -1065,7 +1067,7 @@ def _import(store: Store, rows: Iterable[Row], source: str,
                 raise _no_mock(source, where, start)
             conn.execute("UPDATE attempts SET session_id = ? WHERE id = ?",
                          (mock_ids[start], attempt_id))
-        cards = _rebuild_log(conn)
+        cards = _rebuild_log(conn, replay)
     return ImportResult(added=added, already=already, mocks_added=mocks_added,
                         cards=cards)
 
@@ -1154,7 +1156,7 @@ _INSERT_ATTEMPT: Final = (
 
 def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
             after: list[tuple[str, int | None, str, str | None, str]],
-            links: list[tuple[int, str, str]]) -> int:
+            links: list[tuple[int, str, str]], replay: _Online) -> int:
     """Insert a batch of attempts, then their reviews; note their mock links. Returns
     how many were inserted (and empties the lists).
 
@@ -1171,11 +1173,12 @@ def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
     reviews = []
     for attempt_id, (template, rating, answered_at, mock, where) in enumerate(after, first):
         if rating is not None:
-            reviews.append((template, rating, answered_at, attempt_id))
+            reviews.append((template, rating, replay.review(template, rating, answered_at),
+                            answered_at, attempt_id))
         if mock is not None:
             links.append((attempt_id, mock, where))
     conn.executemany("INSERT INTO review_log (template_id, rating, state_before, "
-                     "reviewed_at, attempt_id) VALUES (?, ?, 0, ?, ?)", reviews)
+                     "reviewed_at, attempt_id) VALUES (?, ?, ?, ?, ?)", reviews)
     count = len(batch)
     batch.clear()
     after.clear()
@@ -1194,28 +1197,59 @@ def _match(store: Store, conn: sqlite3.Connection, row: AttemptRow, before: int,
     return False
 
 
-def _rebuild_log(conn: sqlite3.Connection) -> int:
-    """Replay the whole review log in time order into fresh cards, streamed: each
-    review's ``state_before`` is set from the replay, the cards replaced. Returns how
-    many cards there are.
+class _Online:
+    """The replay of the reviews an import adds, as they are inserted, for the templates
+    whose whole review log they are in log order: no review of the template in the log
+    before the import, and each review no earlier than the one before it (a review at
+    the same time is later in the log too: its id is larger). Such a template's log is
+    replayed by then, its reviews inserted with their ``state_before``; any other
+    template is replayed from the log at the end (:func:`_rebuild_log`)."""
+
+    def __init__(self, logged: Iterable[str]) -> None:
+        self.replay = _Replay()
+        self.stale: set[str] = set(logged)
+        """Templates replayed from the log at the end."""
+        self.last: dict[str, str] = {}
+
+    def review(self, template_id: str, rating: int, reviewed_at: str) -> int:
+        """The review's ``state_before`` (0 for now, if the template is replayed from the
+        log at the end)."""
+        if template_id in self.stale:
+            return NEW
+        if reviewed_at < self.last.get(template_id, ""):  # out of time order
+            self.stale.add(template_id)
+            return NEW
+        self.last[template_id] = reviewed_at
+        return self.replay.review(template_id, rating, reviewed_at)
+
+
+def _rebuild_log(conn: sqlite3.Connection, online: _Online) -> int:
+    """The whole review log replayed in time order into fresh cards: the templates
+    :class:`_Online` replayed as their reviews came in are done; every other one's log
+    is replayed here, streamed, and each review's ``state_before`` set from the replay.
+    The cards are replaced. Returns how many cards there are.
 
     The log keeps its rows and ids: replay order is ``(reviewed_at, id)``, which is
-    the order every reader of the log uses, so only ``state_before`` changes."""
+    the order every reader of the log uses, so only ``state_before`` changes; each
+    template's card depends on its own reviews alone."""
     replay = _Replay()
     # The changes, held compactly (16 bytes a review) and written after the read.
     ids, states = array("q"), array("b")
     read = conn.cursor()
     read.row_factory = None
-    for log_id, template_id, rating, reviewed_at, state in read.execute(
-            "SELECT id, template_id, rating, reviewed_at, state_before FROM review_log "
-            "ORDER BY reviewed_at, id"):
-        before = replay.review(template_id, rating, reviewed_at)
-        if before != state:
-            ids.append(log_id)
-            states.append(before)
+    for template in sorted(online.stale):
+        for log_id, template_id, rating, reviewed_at, state in read.execute(
+                "SELECT id, template_id, rating, reviewed_at, state_before FROM review_log "
+                "WHERE template_id = ? ORDER BY reviewed_at, id", (template,)):
+            before = replay.review(template_id, rating, reviewed_at)
+            if before != state:
+                ids.append(log_id)
+                states.append(before)
     conn.executemany("UPDATE review_log SET state_before = ? WHERE id = ?",
                      zip(states, ids, strict=True))
-    cards = replay.cards_json()
+    cards = {tid: card for tid, card in online.replay.cards_json().items()
+             if tid not in online.stale}
+    cards.update(replay.cards_json())
     updated = dict(conn.execute("SELECT template_id, max(reviewed_at) FROM review_log "
                                 "GROUP BY template_id").fetchall())
     conn.execute("DELETE FROM cards")
