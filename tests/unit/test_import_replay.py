@@ -6,6 +6,7 @@ from __future__ import annotations
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from fsrs import Card, Rating, Scheduler
 from hypothesis import given, settings
@@ -98,12 +99,16 @@ def history_text(reviews: list[tuple[str, int, str]]) -> str:
         for i, (t, r, at) in enumerate(reviews)]})
 
 
-def log_and_cards(store: Store) -> tuple[list[tuple[object, ...]], dict[str, str]]:
+def log_and_cards(store: Store) -> tuple[list[tuple[Any, ...]], dict[str, str]]:
     conn = store._conn
     log = [tuple(r) for r in conn.execute(
         "SELECT template_id, rating, state_before, reviewed_at, attempt_id FROM review_log "
         "ORDER BY reviewed_at, id")]
     cards = dict(conn.execute("SELECT template_id, card_json FROM cards").fetchall())
+    # A card's time is its template's latest review.
+    assert dict(conn.execute("SELECT template_id, updated_at FROM cards").fetchall()) == \
+        dict(conn.execute("SELECT template_id, max(reviewed_at) FROM review_log "
+                          "GROUP BY 1").fetchall())
     return log, cards
 
 

@@ -1250,8 +1250,12 @@ def _rebuild_log(conn: sqlite3.Connection, online: _Online) -> int:
     cards = {tid: card for tid, card in online.replay.cards_json().items()
              if tid not in online.stale}
     cards.update(replay.cards_json())
-    updated = dict(conn.execute("SELECT template_id, max(reviewed_at) FROM review_log "
-                                "GROUP BY template_id").fetchall())
+    # A card's time is its template's latest review: the last one replayed online (in
+    # time order), else asked of the log's index.
+    updated = {tid: online.last[tid] for tid in cards if tid not in online.stale}
+    for tid in online.stale:
+        updated[tid] = read.execute("SELECT max(reviewed_at) FROM review_log WHERE "
+                                    "template_id = ?", (tid,)).fetchone()[0]
     conn.execute("DELETE FROM cards")
     conn.executemany(
         "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?)",
