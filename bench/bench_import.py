@@ -20,15 +20,25 @@ alternating with this one, and prints after/before ratios; the old import needed
 about 2.5 GB for 1,000,000 rows.)
 Goal (issue 26): 1,000,000 rows in <= 30 s and <= 300 MB peak RSS.
 
-Measured 2026-12-01 on the shared 2-core machine (load 5-10: other suites running, so
-wall times say little; CPU time and peak RSS are the figures to compare), JSON:
+Measured 2026-12-02 on the shared 2-core machine (load 2-4; CPU time and peak RSS are
+the figures to compare), JSON, after the replay written out, the summary sums added up in
+Python and the reviews replayed as they are inserted, alternating with the streaming
+import before them (b183639):
 
-- 100,000 rows, alternating with the code before (d0089e2), one round: CPU 12.7 s vs
-  28.6 s (120.6 vs 279.1 us a row, after/before 0.45), peak RSS 119 vs 343 MB.
-- 1,000,000 rows (430 MB file), bulk index build, 64 MB page cache: CPU 98 s (98 us a
-  row), wall 178 s at load ~4, peak RSS 176 MB (with a 100 MB cache: 111 s CPU, 249 MB).
-  The code before needed about 2.5 GB for it (issue 26); at its 279 us a row it would
-  take ~280 s of CPU. The 30 s goal is not met on this machine.
+- 100,000 rows, three rounds (two runs): CPU 8.2 vs 9.7 s (77 vs 92 us a row, after/before
+  0.84) and 7.1 vs 9.6 s (0.74); peak RSS 103 vs 111 MB.
+- 1,000,000 rows (430 MB file), one round at load ~4: CPU 87.8 vs 99.7 s (0.88), wall
+  110 vs 117 s, peak RSS 188 vs 176 MB (the sums and the online replay's cards). Alone at
+  load ~1.6: CPU 72.7 s, wall 76.8 s. The 30 s goal is not met on this machine. Where a
+  1,000,000-row import's CPU went before these changes (98 s; timed by phase): the row
+  loop 56 s (SQLite's inserts of attempts and reviews 23 s; reading, decoding and
+  validating the rows most of the rest), index builds 13 s, the summary GROUP BYs 11 s,
+  replaying and rewriting the log 12 s. The last two are now a few seconds; the loop
+  and the index builds remain.
+
+Measured 2026-12-01, the streaming import (JSON): 100,000 rows CPU 12.7 s vs 28.6 s for
+the code before (d0089e2), peak RSS 119 vs 343 MB; 1,000,000 rows CPU 98 s, wall 178 s
+at load ~4, peak RSS 176 MB (the code before needed about 2.5 GB).
 """
 
 from __future__ import annotations

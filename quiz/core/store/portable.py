@@ -41,7 +41,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal, TextIO
 
-from fsrs import Card, Rating, Scheduler
+from fsrs import Card, Rating, Scheduler, State
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -790,37 +790,135 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     return target
 
 
-class _Replayed(Card):
-    """A card being replayed: the scheduler copies the card it is given on every review
-    (to leave the caller's alone); nobody else holds these, so the copy is skipped (a
-    third of a review's time, which a 1,000,000-row import does a million times)."""
-
-    def __copy__(self) -> _Replayed:
-        return self
-
-
 class _Replay:
-    """FSRS cards rebuilt by replaying reviews in time order (fuzzing off)."""
+    """FSRS cards rebuilt by replaying reviews in time order (fuzzing off).
+
+    Each review is fsrs's ``Scheduler.review_card`` (fuzzing off) worked on a card held
+    as a plain list, the scheduler's formulas written out in the same order of
+    operations, so every float comes out the same bit for bit (a property test compares
+    the cards' JSON with fsrs's own replay). ``review_card`` copies the card it is given,
+    looks its helpers up by keyword and makes a review log on every call: that was most
+    of an import's replay, which a 1,000,000-row import does a million times.
+    """
 
     def __init__(self) -> None:
-        self.scheduler = Scheduler(enable_fuzzing=False)
-        self.cards: dict[str, Card] = {}
-        self.ratings = {int(r): r for r in Rating}
+        self.scheduler = scheduler = Scheduler(enable_fuzzing=False)
+        self.cards: dict[str, list[Any]] = {}
+        """Per template: [state, step, stability, difficulty, last review, interval]."""
+        p = scheduler.parameters
+        self._p = p
+        self._learning = scheduler.learning_steps
+        self._relearning = scheduler.relearning_steps
+        self._decay = scheduler._DECAY
+        self._factor = scheduler._FACTOR
+        # Sub-expressions of the formulas that depend on the parameters alone, each
+        # written as fsrs writes it (so the same float).
+        self._easy_difficulty: float = p[4] - (math.e ** (p[5] * (Rating.Easy - 1))) + 1
+        self._forget_short: float = math.e ** (p[17] * p[18])
+        self._recall_base: float = math.e ** (p[8])
+        self._retention_term: float = (scheduler.desired_retention ** (1 / self._decay)) - 1
+        self._max_interval = scheduler.maximum_interval
 
     def review(self, template_id: str, rating: int, reviewed_at: str) -> int:
         """Apply one review; returns the card's state before it."""
         when = from_utc_text(reviewed_at)
         card = self.cards.get(template_id)
-        state_before = NEW if card is None else int(card.state)
         if card is None:
-            card = _Replayed(card_id=_card_id(template_id), due=when)
-        card, _ = self.scheduler.review_card(card, self.ratings[rating],
-                                             review_datetime=when)
-        self.cards[template_id] = card
+            # A new card: Learning, step 0, no stability or difficulty yet.
+            card = self.cards[template_id] = [1, 0, None, None, None, None]
+            state_before = NEW
+        else:
+            state_before = card[0]
+        self._review(card, rating, when)
         return state_before
 
+    def _difficulty(self, difficulty: float, rating: int) -> float:
+        p = self._p
+        delta = -(p[6] * (rating - 3))
+        arg_2 = difficulty + (10.0 - difficulty) * delta / 9.0
+        return min(max(p[7] * self._easy_difficulty + (1 - p[7]) * arg_2, 1.0), 10.0)
+
+    def _short_term(self, stability: float, rating: int) -> float:
+        p = self._p
+        increase: float = (math.e ** (p[17] * (rating - 3 + p[18]))) * (stability ** -p[19])
+        if rating != 1:
+            increase = max(increase, 1.0)
+        return max(stability * increase, 0.001)
+
+    def _long_term(self, difficulty: float, stability: float, last: datetime | None,
+                   when: datetime, rating: int) -> float:
+        p = self._p
+        if last is None:
+            retrievability: float = 0
+        else:
+            elapsed = max(0, (when - last).days)
+            retrievability = (1 + self._factor * elapsed / stability) ** self._decay
+        if rating == 1:
+            long_term: float = (p[11] * (difficulty ** -p[12]) * (((stability + 1) ** (p[13])) - 1)
+                         * (math.e ** ((1 - retrievability) * p[14])))
+            next_stability: float = min(long_term, stability / self._forget_short)
+        else:
+            hard_penalty = p[15] if rating == 2 else 1
+            easy_bonus = p[16] if rating == 4 else 1
+            next_stability = stability * (
+                1 + self._recall_base * (11 - difficulty) * (stability ** -p[9])
+                * ((math.e ** ((1 - retrievability) * p[10])) - 1) * hard_penalty
+                * easy_bonus)
+        return max(next_stability, 0.001)
+
+    def _interval(self, stability: float) -> timedelta:
+        days = round((stability / self._factor) * self._retention_term)
+        return timedelta(days=min(max(days, 1), self._max_interval))
+
+    def _review(self, card: list[Any], rating: int, when: datetime) -> None:
+        state, step, stability, difficulty, last, _ = card
+        if rating not in (1, 2, 3, 4):
+            raise ValueError(f"Unknown rating: {rating}")
+        short = last is not None and (when - last).days < 1
+        if state == 2:  # Review
+            if short:
+                stability = self._short_term(stability, rating)
+            else:
+                stability = self._long_term(difficulty, stability, last, when, rating)
+            difficulty = self._difficulty(difficulty, rating)
+            if rating == 1 and self._relearning:
+                state, step, interval = 3, 0, self._relearning[0]
+            else:
+                interval = self._interval(stability)
+        else:  # Learning or Relearning: the same but for their steps
+            if stability is None or difficulty is None:
+                stability = max(self._p[rating - 1], 0.001)
+                difficulty = min(max(self._p[4] - (math.e ** (self._p[5] * (rating - 1)))
+                                     + 1, 1.0), 10.0)
+            elif short:
+                stability = self._short_term(stability, rating)
+                difficulty = self._difficulty(difficulty, rating)
+            else:
+                stability = self._long_term(difficulty, stability, last, when, rating)
+                difficulty = self._difficulty(difficulty, rating)
+            steps = self._learning if state == 1 else self._relearning
+            if not steps or (step >= len(steps) and rating != 1) or rating == 4 or (
+                    rating == 3 and step + 1 == len(steps)):
+                state, step, interval = 2, None, self._interval(stability)
+            elif rating == 1:
+                step, interval = 0, steps[0]
+            elif rating == 2:
+                if step == 0 and len(steps) == 1:
+                    interval = steps[0] * 1.5
+                elif step == 0:
+                    interval = (steps[0] + steps[1]) / 2.0
+                else:
+                    interval = steps[step]
+            else:
+                step += 1
+                interval = steps[step]
+        card[:] = (state, step, stability, difficulty, when, when + interval)
+
     def cards_json(self) -> dict[str, str]:
-        return {tid: Card.to_json(card) for tid, card in self.cards.items()}
+        return {tid: Card.to_json(Card(card_id=_card_id(tid), state=State(state), step=step,
+                                       stability=stability, difficulty=difficulty, due=due,
+                                       last_review=last))
+                for tid, (state, step, stability, difficulty, last, due) in self.cards.items()}
 
 
 def rebuild_cards(entries: Iterable[tuple[str, int, str, int | None]]
@@ -907,7 +1005,8 @@ def _import(store: Store, rows: Iterable[Row], source: str,
             for name, _ in indexes:
                 conn.execute(f'DROP INDEX "{name}"')
         # The summary tables' insert trigger is two upserts a row (most of an insert's
-        # time): off during the import, the new rows' sums are added at the end, and the
+        # time): off during the import, the new rows' sums are added up here as the
+        # trigger would (row by row, in id order) and written at the end, and the
         # trigger is made again from its own text, all in this transaction.
         trigger = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
                                "AND name = 'attempts_summary_insert'").fetchone()
@@ -923,6 +1022,9 @@ def _import(store: Store, rows: Iterable[Row], source: str,
         tags_text: dict[tuple[str, ...], str] = {}
         batch: list[tuple[object, ...]] = []
         after: list[tuple[str, int | None, str, str | None, str]] = []
+        sums = _Summaries(conn)
+        replay = _Online(str(t) for (t,) in conn.execute(
+            "SELECT DISTINCT template_id FROM review_log"))
         mocks_added = added = already = 0
         for _, where, row in rows:
             if isinstance(row, MockRow):
@@ -946,25 +1048,26 @@ def _import(store: Store, rows: Iterable[Row], source: str,
             tags = tags_text.get(row.tags)
             if tags is None:
                 tags = tags_text[row.tags] = json.dumps(list(row.tags))
+            sums.add(row.template, row.topic, tags, row.verdict, row.score, row.answered_at)
             batch.append((row.template, row.version, row.seed, row.mode, row.answer,
                           row.verdict, row.score, row.mistake, row.hints_used, row.hint_cost,
                           row.seconds, row.answered_at, row.topic, tags, None,
                           int(row.guided)))
             after.append((row.template, row.rating, row.answered_at, row.mock, where))
             if len(batch) >= _BATCH:
-                added += _insert(conn, batch, after, links)
-        added += _insert(conn, batch, after, links)
+                added += _insert(conn, batch, after, links, replay)
+        added += _insert(conn, batch, after, links, replay)
         for _, sql in indexes:
             conn.execute(sql)
         if trigger is not None:
-            _add_summaries(conn, before)
+            sums.write(conn)
             conn.execute(trigger[0])
         for attempt_id, start, where in links:
             if start not in file_mocks:
                 raise _no_mock(source, where, start)
             conn.execute("UPDATE attempts SET session_id = ? WHERE id = ?",
                          (mock_ids[start], attempt_id))
-        cards = _rebuild_log(conn)
+        cards = _rebuild_log(conn, replay)
     return ImportResult(added=added, already=already, mocks_added=mocks_added,
                         cards=cards)
 
@@ -989,22 +1092,60 @@ def _not_future(source: str, where: str, field: str, value: str, latest: str) ->
                                "the date in the file")
 
 
-def _add_summaries(conn: sqlite3.Connection, before: int) -> None:
-    """Add the attempts after id ``before`` to the summary tables, as the insert
-    trigger of schema migration 3 would have one by one."""
-    conn.execute(
-        "INSERT INTO attempt_groups SELECT template_id, topic, tags, count(*), "
-        "sum(verdict = 'correct'), sum(verdict = 'partial'), total(score) FROM attempts "
-        "WHERE id > ? GROUP BY template_id, topic, tags "
-        "ON CONFLICT (template_id, topic, tags) DO UPDATE SET "
-        "attempts = attempts + excluded.attempts, correct = correct + excluded.correct, "
-        "partial = partial + excluded.partial, score_sum = score_sum + excluded.score_sum",
-        (before,))
-    conn.execute(
-        f"INSERT INTO attempt_quarters SELECT {quarter_of('answered_at')} AS q, count(*), "
-        "sum(verdict = 'correct') FROM attempts WHERE id > ? GROUP BY q "
-        "ON CONFLICT (quarter) DO UPDATE SET attempts = attempts + excluded.attempts, "
-        "correct = correct + excluded.correct", (before,))
+class _Summaries:
+    """The summary tables' sums over the attempts an import adds, added up as schema
+    migration 3's insert trigger adds them (row by row, in insert order: the same
+    floats), and written at the end in one upsert per key.
+
+    Grouping the new rows in SQL at the end instead sorted them twice: 10.8 s of a
+    1,000,000-row import's CPU (11 us a row), against about 1 us here."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.groups: dict[tuple[str, str, str], list[Any]] = {}
+        self.quarters: dict[str, list[int]] = {}
+
+    def add(self, template: str, topic: str, tags: str, verdict: str, score: float,
+            answered_at: str) -> None:
+        correct, partial = int(verdict == "correct"), int(verdict == "partial")
+        group = self.groups.get((template, topic, tags))
+        if group is None:
+            self.groups[template, topic, tags] = [1, correct, partial, score]
+        else:
+            group[0] += 1
+            group[1] += correct
+            group[2] += partial
+            group[3] = group[3] + score
+        key = _quarter(answered_at, self.conn)
+        quarter = self.quarters.get(key)
+        if quarter is None:
+            self.quarters[key] = [1, correct]
+        else:
+            quarter[0] += 1
+            quarter[1] += correct
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        conn.executemany(
+            "INSERT INTO attempt_groups VALUES (?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT (template_id, topic, tags) DO UPDATE SET "
+            "attempts = attempts + excluded.attempts, correct = correct + excluded.correct, "
+            "partial = partial + excluded.partial, "
+            "score_sum = score_sum + excluded.score_sum",
+            [(*key, *sums) for key, sums in self.groups.items()])
+        conn.executemany(
+            "INSERT INTO attempt_quarters VALUES (?, ?, ?) ON CONFLICT (quarter) DO UPDATE "
+            "SET attempts = attempts + excluded.attempts, "
+            "correct = correct + excluded.correct",
+            [(key, *sums) for key, sums in self.quarters.items()])
+
+
+def _quarter(at: str, conn: sqlite3.Connection) -> str:
+    """:func:`~quiz.core.store.schema.quarter_of` of a time: the UTC quarter hour
+    ``YYYY-MM-DDTHH:MM`` of a time in the stored format (every imported row's), worked
+    out here; any other text is asked of SQLite."""
+    if _STORED_TIME.fullmatch(at):
+        return f"{at[:14]}{int(at[14:16]) // 15 * 15:02d}"
+    return str(conn.execute(f"SELECT {quarter_of(':t')}", {"t": at}).fetchone()[0])
 
 
 _INSERT_ATTEMPT: Final = (
@@ -1015,7 +1156,7 @@ _INSERT_ATTEMPT: Final = (
 
 def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
             after: list[tuple[str, int | None, str, str | None, str]],
-            links: list[tuple[int, str, str]]) -> int:
+            links: list[tuple[int, str, str]], replay: _Online) -> int:
     """Insert a batch of attempts, then their reviews; note their mock links. Returns
     how many were inserted (and empties the lists).
 
@@ -1032,11 +1173,12 @@ def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
     reviews = []
     for attempt_id, (template, rating, answered_at, mock, where) in enumerate(after, first):
         if rating is not None:
-            reviews.append((template, rating, answered_at, attempt_id))
+            reviews.append((template, rating, replay.review(template, rating, answered_at),
+                            answered_at, attempt_id))
         if mock is not None:
             links.append((attempt_id, mock, where))
     conn.executemany("INSERT INTO review_log (template_id, rating, state_before, "
-                     "reviewed_at, attempt_id) VALUES (?, ?, 0, ?, ?)", reviews)
+                     "reviewed_at, attempt_id) VALUES (?, ?, ?, ?, ?)", reviews)
     count = len(batch)
     batch.clear()
     after.clear()
@@ -1055,30 +1197,65 @@ def _match(store: Store, conn: sqlite3.Connection, row: AttemptRow, before: int,
     return False
 
 
-def _rebuild_log(conn: sqlite3.Connection) -> int:
-    """Replay the whole review log in time order into fresh cards, streamed: each
-    review's ``state_before`` is set from the replay, the cards replaced. Returns how
-    many cards there are.
+class _Online:
+    """The replay of the reviews an import adds, as they are inserted, for the templates
+    whose whole review log they are in log order: no review of the template in the log
+    before the import, and each review no earlier than the one before it (a review at
+    the same time is later in the log too: its id is larger). Such a template's log is
+    replayed by then, its reviews inserted with their ``state_before``; any other
+    template is replayed from the log at the end (:func:`_rebuild_log`)."""
+
+    def __init__(self, logged: Iterable[str]) -> None:
+        self.replay = _Replay()
+        self.stale: set[str] = set(logged)
+        """Templates replayed from the log at the end."""
+        self.last: dict[str, str] = {}
+
+    def review(self, template_id: str, rating: int, reviewed_at: str) -> int:
+        """The review's ``state_before`` (0 for now, if the template is replayed from the
+        log at the end)."""
+        if template_id in self.stale:
+            return NEW
+        if reviewed_at < self.last.get(template_id, ""):  # out of time order
+            self.stale.add(template_id)
+            return NEW
+        self.last[template_id] = reviewed_at
+        return self.replay.review(template_id, rating, reviewed_at)
+
+
+def _rebuild_log(conn: sqlite3.Connection, online: _Online) -> int:
+    """The whole review log replayed in time order into fresh cards: the templates
+    :class:`_Online` replayed as their reviews came in are done; every other one's log
+    is replayed here, streamed, and each review's ``state_before`` set from the replay.
+    The cards are replaced. Returns how many cards there are.
 
     The log keeps its rows and ids: replay order is ``(reviewed_at, id)``, which is
-    the order every reader of the log uses, so only ``state_before`` changes."""
+    the order every reader of the log uses, so only ``state_before`` changes; each
+    template's card depends on its own reviews alone."""
     replay = _Replay()
     # The changes, held compactly (16 bytes a review) and written after the read.
     ids, states = array("q"), array("b")
     read = conn.cursor()
     read.row_factory = None
-    for log_id, template_id, rating, reviewed_at, state in read.execute(
-            "SELECT id, template_id, rating, reviewed_at, state_before FROM review_log "
-            "ORDER BY reviewed_at, id"):
-        before = replay.review(template_id, rating, reviewed_at)
-        if before != state:
-            ids.append(log_id)
-            states.append(before)
+    for template in sorted(online.stale):
+        for log_id, template_id, rating, reviewed_at, state in read.execute(
+                "SELECT id, template_id, rating, reviewed_at, state_before FROM review_log "
+                "WHERE template_id = ? ORDER BY reviewed_at, id", (template,)):
+            before = replay.review(template_id, rating, reviewed_at)
+            if before != state:
+                ids.append(log_id)
+                states.append(before)
     conn.executemany("UPDATE review_log SET state_before = ? WHERE id = ?",
                      zip(states, ids, strict=True))
-    cards = replay.cards_json()
-    updated = dict(conn.execute("SELECT template_id, max(reviewed_at) FROM review_log "
-                                "GROUP BY template_id").fetchall())
+    cards = {tid: card for tid, card in online.replay.cards_json().items()
+             if tid not in online.stale}
+    cards.update(replay.cards_json())
+    # A card's time is its template's latest review: the last one replayed online (in
+    # time order), else asked of the log's index.
+    updated = {tid: online.last[tid] for tid in cards if tid not in online.stale}
+    for tid in online.stale:
+        updated[tid] = read.execute("SELECT max(reviewed_at) FROM review_log WHERE "
+                                    "template_id = ?", (tid,)).fetchone()[0]
     conn.execute("DELETE FROM cards")
     conn.executemany(
         "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?)",
