@@ -296,15 +296,29 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     return out
 
 
+def _solver_units() -> dict[str, str]:
+    """The base unit of every solver quantity and key, by name (for dimension checks)."""
+    from solver.keys import KEYS
+    from solver.quantities import QUANTITIES
+
+    return {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+
+
+def _answer_unit(part: Part) -> str:
+    """The unit a number answer is graded in: its own, its quantity's, or "1"."""
+    from solver.quantities import QUANTITIES
+
+    a = part.answer
+    return a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+
+
 def _check_condition_units(t: Template) -> list[tuple[list[str | int], str]]:
     """Constraints and `answer.when` conditions compare like with like (a condition that
     compares bytes with bytes per second would pick the key silently wrong), and a
     spoken figure's `expr` is in its unit."""
     from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
-    from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
 
-    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
+    units = _solver_units()
     texts: list[tuple[list[str | int], str, str | None]] = [
         (["constraints", i], c, None) for i, c in enumerate(t.constraints)]
     for pi, part in enumerate(t.all_parts()):
@@ -649,12 +663,11 @@ def _check_dimensions(part: Part, base: list[str | int],
                       compiled: set[str]) -> list[tuple[list[str | int], str]]:
     """The dimension of a number answer's expr, and of each mistake's, against its unit."""
     from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
-    from solver.keys import KEYS
     from solver.quantities import QUANTITIES
 
     a = part.answer
-    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
-    unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+    units = _solver_units()
+    unit = _answer_unit(part)
     try:
         want = dim_of_unit(unit)
     except ValueError:
@@ -737,12 +750,10 @@ def _unit_warnings(part: Part, base: list[str | int]) -> list[tuple[list[str | i
         per,
         show_dim,
     )
-    from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
 
     a = part.answer
-    units = {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
-    unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+    units = _solver_units()
+    unit = _answer_unit(part)
     try:
         want = dim_of_unit(unit)
     except ValueError:
