@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from questions.catalog import Catalog
     from questions.loader import Bank
+    from quiz.core.store import Store
 
 
 def template_dirs(args: argparse.Namespace) -> list[Path]:
@@ -79,3 +80,14 @@ def catalog(args: argparse.Namespace, *, warn: bool = True) -> Catalog:
         for problem in found.problems:
             print(f"warning: skipped {problem}", file=sys.stderr)
     return found
+
+
+def open_store(args: argparse.Namespace) -> Store:
+    """The history in the data folder, opened; a repair it needed is a warning on stderr."""
+    from quiz import locations
+    from quiz.core.store import Store
+
+    store = Store.open(locations.db_path(locations.data_dir(args.data_dir)))
+    if store.recovery_message:
+        print(f"warning: {store.recovery_message}", file=sys.stderr)
+    return store

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import textwrap
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from quiz.core.store import Store
+from quiz.commands.common import open_store
 
 
 def add_parser(sub: Any) -> None:
@@ -26,17 +24,6 @@ def add_parser(sub: Any) -> None:
     f.add_argument("--json", action="store_true", help="machine-readable output")
 
 
-def _open_store(args: argparse.Namespace) -> Store:
-    from quiz import locations
-    from quiz.core.store import Store
-
-    folder = locations.data_dir(args.data_dir)
-    store = Store.open(locations.db_path(folder))
-    if store.recovery_message:
-        print(f"warning: {store.recovery_message}", file=sys.stderr)
-    return store
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the mistakes or the flags (JSON with --json)."""
     if args.command == "flags":
@@ -47,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 def _flags(args: argparse.Namespace) -> int:
     from quiz.core.words import plural
 
-    with _open_store(args) as store:
+    with open_store(args) as store:
         flags = store.flags()
     if args.json:
         print(json.dumps([{"template": f.template_id, "seed": f.seed, "variant": f.variant,
@@ -77,7 +64,7 @@ def _mistakes(args: argparse.Namespace) -> int:
     from quiz.core.words import plural
 
     loaded = bank(args)
-    with _open_store(args) as store:
+    with open_store(args) as store:
         entries = mistakes(store, loaded, topic=args.topic, limit=args.limit)
         leech_ids = leeches(store)
     if args.json:

@@ -11,8 +11,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from quiz.commands.common import open_store
+
 if TYPE_CHECKING:
-    from quiz.core.store import Store
+    pass
 
 
 def add_parser(sub: Any) -> None:
@@ -39,16 +41,6 @@ def add_parser(sub: Any) -> None:
     u.add_argument("--all", action="store_true", help="bring every suspended one back")
 
 
-def _open_store(args: argparse.Namespace) -> Store:
-    from quiz import locations
-    from quiz.core.store import Store
-
-    store = Store.open(locations.db_path(locations.data_dir(args.data_dir)))
-    if store.recovery_message:
-        print(f"warning: {store.recovery_message}", file=sys.stderr)
-    return store
-
-
 def run(args: argparse.Namespace) -> int:
     """Run `quiz schedule ACTION`; returns the exit code."""
     if args.action == "optimize":
@@ -65,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 def _optimize(args: argparse.Namespace) -> int:
     from quiz.core.optimizer import DEFAULT_PARAMETERS, optimize, parameters_in_force, reset
 
-    with _open_store(args) as store:
+    with open_store(args) as store:
         if args.reset:
             before, problem = parameters_in_force(store)
             reviews, scored_before, scored_after = reset(store)
@@ -107,7 +99,7 @@ def _optimize(args: argparse.Namespace) -> int:
 def _leeches(args: argparse.Namespace) -> int:
     from quiz.core.clock import from_utc_text
 
-    with _open_store(args) as store:
+    with open_store(args) as store:
         suspended = store.suspended()
     if args.json:
         print(json.dumps([{"template": t, "lapses": n, "suspended_at": at}
@@ -133,7 +125,7 @@ def _unsuspend(args: argparse.Namespace) -> int:
     if not args.template and not args.all:
         raise UsageError("name the templates to bring back, or --all "
                          "(quiz schedule leeches lists them)")
-    with _open_store(args) as store:
+    with open_store(args) as store:
         suspended = store.suspended()
         wanted = list(suspended) if args.all else list(dict.fromkeys(args.template))
         unknown = [t for t in wanted if t not in suspended]
