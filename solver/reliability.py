@@ -1,14 +1,15 @@
 """Checkpoints and failures: checkpoint size and write time, failure rates at scale, the
 Young/Daly checkpoint interval and goodput.
 
-Registered in :data:`solver.quantities.QUANTITIES` on import (see the end of that module).
+Registered in :data:`solver.registry.QUANTITIES` when :mod:`solver.quantities` imports it.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from solver.quantities import Ctx, quantity, sym
+from solver.inputs import Ctx
+from solver.registry import quantity, sym
 
 
 @quantity("checkpoint_bytes", "B", "checkpoint size: params x (weight + master + optimizer "

@@ -1,14 +1,15 @@
 """Training quantities beyond 6PD: the attention term, recomputation, cost, scaling laws,
 batch composition, MoE capacity, communication overlap and hierarchical all-reduce.
 
-Registered in :data:`solver.quantities.QUANTITIES` on import (see the end of that module).
+Registered in :data:`solver.registry.QUANTITIES` when :mod:`solver.quantities` imports it.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from solver.quantities import Ctx, quantity, ring, sym
+from solver.inputs import Ctx
+from solver.registry import quantity, ring, sym
 
 L_, h_, s_, b_, t_ = sym("layers"), sym("hidden"), sym("seq"), sym("micro_batch"), sym("tp")
 a_, dh_, d_, p_ = sym("heads"), sym("head_dim"), sym("dp"), sym("pp")

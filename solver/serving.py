@@ -5,14 +5,15 @@ batches its time is bytes / bandwidth; prefill, and decode at large batches, are
 by arithmetic. Quantization enters through the bytes of one weight plus its share of a
 group scale. Also here: speculative decoding, LoRA adapters and the logits buffer.
 
-Registered in :data:`solver.quantities.QUANTITIES` on import (see the end of that module).
+Registered in :data:`solver.registry.QUANTITIES` when :mod:`solver.quantities` imports it.
 """
 
 from __future__ import annotations
 
 import sympy as sp
 
-from solver.quantities import Ctx, quantity, sym
+from solver.inputs import Ctx
+from solver.registry import quantity, sym
 
 L_, h_, s_, b_, t_ = sym("layers"), sym("hidden"), sym("seq"), sym("micro_batch"), sym("tp")
 a_, k_, dh_, f_ = sym("heads"), sym("kv_heads"), sym("head_dim"), sym("ffn")
