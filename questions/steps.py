@@ -331,8 +331,9 @@ def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
     """The part's known mistakes that change keys (``set``), re-derived for the step:
     "forgot the master copy" is a mistake of the bytes-per-parameter step too."""
     from questions.variants import KnownMistake
-    from solver.engine import evaluate, resolve_inputs
     from solver.errors import SolverError
+    from solver.inputs import resolve_inputs
+    from solver.light import evaluate
     from solver.quantities import QUANTITIES
 
     if st.quantity not in QUANTITIES:

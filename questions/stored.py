@@ -25,7 +25,7 @@ called (``quiz check --earlier``).
 A new seed is drawn without sympy or pydantic too, once its template was drawn before
 (at any seed): a second file beside it, ``drawing.db`` (:data:`DRAWING`), keeps what
 drawing reads of the validated template (as a :class:`TemplateView`, by template id and
-the same stamp) and of the solver (derivations as :class:`solver.light.Plan` data, and
+the same stamp) and of the solver (derivations as :class:`solver.plan.Plan` data, and
 the quantities' names, units and meanings, all under the code stamp), so a cold variant
 only draws its numbers and fills them in. A template never drawn here comes from the
 view the compiled bank kept when pydantic validated it (:func:`bank_view`), else it is

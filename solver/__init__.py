@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from solver.engine import (
         Result,
         Step,
-        evaluate,
         list_quantities,
         resolve_inputs,
         solve,
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     )
     from solver.errors import SolverError
     from solver.keys import KEYS
+    from solver.light import evaluate
     from solver.presets import GPUS, MODELS
 
 __all__ = [
@@ -46,7 +46,7 @@ _WHERE = {
     "Result": "solver.engine",
     "SolverError": "solver.errors",
     "Step": "solver.engine",
-    "evaluate": "solver.engine",
+    "evaluate": "solver.light",
     "list_quantities": "solver.engine",
     "resolve_inputs": "solver.engine",
     "solve": "solver.engine",

@@ -1,16 +1,18 @@
-"""Resolving inputs, assembling derivations, evaluating them fast, and the `Result`.
+"""Deriving quantities (sympy) into plans, and the `Result` of `quiz solve`.
 
-A derivation is built once per (quantity, conventions) and cached: the ordered steps,
-each with its local formula lambdified, so evaluating a quantity for new inputs costs a
-few dozen float operations (the app grades thousands of variants this way).
+The engine's one job is to derive: a derivation is built once per (quantity,
+conventions, given quantities) and cached, the ordered steps each with its local formula
+lambdified, and handed out as a :class:`solver.plan.Plan` (:func:`plan`), whose texts
+are printed when first read. Every evaluation runs a plan (:func:`solver.light.evaluate`,
+a few dozen float operations for new inputs: the app grades thousands of variants this
+way), and so does :func:`solve`; :func:`plan_data` is a plan as the data a cache keeps.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, cast
 
 import sympy as sp
@@ -28,18 +30,19 @@ from solver.inputs import _suggest as _suggest
 from solver.inputs import ctx_of as ctx_of
 from solver.inputs import parse_value as parse_value
 from solver.inputs import resolve_inputs as resolve_inputs
-from solver.keys import CHOICE_KEYS, KEYS, Value
-from solver.light import Step as Step  # re-exported: results are made of them
-from solver.light import (
-    evaluate_with,
+from solver.keys import KEYS, Value
+from solver.plan import (
+    Plan,
+    PlanStep,
+    check_code,
     fill_substitution,
     given_quantities,
     num,
-    numeric,
-    require,
-    run_steps,
     show,
+    worked,
 )
+from solver.plan import Step as Step  # re-exported: results are made of them
+from solver.pretty import _plan as _whiteboard
 from solver.pretty import pretty
 from solver.quantities import QUANTITIES, Ctx, sym
 from solver.units import format_value
@@ -84,10 +87,6 @@ class Derivation:
     nodes: tuple[_Node, ...]
     leaves: tuple[str, ...]
     conventions: tuple[str, ...]
-
-    def run(self, values: Mapping[str, float]) -> dict[str, float]:
-        """Evaluate every step numerically; returns name -> value for each step."""
-        return run_steps(self.nodes, values)
 
     def expanded(self) -> sp.Expr:
         """The whole formula in terms of input keys only (built once per derivation:
@@ -157,13 +156,62 @@ def derivation(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Deri
     return Derivation(name, tuple(nodes), tuple(sorted(leaves)), tuple(sorted(used)))
 
 
-def evaluate(names: list[str] | tuple[str, ...], inputs: Inputs) -> dict[str, float]:
-    """Evaluate several quantities for resolved inputs (fast after the first call).
+class _Printed:
+    """A derived step's printed texts, printed when first read (evaluating reads none)."""
+
+    def __init__(self, local: sp.Expr) -> None:
+        self.local = local
+
+    @cached_property
+    def formula(self) -> str:
+        return _formula_texts(self.local)[0]
+
+    @cached_property
+    def pretty(self) -> str:
+        return _formula_texts(self.local)[1]
+
+    @cached_property
+    def substitution(self) -> tuple[str, ...]:
+        return _substitution_plan(self.local)
+
+    @cached_property
+    def whiteboard(self) -> tuple[str, ...]:
+        return _whiteboard(self.local)
+
+    def substituted(self, env: Mapping[str, float]) -> str:
+        return substituted(self.local, env)
+
+
+@lru_cache(maxsize=512)
+def plan(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Plan:
+    """The derivation of ``name`` under ``ctx`` as a plan (see :func:`derivation`).
 
     Raises:
-        SolverError: unknown quantity, or an input the formula needs is missing.
+        SolverError: unknown quantity.
     """
-    return evaluate_with(names, inputs, derivation)
+    d = derivation(name, ctx, given)
+    return Plan(d.name, tuple(PlanStep(n.name, n.unit, n.text, n.args, n.fn, _Printed(n.local))
+                              for n in d.nodes), d.leaves, d.conventions)
+
+
+def plan_data(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+    """The plan of ``name`` as the JSON :func:`solver.plan.load_plan` loads (None: a
+    step whose lambdified code the plan's whitelist would not compile)."""
+    import inspect
+
+    d = derivation(name, ctx, given)
+    steps = []
+    for node in d.nodes:
+        code = inspect.getsource(node.fn)
+        if not check_code(code, node.args):
+            return None
+        formula, shown = _formula_texts(node.local)
+        steps.append({"name": node.name, "unit": node.unit, "text": node.text,
+                      "args": list(node.args), "code": code, "formula": formula,
+                      "pretty": shown, "substitution": list(_substitution_plan(node.local)),
+                      "whiteboard": list(_whiteboard(node.local))})
+    return {"name": d.name, "steps": steps, "leaves": list(d.leaves),
+            "conventions": list(d.conventions)}
 
 
 # ---------------------------------------------------------------- results
@@ -300,32 +348,20 @@ def _solve(name: str, model: str | None, gpu: str | None,
            overrides: Mapping[str, Value] | None) -> Result:
     inp = resolve_inputs(model, gpu, overrides)
     binary = bool(inp.values.get("binary", False))
-    numbers = numeric(inp.values)
-    given = given_quantities(inp.values, inp.origin, name)
+    given = given_quantities(inp.values, inp.origin, name, QUANTITIES.keys())
     unit = QUANTITIES[name].unit
     if name in given:
-        value = numbers[name]
+        value = float(cast(float, inp.values[name]))
         return Result(name, value, unit, show(value, unit, binary),
                       format_value(value, unit, binary=unit == "B"), name, name,
                       {name: value}, {name: value}, (), {}, tuple(inp.warnings),
                       dict(inp.origin))
     ctx = ctx_of(inp.values)
     d = derivation(name, ctx, given)
-    require(d.name, d.leaves, numbers)
-    env = d.run(numbers)
+    env, steps, conventions = worked(plan(name, ctx, given), inp.values)
+    assert steps is not None  # the engine's plans print every substitution
     value = env[name]
-    if not math.isfinite(value):
-        raise SolverError(f"{name} is not finite for these inputs")
-    steps = []
-    for node in d.nodes:
-        formula, shown = _formula_texts(node.local)
-        steps.append(Step(node.name, node.text, f"{node.name} = {formula}",
-                          substituted(node.local, env), env[node.name], node.unit,
-                          show(env[node.name], node.unit, binary),
-                          f"{node.name} = {shown}", pretty(node.local, env)))
     last = d.nodes[-1]
-    conventions: dict[str, Value] = {c: inp.values[c] for c in d.conventions
-                                     if c in inp.values and c in CHOICE_KEYS}
     return Result(
         quantity=name, value=value, unit=unit, display=show(value, unit, binary),
         display_iec=format_value(value, unit, binary=unit in ("B", "B/s")),
@@ -333,7 +369,7 @@ def _solve(name: str, model: str | None, gpu: str | None,
         expanded=d.expanded_text(),
         inputs={a: env[a] if a in env else inp.values[a] for a in last.args},
         leaves={k: inp.values[k] for k in d.leaves},
-        steps=tuple(steps), conventions=conventions, warnings=tuple(inp.warnings),
+        steps=steps, conventions=conventions, warnings=tuple(inp.warnings),
         origin={k: inp.origin[k] for k in d.leaves},
     )
 

@@ -988,8 +988,8 @@ def workload_from_inputs(inputs: Inputs) -> Workload:
     Raises:
         SolverError: a key the model needs is missing (gpus, global_batch, ...).
     """
-    from solver.engine import evaluate as solver_evaluate
     from solver.errors import SolverError
+    from solver.light import evaluate as solver_evaluate
 
     v = inputs.values
     need = [k for k in ("layers", "hidden", "heads", "vocab", "gpus", "global_batch")

@@ -29,8 +29,8 @@ from typing import Any
 import sympy as sp
 
 from solver.keys import KEYS
-from solver.light import fill_pretty
-from solver.light import number as number  # re-exported: substitutions use it
+from solver.plan import fill_pretty
+from solver.plan import number as number  # re-exported: substitutions use it
 from solver.quantities import QUANTITIES
 
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
