@@ -665,7 +665,7 @@ def _view(template: Template) -> bytes | None:
     fifth of the size: ~1.5 kB; None: a value no JSON holds)."""
     import zlib
 
-    from questions.stored import bank_view_json
+    from questions.views import bank_view_json
 
     try:
         return zlib.compress(bank_view_json(template).encode("utf-8"), 1)
@@ -685,7 +685,7 @@ _EXTRAS = ("shape", "quantities")
 
 def _extras() -> list[tuple[str, str]]:
     """The :data:`_EXTRAS` rows for this code (none for a schema no shape describes)."""
-    from questions.stored import view_shape
+    from questions.views import view_shape
     from solver.light import catalogue_json
 
     try:

@@ -1,9 +1,9 @@
 """Files and folders only their owner can read: everything quiz keeps in its data folder.
 
 The data folder holds the history (every answer typed), the settings and caches that
-say which questions were asked (``cache/variants.db``). Whichever command creates a
+say which questions were asked (``cache/drawing.db``). Whichever command creates a
 piece of it first (``quiz templates list`` builds ``cache/bank.db``, ``quiz ask`` writes
-``cache/variants.db``, the app opens ``history.db``), it is created private: folders
+``cache/drawing.db``, the app opens ``history.db``), it is created private: folders
 0700, files 0600. ``Path.mkdir(mode=..., parents=True)`` gives the mode to the last
 folder only (the parents get the umask's), so each missing level is made here. An
 SQLite file is created empty at 0600 before SQLite opens it: SQLite gives its ``-wal``,

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 def __getattr__(name: str) -> frozenset[str]:
     # NAMES is built on first use: the catalogue of quantities imports sympy, which a
-    # variant read back from the cache (questions.stored) never needs.
+    # variant drawn with kept plans (questions.stored) never needs.
     if name == "NAMES":
         return _names()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

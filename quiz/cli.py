@@ -296,21 +296,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             # `quiz` alone: open the app without building the whole parser (start-up time).
             return _run(argparse.Namespace(command=None, data_dir=None, templates=[]))
         args = build_parser().parse_args(argv)
-        quick = argv is None and args.command in QUICK_EXIT
-        if quick:
-            from questions import stored
-
-            stored.DEFERRED = []  # a first draw's predraws: after the output (see below)
-        if argv is None:
-            from questions import catalog
-
-            catalog.FILLS = []  # a compiled bank's plans: after the output (see below)
         code = _run(args)
-        if quick:
+        if argv is None and args.command in QUICK_EXIT:
             _exit_now(code)
-        elif argv is None:
-            sys.stdout.flush()
-            _behind()
         return code
     except BrokenPipeError:  # `quiz ... | head`: the reader left; not an error
         sys.stderr.close()
@@ -331,10 +319,12 @@ QUICK_EXIT = frozenset({"ask", "check"})
 """One-shot commands whose process ends as soon as their output is written, when
 :func:`main` is the process's entry point (``argv`` None: the ``quiz`` script, ``python -m
 quiz.cli``): an ordinary exit first frees every object the process made, and once sympy
-is imported that takes about 60 ms, a fifth of importing it. These commands close
-their files (SQLite connections closed, their transactions committed) before they
-return and start no threads; the only exit handlers they leave are lambdify's, which
-drop its generated source from the in-memory line cache."""
+is imported that takes about 60 ms. Paired in bench/bench_solve.py (d): a warm ``quiz
+check`` with it takes about three quarters of the CPU time it takes without (see
+bench/README.md). These commands close their files (SQLite connections closed, their
+transactions committed) before they return, start no threads and leave no process
+behind; the only exit handlers they leave are lambdify's, which drop its generated
+source from the in-memory line cache."""
 
 
 def _exit_now(code: int) -> None:
@@ -344,72 +334,10 @@ def _exit_now(code: int) -> None:
 
     sys.stdout.flush()  # BrokenPipeError: handled by main, as for any write
     sys.stderr.flush()
-    _behind()
     # Never cut a thread short, nor a profiler or coverage tracer that writes its data at
     # exit (`python -m cProfile -o FILE -m quiz.cli check ...`).
     if threading.active_count() == 1 and sys.getprofile() is None and sys.gettrace() is None:
         os._exit(code)
-
-
-def _behind() -> None:
-    """What a command leaves to do once its output is written, done by a detached child
-    process so that the command ends without waiting for it:
-
-    - the predraws a template's first draw left (``questions.stored.DEFERRED``: its
-      other seeds' derivations, kept as plans so that a new seed needs no sympy); where
-      there is no fork, or another thread runs, they are done here;
-    - the derivation plans of a bank this command compiled (``questions.catalog.FILLS``,
-      :func:`questions.stored.fill_plans`, at a lower priority), so that a template's
-      first draw needs no sympy either; skipped where there is no fork.
-
-    The child reads and writes nothing of the caller's: its standard streams are
-    /dev/null."""
-    import threading
-
-    # Only modules the command imported: a command that drew nothing imports none here.
-    fills: list[Any] = []
-    if "questions.catalog" in sys.modules:
-        from questions import catalog
-
-        fills, catalog.FILLS = catalog.FILLS or [], None
-    if "questions.stored" not in sys.modules:
-        predraw: Callable[[], None] | None = None
-    else:
-        from questions import stored
-
-        predraw = stored.predraw_deferred if stored.DEFERRED else None
-        stored.DEFERRED = stored.DEFERRED or None
-    if predraw is None and not fills:
-        return
-    if not hasattr(os, "fork") or threading.active_count() != 1:
-        if predraw is not None:
-            predraw()
-        return
-    try:
-        if os.fork() != 0:  # the command's process: done
-            return
-    except OSError:
-        if predraw is not None:
-            predraw()
-        return
-    try:  # the child: out of the caller's session, terminal and pipes
-        os.setsid()
-        null = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(null, fd)
-        if predraw is not None:
-            predraw()
-        if fills:
-            import contextlib
-
-            from questions.stored import fill_plans
-
-            with contextlib.suppress(OSError):
-                os.nice(19)  # behind whatever the person does next
-            for found, cache in fills:
-                fill_plans(found, cache)
-    finally:
-        os._exit(0)
 
 
 def _check_clock() -> None:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from quiz.commands.common import catalog, variant_cache
+from quiz.commands.common import catalog, plan_cache
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,9 +39,9 @@ def run(args: argparse.Namespace) -> int:
         bank.entry(tid)  # an unknown id: one line with a suggestion
         drawn = make_variant(bank.templates([tid])[tid], seed)
         return _steps(args, drawn) if args.command == "ask" else _check_step(args, drawn)
-    # Read back from the cache when this ID#SEED was drawn before: no solver, no sympy,
-    # no pydantic.
-    variant = stored.variant(bank, tid, seed, variant_cache(args))
+    # Drawn from the bank's view with the plans kept: no pydantic, and no sympy once the
+    # derivations it needs were derived here before.
+    variant = stored.variant(bank, tid, seed, plan_cache(args))
     if args.command == "ask":
         data = ask_json(variant)
         if args.json:

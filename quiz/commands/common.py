@@ -42,11 +42,17 @@ def bank_cache(args: argparse.Namespace) -> Path:
     return locations.bank_cache_path(_claimed(args))
 
 
-def variant_cache(args: argparse.Namespace) -> Path:
-    """The data folder's cache of drawn variants."""
+def plan_cache(args: argparse.Namespace) -> Path:
+    """The data folder's file of derivation plans (:mod:`questions.plancache`)."""
+    import contextlib
+
+    from questions.plancache import FILE
     from quiz import locations
 
-    return locations.variant_cache_path(_claimed(args))
+    old = locations.variant_cache_path(_claimed(args))
+    with contextlib.suppress(OSError):  # the drawn variants earlier versions kept
+        old.unlink()
+    return old.with_name(FILE)
 
 
 def bank(args: argparse.Namespace, *, warn: bool = True,

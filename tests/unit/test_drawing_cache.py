@@ -1,7 +1,8 @@
-"""A new seed of a template drawn before is drawn from kept data (questions.stored's
-drawing file: the template as a view, the solver's derivations as plans) exactly as
-from the validated template and sympy, and a one-shot `quiz ask`/`quiz check` of it
-imports neither (issue 15: `quiz ask` / `quiz check` cold one-shot speed)."""
+"""A variant is drawn from the template as the compiled bank keeps it (questions.views)
+with the solver's derivations run as plans kept in the data folder (questions.plancache)
+exactly as from the validated template and sympy, and a one-shot `quiz ask`/`quiz check`
+whose plans are kept imports neither (issue 15: `quiz ask` / `quiz check` one-shot
+speed). Kept plans are data: damaged or hostile ones are derived again."""
 
 from __future__ import annotations
 
@@ -12,24 +13,25 @@ from pathlib import Path
 
 import pytest
 from helpers import run_cli
-from test_stored_variants import BANK, CATALOG, TEMPLATE, answers, fresh_process, same
+from test_stored_variants import BANK, CATALOG, answers, fresh_process, same
 
-from questions import stored
+from questions import plancache, stored
 from questions.catalog import Catalog, build
 from questions.loader import bank_files
 from questions.schema import Template
 from questions.variants import make_variant
+from questions.views import TemplateView, bank_view, bank_view_json, view_shape
 from quiz.commands.ask import ask_json, check_json, render_ask
 from solver import light, plan
 
 RECORDED = 0
-"""The seed drawn from the validated template, which keeps the view and the plans."""
+"""The seed drawn from the validated template, which keeps the plans."""
 SEEDS = (1, 7)
-"""New seeds, drawn from what was kept."""
+"""New seeds, drawn from the view and the kept plans."""
 
 
 class Memory:
-    """A plan source in memory (stored.Drawing keeps the same texts in SQLite)."""
+    """A plan source in memory (questions.plancache keeps the same texts in SQLite)."""
 
     def __init__(self) -> None:
         self.texts: dict[str, str] = {}
@@ -41,22 +43,26 @@ class Memory:
         self.texts[key] = text
 
 
+def worked(v: object) -> None:
+    for pv in v.parts:  # type: ignore[attr-defined]
+        pv.derivation  # noqa: B018  (worked out while the source is in use)
+
+
 @pytest.mark.parametrize("tid", sorted(BANK.templates))
-def test_a_new_seed_drawn_from_the_kept_view_and_plans_asks_and_grades_like_a_drawn_one(
+def test_a_new_seed_drawn_from_the_banks_view_and_kept_plans_asks_and_grades_like_a_drawn_one(
         tid: str) -> None:
     template = BANK.get(tid)
     source = Memory()
     with light.using(source):
-        stored.to_json(make_variant(template, RECORDED))
-    view = stored.template_from_json(json.loads(json.dumps(stored.template_json(template))))
+        worked(make_variant(template, RECORDED))
+    view = bank_view(bank_view_json(template), view_shape())
     assert same(view.all_parts(), template.all_parts())
     for seed in SEEDS:
         drawn = make_variant(template, seed)
         with light.using(source):
             light_drawn = make_variant(view, seed)  # type: ignore[arg-type]
-            record = stored.to_json(light_drawn)  # the derivations, worked out from plans
+            worked(light_drawn)
             assert light._state.plans.keys() <= source.texts.keys()  # every plan is kept
-        assert json.loads(json.dumps(record)) == json.loads(json.dumps(stored.to_json(drawn)))
         assert json.dumps(ask_json(light_drawn), indent=2) == json.dumps(ask_json(drawn),
                                                                           indent=2)
         assert render_ask(light_drawn) == render_ask(drawn)
@@ -70,14 +76,13 @@ def test_a_new_seed_drawn_from_the_kept_view_and_plans_asks_and_grades_like_a_dr
                 assert json.dumps(got, indent=2) == json.dumps(want, indent=2), text
 
 
-def test_a_view_copies_like_a_frozen_model_and_is_stored_like_one() -> None:
+def test_a_view_copies_like_a_frozen_model() -> None:
     template = BANK.get("memory/model-state")
-    view = stored.template_from_json(stored.template_json(template))
+    view = bank_view(bank_view_json(template), view_shape())
     part = view.all_parts()[0]
     copy = part.model_copy(update={"prompt": "Other"})
     assert (copy.__dict__["prompt"], part.__dict__["prompt"]) == (
         "Other", template.all_parts()[0].prompt)
-    assert stored.encode(part) == stored.encode(template.all_parts()[0])
     assert view.kind == template.kind
     with pytest.raises(AttributeError):
         copy.prompt = "changed"
@@ -129,9 +134,9 @@ def test_plan_code_as_lambdify_prints_it_computes_the_same_floats() -> None:
         assert loaded.run({"a": a, "b": b})["q"] == want
 
 
-def drawing_rows(cache: Path, table: str) -> int:
-    with sqlite3.connect(cache.with_name(stored.DRAWING)) as conn:
-        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+def plan_rows(file: Path) -> int:
+    with sqlite3.connect(file) as conn:
+        return int(conn.execute("SELECT count(*) FROM plans").fetchone()[0])
 
 
 def count_validated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -147,58 +152,54 @@ def count_validated(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return validated
 
 
-def test_a_new_seed_of_a_template_drawn_before_comes_from_the_drawing_file(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "variants.db"
-    stored.variant(CATALOG, "memory/model-state", 3, cache)
-    assert drawing_rows(cache, "templates") == 1 and drawing_rows(cache, "plans") >= 2
+@pytest.fixture(scope="module")
+def cached_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
+    """The bundled bank compiled into a cache by another build (as a command finds it)."""
+    cache = tmp_path_factory.mktemp("bank") / "bank.db"
+    build(bank_files([], cache=cache), cache)
+    return build(bank_files([], cache=cache), cache)
+
+
+def test_a_draw_keeps_its_plans_and_takes_the_template_from_the_compiled_bank(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached_catalog: Catalog) -> None:
+    file = tmp_path / plancache.FILE
+    monkeypatch.setattr(cached_catalog, "_fresh", {})  # (another test may have compiled)
     validated = count_validated(monkeypatch)
-    got = stored.variant(CATALOG, "memory/model-state", 4, cache)
-    assert validated == []  # neither validated nor drawn from the model
-    assert isinstance(got.template, stored.TemplateView)
-    want = make_variant(BANK.get("memory/model-state"), 4)
-    assert json.dumps(ask_json(got)) == json.dumps(ask_json(want))
+    first = stored.variant(cached_catalog, "memory/model-state", 3, file)
+    assert validated == [] and isinstance(first.template, TemplateView)
+    assert plan_rows(file) >= 2
+    for seed in (3, 4):
+        got = stored.variant(cached_catalog, "memory/model-state", seed, file)
+        assert json.dumps(ask_json(got)) == json.dumps(
+            ask_json(make_variant(BANK.get("memory/model-state"), seed)))
+    assert validated == []
 
 
-def test_a_damaged_or_foreign_drawing_file_only_costs_a_full_draw(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cache = tmp_path / "variants.db"
-    drawing = cache.with_name(stored.DRAWING)
+def test_a_damaged_foreign_or_hostile_plans_file_only_costs_deriving_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached_catalog: Catalog) -> None:
+    file = tmp_path / plancache.FILE
     want = {s: json.dumps(ask_json(make_variant(BANK.get("memory/model-state"), s)))
             for s in range(1, 8)}
-    drawing.write_bytes(b"not a database" * 100)
-    assert json.dumps(ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache))) \
-        == want[1]
-    stored.variant(CATALOG, "memory/model-state", 2, cache)  # the file was made again
-    assert drawing_rows(cache, "templates") == 1
-    for seed, (table, damaged) in enumerate([("plans", "{"), ("plans", '{"steps": 1}'),
-                                             ("templates", "[]"),
-                                             ("templates", '{"fields": {}, "parts": []}')],
-                                            3):
-        with sqlite3.connect(drawing) as conn:
-            conn.execute(f"UPDATE {table} SET data = ?", (damaged,))
-        got = stored.variant(CATALOG, "memory/model-state", seed, cache)
+    file.write_bytes(b"not a database" * 100)
+    assert json.dumps(ask_json(stored.variant(cached_catalog, "memory/model-state", 1,
+                                              file))) == want[1]
+    stored.variant(cached_catalog, "memory/model-state", 2, file)  # the file made again
+    assert plan_rows(file) >= 2
+    hostile = json.dumps({"name": "x", "leaves": [], "conventions": [], "steps": [
+        {"name": "x", "unit": "1", "text": "", "args": [], "formula": "", "pretty": "",
+         "code": "def _lambdifygenerated():\n    return __import__('os').system('x')",
+         "substitution": [""], "whiteboard": [""]}]})
+    for seed, damaged in enumerate(["{", '{"steps": 1}', hostile], 3):
+        with sqlite3.connect(file) as conn:
+            conn.execute("UPDATE plans SET data = ?", (damaged,))
+        got = stored.variant(cached_catalog, "memory/model-state", seed, file)
         assert json.dumps(ask_json(got)) == want[seed]
-    monkeypatch.setattr(stored, "_code_digest", lambda: "other code")  # an upgrade
-    got = stored.variant(CATALOG, "memory/model-state", 7, cache)
-    assert not isinstance(got.template, stored.TemplateView)
+    monkeypatch.setattr(plancache, "_code_digest", lambda: "other code")  # an upgrade
+    assert light.QUANTITIES  # (the catalogue, read before the file is emptied)
+    got = stored.variant(cached_catalog, "memory/model-state", 7, file)
     assert json.dumps(ask_json(got)) == want[7]
-
-
-def test_an_edited_template_is_validated_again_and_its_new_view_kept(tmp_path: Path) -> None:
-    cache = tmp_path / "cache" / "variants.db"
-    file = tmp_path / "state.toml"
-    file.write_text(TEMPLATE, encoding="utf-8")
-    stored.variant(build([file]), "mine/state", 1, cache)
-    assert isinstance(stored.variant(build([file]), "mine/state", 2, cache).template,
-                      stored.TemplateView)
-    file.write_text(TEMPLATE.replace('"Model state"', '"Edited"'), encoding="utf-8")
-    after = stored.variant(build([file]), "mine/state", 3, cache)
-    assert not isinstance(after.template, stored.TemplateView)
-    assert ask_json(after)["title"] == "Edited"
-    again = stored.variant(build([file]), "mine/state", 4, cache)
-    assert isinstance(again.template, stored.TemplateView)
-    assert ask_json(again)["title"] == "Edited"
+    with sqlite3.connect(file) as conn:
+        assert conn.execute("SELECT value FROM meta").fetchone()[0] == "other code"
 
 
 def test_asking_and_checking_new_seeds_of_templates_asked_before_imports_no_sympy_or_pydantic(
@@ -221,109 +222,18 @@ def test_asking_and_checking_new_seeds_of_templates_asked_before_imports_no_symp
     assert fresh_process(data, calls) == (want, set())
 
 
-def test_a_one_shot_first_draw_leaves_its_predraws_for_after_the_output(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`quiz ask`/`check` defer the other seeds' predraw (stored.DEFERRED); done later,
-    it keeps the same plans as a predraw done in the draw, and a new seed then needs no
-    validated template; a cleared cache is not filled again by a late predraw."""
-    now = tmp_path / "now" / "variants.db"
-    stored.variant(CATALOG, "memory/model-state", 3, now)
-    later = tmp_path / "later" / "variants.db"
-    monkeypatch.setattr(stored, "DEFERRED", [])
-    first = stored.variant(CATALOG, "memory/model-state", 3, later)
-    assert [(t.id, seed) for t, seed, _ in stored.DEFERRED or []] == [
-        ("memory/model-state", 3)]
-    assert drawing_rows(later, "plans") < drawing_rows(now, "plans")
-    stored.predraw_deferred()
-    assert stored.DEFERRED is None
-    assert drawing_rows(later, "plans") == drawing_rows(now, "plans")
-    assert json.dumps(ask_json(first)) == json.dumps(
-        ask_json(stored.variant(CATALOG, "memory/model-state", 3, now)))
-    real = type(CATALOG).templates
-    validated = count_validated(monkeypatch)
-    assert isinstance(stored.variant(CATALOG, "memory/model-state", 5, later).template,
-                      stored.TemplateView)
-    assert validated == []
-
-    cleared = tmp_path / "cleared" / "variants.db"
-    monkeypatch.setattr(type(CATALOG), "templates", real)
-    monkeypatch.setattr(stored, "DEFERRED", [])
-    stored.variant(CATALOG, "compute/flops-formula", 0, cleared)
-    assert stored.DEFERRED
-    cleared.with_name(stored.DRAWING).unlink()
-    stored.predraw_deferred()
-    assert not cleared.with_name(stored.DRAWING).exists()
-
-
-def test_the_deferred_predraw_runs_in_a_detached_child_after_the_output(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """quiz.cli's exit: the command's process returns at once (the fork's parent); the
-    child leaves the session, points its standard streams at /dev/null and predraws."""
-    import os
-
-    from quiz import cli
-
-    cache = tmp_path / "variants.db"
-    monkeypatch.setattr(stored, "DEFERRED", [])
-    stored.variant(CATALOG, "memory/model-state", 3, cache)
-    before = drawing_rows(cache, "plans")
-    calls: list[str] = []
-    def parent() -> int:
-        calls.append("fork")
-        return 4242
-
-    monkeypatch.setattr(os, "fork", parent)
-    cli._behind()  # the parent: nothing drawn here
-    assert calls == ["fork"] and drawing_rows(cache, "plans") == before
-
-    def exit_(code: int) -> None:
-        calls.append(f"exit {code}")
-        raise SystemExit(code)
-
-    monkeypatch.setattr(os, "fork", lambda: 0)
-    monkeypatch.setattr(os, "setsid", lambda: calls.append("setsid"))
-    monkeypatch.setattr(os, "dup2", lambda a, b: calls.append(f"dup2 {b}"))
-    monkeypatch.setattr(os, "_exit", exit_)
-    with pytest.raises(SystemExit):
-        cli._behind()  # the child
-    assert calls[1:] == ["setsid", "dup2 0", "dup2 1", "dup2 2", "exit 0"]
-    assert drawing_rows(cache, "plans") > before
-    assert stored.DEFERRED is None
-
-
-@pytest.fixture(scope="module")
-def cached_catalog(tmp_path_factory: pytest.TempPathFactory) -> Catalog:
-    """The bundled bank compiled into a cache by another build (as a command finds it)."""
-    cache = tmp_path_factory.mktemp("bank") / "bank.db"
-    build(bank_files([], cache=cache), cache)
-    return build(bank_files([], cache=cache), cache)
-
-
 @pytest.mark.parametrize("tid", sorted(BANK.templates))
 def test_the_view_the_compiled_bank_keeps_reads_and_draws_like_the_validated_template(
         tid: str, cached_catalog: Catalog) -> None:
     template = BANK.get(tid)
     view = stored._bank_view(cached_catalog, tid)
-    assert isinstance(view, stored.TemplateView)
+    assert isinstance(view, TemplateView)
     assert all(same(getattr(view, name), getattr(template, name))
                for name in type(template).model_fields)
     assert same(view.all_parts(), template.all_parts())
     assert view.__dict__.keys() - {"_parts"} == type(template).model_fields.keys()
     drawn = make_variant(view, 5)  # type: ignore[arg-type]
-    assert json.dumps(stored.to_json(drawn)) == json.dumps(
-        stored.to_json(make_variant(template, 5)))
-
-
-def test_a_first_draw_takes_the_template_from_the_compiled_bank_without_validating_it(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached_catalog: Catalog) -> None:
-    cache = tmp_path / "variants.db"
-    monkeypatch.setattr(cached_catalog, "_fresh", {})  # (another test may have compiled)
-    validated = count_validated(monkeypatch)
-    first = stored.variant(cached_catalog, "memory/model-state", 3, cache)
-    assert validated == [] and isinstance(first.template, stored.TemplateView)
-    assert json.dumps(ask_json(first)) == json.dumps(
-        ask_json(make_variant(BANK.get("memory/model-state"), 3)))
-    assert drawing_rows(cache, "templates") == 1  # kept, so a new seed is no first draw
+    assert json.dumps(ask_json(drawn)) == json.dumps(ask_json(make_variant(template, 5)))
 
 
 def test_a_damaged_view_in_the_compiled_bank_only_costs_a_validation(
@@ -342,8 +252,8 @@ def test_a_damaged_view_in_the_compiled_bank_only_costs_a_validation(
         with sqlite3.connect(bank) as conn:
             conn.execute(sql, (value,))
         catalog = build(bank_files([], cache=bank), bank)
-        got = stored.variant(catalog, "memory/model-state", 3, bank.with_name("variants.db"))
-        assert not isinstance(got.template, stored.TemplateView), case  # validated
+        got = stored.variant(catalog, "memory/model-state", 3, bank.with_name(plancache.FILE))
+        assert not isinstance(got.template, TemplateView), case  # validated
         assert json.dumps(ask_json(got)) == want
 
 
@@ -362,95 +272,12 @@ def test_a_first_ask_of_a_compiled_template_imports_no_pydantic_and_a_choice_no_
         assert imported == (set() if kind == "choice" else {"sympy", "solver.engine"}), kind
 
 
-def test_plans_worked_out_behind_a_compile_let_a_first_ask_derive_nothing(
+def test_the_drawn_variants_earlier_versions_kept_are_removed(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    data = tmp_path / "data"
-    bank = data / "cache" / "bank.db"
-    compiled = build(bank_files([], cache=bank), bank)
-    assert stored.fill_plans(compiled, bank) > 100
-    # a later build compiles nothing, so it has no plans to work out
-    assert stored.fill_plans(build(bank_files([], cache=bank), bank), bank) == 0
-    calls = [["ask", "memory/model-state#3", "--json"],
-             ["check", "communication/fsdp-traffic#5", "--answer", "1 GB", "--json"],
-             ["ask", "compute/flops-formula#2", "--json"]]
-    for call in calls:
-        want = run_cli(capsys, "--data-dir", str(tmp_path / "other"), *call)[1]
-        assert fresh_process(str(data), [call]) == (want, set()), call
-
-
-def test_a_damaged_or_hostile_plan_in_the_compiled_bank_is_derived_again(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    bank = tmp_path / "cache" / "bank.db"
-    catalog = build(bank_files([], cache=bank), bank)
-    stored.fill_plans(catalog, bank, budget=60)
-    hostile = json.dumps({"name": "x", "leaves": [], "conventions": [], "steps": [
-        {"name": "x", "unit": "1", "text": "", "args": [], "formula": "", "pretty": "",
-         "code": "def _lambdifygenerated():\n    return __import__('os').system('x')",
-         "substitution": [""], "whiteboard": [""]}]})
-    with sqlite3.connect(bank) as conn:
-        keys = [k for (k,) in conn.execute("SELECT key FROM plans")]
-        conn.executemany("UPDATE plans SET data = ? WHERE key = ?",
-                         [("{" if i % 2 else hostile, k) for i, k in enumerate(keys)])
-    again = build(bank_files([], cache=bank), bank)
-    for tid in ("memory/model-state", "communication/fsdp-traffic"):
-        got = stored.variant(again, tid, 4, tmp_path / "cache" / "variants.db")
-        assert json.dumps(ask_json(got)) == json.dumps(ask_json(make_variant(BANK.get(tid), 4)))
-
-
-def test_a_fill_keeps_nothing_past_its_budget_or_in_a_cache_of_other_code(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from questions import catalog as compiled
-
-    bank = tmp_path / "bank.db"
-    catalog = build(bank_files([], cache=bank), bank)
-    assert stored.fill_plans(catalog, bank, budget=-1) == 0
-    monkeypatch.setattr(compiled, "fingerprint", lambda: "other code")
-    assert stored.fill_plans(catalog, bank) > 0  # worked out, but not kept:
-    with sqlite3.connect(bank) as conn:
-        assert conn.execute("SELECT count(*) FROM plans").fetchone()[0] == 0
-    compiled.keep_plans(tmp_path / "gone.db", {"k": "v"})
-    assert not (tmp_path / "gone.db").exists()
-
-
-def test_a_command_that_compiled_the_bank_leaves_its_plans_to_a_detached_child(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import os
-
-    from questions import catalog as compiled
-    from quiz import cli
-
-    bank = tmp_path / "bank.db"
-    monkeypatch.setattr(compiled, "FILLS", [])
-    catalog = build(bank_files([], cache=bank), bank)
-    fills = compiled.FILLS
-    assert fills is not None and len(fills) == 1 and fills[0][0] is catalog
-    build(bank_files([], cache=bank), bank)  # warm: nothing compiled, nothing to fill
-    assert len(fills) == 1
-    calls: list[str] = []
-
-    def fill(found: object, cache: Path) -> int:
-        calls.append(f"fill {cache.name}")
-        return 0
-
-    def parent() -> int:
-        calls.append("fork")
-        return 4242
-
-    monkeypatch.setattr(stored, "fill_plans", fill)
-    monkeypatch.setattr(os, "fork", parent)
-    cli._behind()  # the parent: the command ends
-    assert calls == ["fork"] and compiled.FILLS is None
-
-    def exit_(code: int) -> None:
-        calls.append(f"exit {code}")
-        raise SystemExit(code)
-
-    monkeypatch.setattr(compiled, "FILLS", [(catalog, bank)])
-    monkeypatch.setattr(os, "fork", lambda: 0)
-    monkeypatch.setattr(os, "setsid", lambda: None)
-    monkeypatch.setattr(os, "dup2", lambda a, b: None)
-    monkeypatch.setattr(os, "nice", lambda n: calls.append(f"nice {n}"))
-    monkeypatch.setattr(os, "_exit", exit_)
-    with pytest.raises(SystemExit):
-        cli._behind()  # the child
-    assert calls[1:] == ["nice 19", "fill bank.db", "exit 0"]
+    """They held which questions were asked, and nothing reads them any more."""
+    old = tmp_path / "data" / "cache" / "variants.db"
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"")
+    assert run_cli(capsys, "--data-dir", str(tmp_path / "data"), "ask",
+                   "memory/model-state#1")[0] == 0
+    assert not old.exists() and (old.parent / plancache.FILE).exists()

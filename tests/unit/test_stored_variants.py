@@ -1,7 +1,7 @@
-"""Variants read back from the cache (questions.stored) ask and grade exactly like drawn
-ones, a template edit draws again, and asking or checking a question from the cache
-imports neither pydantic nor, except to compare formulas, sympy (issue 15: `quiz ask`
-and `quiz check` one-shot speed)."""
+"""One-shot `quiz ask`/`quiz check` (questions.stored): the same output however warm the
+data folder, a template edit shows at once, asking or checking a question whose plans
+are kept imports neither pydantic nor, except to compare formulas, sympy (issue 15), and
+no process of ours is left running once a one-shot command returned (issue 34)."""
 
 from __future__ import annotations
 
@@ -15,11 +15,10 @@ import pytest
 from helpers import run_cli
 from pydantic import BaseModel
 
-from questions import stored
-from questions.catalog import Catalog, build
+from questions.catalog import build
 from questions.loader import bank_files
-from questions.variants import Variant, make_variant
-from quiz.commands.ask import ask_json, check_json, render_ask
+from questions.variants import Variant
+from questions.views import View
 
 CATALOG = build(bank_files([]))
 BANK = CATALOG.bank()
@@ -41,15 +40,10 @@ quantity = "model_state_bytes"
 """
 
 
-def round_trip(v: Variant, catalog: Catalog = CATALOG) -> Variant:
-    """Through the JSON text the cache keeps."""
-    return stored.from_json(catalog, v.seed, json.loads(json.dumps(stored.to_json(v))))
-
-
 def same(view: object, model: object) -> bool:
     """Whether a stored record reads like the validated model, field by field."""
     if isinstance(model, BaseModel):
-        return isinstance(view, stored.View) and all(
+        return isinstance(view, View) and all(
             same(getattr(view, name), getattr(model, name)) for name in type(model).model_fields)
     if isinstance(model, list | tuple):
         return type(view) is type(model) and len(view) == len(model) and all(
@@ -75,114 +69,6 @@ def answers(v: Variant, index: int) -> list[str]:
 
             out.append(format_value(m.value, pv.key.unit))
     return out
-
-
-@pytest.mark.parametrize("tid", sorted(BANK.templates))
-def test_a_stored_variant_asks_and_grades_byte_for_byte_like_a_drawn_one(tid: str) -> None:
-    for seed in SEEDS:
-        drawn = make_variant(BANK.get(tid), seed)
-        back = round_trip(drawn)
-        assert json.dumps(ask_json(back), indent=2) == json.dumps(ask_json(drawn), indent=2)
-        assert render_ask(back) == render_ask(drawn)
-        for pv, bpv in zip(drawn.parts, back.parts, strict=True):
-            assert same(bpv.spec, pv.spec)
-            assert (bpv.key, bpv.mistakes, bpv.accepted, bpv.labels, bpv.env) == (
-                pv.key, pv.mistakes, pv.accepted, pv.labels, pv.env)
-            if pv.kind == "spoken":  # a paragraph: the model answer and one wrong figure
-                texts = [pv.key.display, "It needs about 3 GB."]
-            else:
-                texts = answers(drawn, pv.index)
-            for text in texts:
-                earlier = [p.key.display for p in drawn.parts[:pv.index - 1]]
-                want, _ = check_json(drawn, pv.index, text, earlier)
-                got, _ = check_json(back, bpv.index, text, earlier)
-                assert json.dumps(got, indent=2) == json.dumps(want, indent=2), text
-
-
-def scenario(folder: Path) -> Catalog:
-    """A bank of the follow-through example of AUTHORING.md."""
-    guide = (Path(__file__).parents[2] / "AUTHORING.md").read_text(encoding="utf-8")
-    section = guide.split("#### Worked example: a scenario with follow-through", 1)[1]
-    file = folder / "scenario.toml"
-    file.write_text(section.split("```toml\n", 1)[1].split("```", 1)[0], encoding="utf-8")
-    return build([file])
-
-
-def test_a_stored_part_follows_through_from_earlier_answers_like_a_drawn_one(
-        tmp_path: Path) -> None:
-    catalog = scenario(tmp_path)
-    (tid,) = catalog.ids
-    drawn = make_variant(catalog.templates([tid])[tid], 0)
-    back = round_trip(drawn, catalog)
-    for earlier, part, text in [(["3 TB"], 2, "46.9 GB"), (["3 TB", "46.9 GB"], 3, "16.7")]:
-        want, g = check_json(drawn, part, text, earlier)
-        got, _ = check_json(back, part, text, earlier)
-        assert g.feedback.startswith("Carried forward")
-        assert json.dumps(got) == json.dumps(want)
-
-
-def test_the_cache_returns_the_stored_variant_and_draws_again_after_an_edit(
-        tmp_path: Path) -> None:
-    cache = tmp_path / "variants.db"
-    file = tmp_path / "state.toml"
-    file.write_text(TEMPLATE, encoding="utf-8")
-    first = stored.variant(build([file]), "mine/state", 3, cache)
-    again = stored.variant(build([file]), "mine/state", 3, cache)
-    assert isinstance(again.template, stored.View)  # read back, not drawn or validated
-    assert ask_json(again) == ask_json(first)
-    file.write_text(TEMPLATE.replace('"Model state"', '"Edited"'), encoding="utf-8")
-    edited = build([file])
-    after = stored.variant(edited, "mine/state", 3, cache)
-    assert not isinstance(after.template, stored.View)  # drawn again
-    assert ask_json(after) == ask_json(make_variant(edited.templates()["mine/state"], 3))
-    assert ask_json(after)["title"] == "Edited" != ask_json(first)["title"]
-
-
-def test_a_damaged_cache_only_costs_a_draw(tmp_path: Path) -> None:
-    cache = tmp_path / "variants.db"
-    cache.write_bytes(b"not a database" * 100)
-    want = ask_json(make_variant(BANK.get("memory/model-state"), 1))
-    assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
-    assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
-    import sqlite3
-
-    for damaged in ('{"parts": 1}', '{"template": {"$set": 1}}', "[]"):
-        with sqlite3.connect(cache) as conn:  # a record of another shape: drawn again
-            conn.execute("UPDATE variants SET data = ?", (damaged,))
-        assert ask_json(stored.variant(CATALOG, "memory/model-state", 1, cache)) == want
-
-
-def test_a_cache_locked_by_another_process_is_kept_and_only_costs_a_draw(
-        tmp_path: Path) -> None:
-    cache = tmp_path / "cache folder #1" / "variants.db"  # a path that needs quoting
-    stored.variant(CATALOG, "memory/model-state", 1, cache)
-    import sqlite3
-
-    holder = sqlite3.connect(cache)
-    holder.execute("BEGIN EXCLUSIVE")  # another process writing: reads and writes wait
-    try:
-        got = stored.variant(CATALOG, "memory/model-state", 2, cache)
-    finally:
-        holder.rollback()
-        holder.close()
-    assert ask_json(got) == ask_json(make_variant(BANK.get("memory/model-state"), 2))
-    back = stored.variant(CATALOG, "memory/model-state", 1, cache)  # still there
-    assert isinstance(back.template, stored.View)
-
-
-def test_the_cache_keeps_a_bounded_number_of_variants(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(stored, "MAX_ROWS", 3)
-    cache = tmp_path / "variants.db"
-    for seed in range(6):
-        stored.variant(CATALOG, "memory/model-state", seed, cache)
-    import sqlite3
-
-    with sqlite3.connect(cache) as conn:
-        kept = [r[0] for r in conn.execute("SELECT variant FROM variants ORDER BY rowid")]
-    assert kept == [f"memory/model-state#{s}" for s in (3, 4, 5)]
-
-
 
 
 def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(
@@ -234,7 +120,7 @@ def test_asking_and_checking_number_and_choice_answers_from_the_cache_import_no_
              ["ask", "parallelism/activations-only-axis#1"],
              ["check", "parallelism/activations-only-axis#1", "--answer", "b"]]
     want = ""
-    for call in calls:  # draws and stores them
+    for call in calls:  # draws them, and keeps their plans
         code, out, _ = run_cli(capsys, "--data-dir", data, *call)
         assert code == 0
         want += out
@@ -264,13 +150,12 @@ def test_a_one_shot_command_from_a_warm_cache_imports_only_its_own_kind_and_no_t
     _, want, _ = run_cli(capsys, "--data-dir", data, *call)
     watch = (*KIND_MODULES, "quiz.core.rubric", "quiz.core.reading", "tomllib", "pickle",
              "zipfile")
-    fresh_process(data, [call], watch)  # draws and stores, with this sys.path's packs
+    fresh_process(data, [call], watch)  # draws, keeps plans, with this sys.path's packs
     printed, imported = fresh_process(data, [call], watch)
     assert printed == want
-    # quiz.core.kinds.number reads the count mode from questions.kinds.number; a
-    # formula is read by solver.formula alone (not by the number and choice readers)
-    assert imported == {f"quiz.core.kinds.{kind}"} | (
-        {"questions.kinds.number"} if kind == "number" else set()) | (
+    # drawn by its questions.kinds module, graded by its quiz.core.kinds one; a formula
+    # is read by solver.formula alone (not by the number and choice readers)
+    assert imported == {f"quiz.core.kinds.{kind}", f"questions.kinds.{kind}"} | (
         set() if kind == "formula" else {"quiz.core.reading"})
 
 
@@ -307,3 +192,34 @@ def test_ask_and_check_as_processes_print_the_same_and_end_without_the_interpret
     assert threaded.returncode == 0 and threaded.stdout.endswith("}\ncleaned up\n")
     profiled = quiz_process(data, *calls[0], before=cleaned + "\nsys.setprofile(lambda *a: None)")
     assert profiled.returncode == 0 and profiled.stdout.endswith("}\ncleaned up\n")
+
+
+ONE_SHOT = (["check", "memory/model-state#3", "--answer", "128 GB"],
+            ["ask", "compute/flops-formula#2", "--json"],
+            ["stats", "--json"],
+            ["templates", "list"])
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads /proc")
+@pytest.mark.parametrize("call", ONE_SHOT, ids=[c[0] + " " + c[1] for c in ONE_SHOT])
+def test_no_process_of_ours_is_left_running_once_a_one_shot_command_returns(
+        tmp_path: Path, call: list[str]) -> None:
+    """Issue 34: in a new data folder (the bank compiled, plans derived), each command
+    ends with every process it started: none carries its environment's mark after."""
+    mark = f"QUIZ_TEST_MARK={os.getpid()}-{tmp_path.name}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
+    env["QUIZ_TEST_MARK"] = mark.partition("=")[2]
+    done = subprocess.run([sys.executable, "-m", "quiz.cli", "--data-dir",
+                           str(tmp_path / "data"), *call], capture_output=True, text=True,
+                          env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    left = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                environ = (proc / "environ").read_bytes()
+            except OSError:  # gone meanwhile, or not ours to read
+                continue
+            if mark.encode() in environ.split(b"\0"):
+                left.append(proc.name)
+    assert left == []

@@ -1,0 +1,135 @@
+"""Derivation plans kept between processes: ``<data>/cache/drawing.db``.
+
+Drawing a variant needs, of the solver, a few values and a worked derivation; the
+engine derives them with sympy (about a second to import), and :mod:`solver.light` runs
+them as plans (:class:`solver.plan.Plan`, data) wherever they come from. A one-shot
+``quiz ask``/``quiz check`` is a process of its own, so this file keeps the plans (and
+the quantity catalogue) a draw derived, and the next draw that needs them (another seed,
+another template over the same quantities and conventions) imports no sympy: paired in
+bench/bench_solve.py (d), a template's first ask with its plans kept takes about a
+fifth of the CPU time it takes deriving them (see bench/README.md).
+
+Everything is kept under a stamp of the solver's code (a file written by other code is
+emptied); reading never creates the file, and a missing, damaged, locked or unwritable
+one only means deriving with sympy. The file holds data, never code: a plan's code is
+compiled only after :mod:`solver.plan`'s whitelist accepted it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sqlite3
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+
+from questions.private import private_file
+
+FILE = "drawing.db"
+"""The file's name in the data folder's cache folder."""
+
+FORMAT = 4
+"""The layout of the file; part of its stamp."""
+
+_NO_SYNC = "PRAGMA synchronous = OFF"
+"""Written without waiting for the disk (an fsync was a third of a cold ask): a plan lost
+or torn by a power cut is read as missing or damaged, and derived again."""
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, data TEXT NOT NULL);
+DROP TABLE IF EXISTS templates;
+"""
+
+
+class PlanFile:
+    """The plans file: a :class:`solver.light` source (``get``/``put`` of JSON texts by
+    key), read on demand and written once, after a draw (:meth:`save`)."""
+
+    def __init__(self, file: Path, base: Callable[[str], str | None] | None = None) -> None:
+        """``base``: where a text this file lacks is looked for (the compiled bank keeps
+        the quantity catalogue)."""
+        self.file = file
+        self.base = base
+        self._conn: sqlite3.Connection | None = None
+        self._opened = False
+        self._pending: dict[str, str] = {}
+
+    def _db(self) -> sqlite3.Connection | None:
+        if not self._opened:
+            self._opened = True
+            try:
+                uri = f"{self.file.absolute().as_uri()}?mode=ro"  # never creates it
+                conn = sqlite3.connect(uri, uri=True, timeout=1)
+                row = conn.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
+            except sqlite3.Error:
+                return None
+            if row is None or row[0] != _code_digest():
+                conn.close()
+                return None
+            self._conn = conn
+        return self._conn
+
+    def get(self, key: str) -> str | None:
+        """A derivation plan or the quantity catalogue, as JSON text (None: not kept)."""
+        if key in self._pending:
+            return self._pending[key]
+        db = self._db()
+        row = None
+        if db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
+        if row is not None:
+            return str(row[0])
+        return None if self.base is None else self.base(key)
+
+    def put(self, key: str, text: str) -> None:
+        """Keep a plan (written by :meth:`save`)."""
+        self._pending[key] = text
+
+    def save(self) -> None:
+        """Write what was kept, in one transaction, and close the file."""
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+        if not self._pending:
+            return
+        with contextlib.suppress(OSError, sqlite3.Error):
+            private_file(self.file)  # which questions the user drew: 0600 in a 0700 folder
+            conn = sqlite3.connect(self.file, timeout=1)
+            try:
+                conn.execute(_NO_SYNC)
+                with conn:
+                    conn.executescript(_SCHEMA)
+                    row = conn.execute("SELECT value FROM meta WHERE key = 'code'").fetchone()
+                    if row is None or row[0] != _code_digest():
+                        conn.execute("DELETE FROM plans")
+                        conn.execute("INSERT OR REPLACE INTO meta VALUES ('code', ?)",
+                                     (_code_digest(),))
+                    conn.executemany("INSERT OR REPLACE INTO plans VALUES (?, ?)",
+                                     self._pending.items())
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                if not isinstance(exc, sqlite3.OperationalError):  # not a database
+                    with contextlib.suppress(OSError):
+                        self.file.unlink()
+                return
+            conn.close()
+            self._pending = {}
+
+
+@cache
+def _code_digest() -> str:
+    """Size and modification time of every module of the solver, and :data:`FORMAT`."""
+    parts = [str(FORMAT)]
+    root = Path(__file__).resolve().parent.parent
+    for folder, dirs, files in os.walk(root / "solver"):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith(".py"):
+                st = os.stat(os.path.join(folder, name))
+                rel = os.path.relpath(os.path.join(folder, name), root)
+                parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()
