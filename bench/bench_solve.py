@@ -6,12 +6,18 @@
     plain Python arithmetic; target <= 1 ms absolute.
 (c) one-shot `quiz ask` and `quiz check` of a number, a choice and a formula question,
     warm (the variant asked before), cold (a seed never asked, of a template asked
-    before), first (the template never asked: every cache but the bank's dropped) and,
-    for `ask`, fresh (a new data folder: the bank compiled too), vs `import sympy`
-    (target <= 1.2x; none for fresh) and vs `python -c pass`; each row also gives its
-    median CPU time against `import sympy`'s (steadier than wall time on a loaded machine).
+    before), first (the template never asked: the plans file dropped) and fresh (a new
+    data folder: the bank compiled too), vs `import sympy` (target <= 1.2x) and vs
+    `python -c pass`; each row also gives its median CPU time against `import sympy`'s
+    (steadier than wall time on a loaded machine).
+(d) the one-shot machinery, each paired with the same command without it in the same
+    round: QUICK_EXIT (a warm `quiz check` ending with os._exit, against `main(argv)`,
+    which exits the ordinary way), the plans file (a new seed with its plans kept,
+    against the template's first ask, which derives them) and the predraw (a new seed
+    after a first ask that derived the first seeds' plans too, against one after a first
+    ask that did not; and the first asks themselves).
 
-Run: python bench/bench_solve.py [--rounds N] [--only a|b|c]
+Run: python bench/bench_solve.py [--rounds N] [--only a|b|c|d]
 """
 
 from __future__ import annotations
@@ -57,24 +63,18 @@ ASKED = {  # answer kind -> (template, an answer to check)
     "formula": ("compute/flops-formula", "6*P*D"),
 }
 BASELINES = ("python -c pass", "import sympy", "import sympy, os._exit")
-SETTLE_S = 3.0
-"""A pause after each round: a fresh row's compile leaves the bank's plans to a detached
-process (about 2 s of CPU at the lowest priority), which would otherwise share the
-machine with the next round's rows."""
 ASKED_SEED = 3
 """The seed of the warm and first rows (cold rows ask seeds from 1000 on, each once)."""
 
 
 def ask_and_check(rounds: int) -> None:
     """(c) one-shot `quiz ask` and `quiz check` for a number, a choice and a formula
-    question: warm (this ID#SEED was asked before: read back from the variant cache),
-    cold (a seed never asked, of a template asked before: drawn from the kept template
-    view and derivation plans), first (the template never asked in this data folder:
-    drawn from the view the compiled bank keeps, and the plans worked out behind the
-    command that compiled it) and fresh (`ask` in a new data folder: the whole bank
-    compiled first, its plans derived with sympy), vs `import sympy` and vs a
-    bare `python -c pass`, every command once per round in turn; target <= 1.2x sympy
-    (the fresh rows have none: a data folder is new once).
+    question: warm (this ID#SEED was asked before), cold (a seed never asked, of a
+    template asked before), first (the template never asked in this data folder: its
+    plans derived with sympy) and fresh (a new data folder: the whole bank compiled
+    first), vs `import sympy` and vs a bare `python -c pass`, every command once per
+    round in turn; target <= 1.2x sympy. Every row draws from the view the compiled
+    bank keeps; warm and cold rows run the plans kept in the data folder.
 
     The compiled-bank cache is warm in every row but fresh (bench_startup times a cold
     bank of 6,500 templates).
@@ -93,8 +93,7 @@ def ask_and_check(rounds: int) -> None:
                                        ())}
         for kind, (tid, answer) in ASKED.items():
             data = os.path.join(tmp, kind)  # a data folder per question: its own cache
-            caches = tuple(os.path.join(data, "cache", name)
-                           for name in ("variants.db", "drawing.db"))
+            caches = (os.path.join(data, "cache", "drawing.db"),)
             quiz = [py, "-m", "quiz.cli", "--data-dir", data]
             for state in ("warm", "cold", "first"):
                 seed = None if state == "cold" else ASKED_SEED
@@ -107,10 +106,13 @@ def ask_and_check(rounds: int) -> None:
             rows["ask number warm (console script)"] = (
                 [script, "--data-dir", os.path.join(tmp, "number"), "ask", tid, "--json"],
                 ASKED_SEED, ())
-        for kind, (tid, _) in ASKED.items():  # last in each round: see SETTLE_S
+        for kind, (tid, answer) in ASKED.items():
             new = os.path.join(tmp, f"fresh-{kind}")  # a data folder of its own, made anew
             rows[f"ask {kind} fresh"] = ([py, "-m", "quiz.cli", "--data-dir", new, "ask", tid,
                                           "--json"], ASKED_SEED, (new,))
+            rows[f"check {kind} fresh"] = ([py, "-m", "quiz.cli", "--data-dir", new, "check",
+                                            tid, "--answer", answer, "--json"], ASKED_SEED,
+                                           (new,))
 
         def command(cmd: list[str], seed: int | None, name: str) -> list[str]:
             if name in BASELINES:
@@ -131,20 +133,72 @@ def ask_and_check(rounds: int) -> None:
                 wall, used = _timed(command(cmd, seed, name))
                 times[name].append(wall)
                 cpu[name].append(used)
-            time.sleep(SETTLE_S)
     bare = statistics.median(times["python -c pass"])
     sympy = statistics.median(times["import sympy"])
     sympy_cpu = statistics.median(cpu["import sympy"])
     for name, values in times.items():
         m = statistics.median(values)
         ratios = "" if name == "python -c pass" else f"; {m / bare:.1f}x pass"
-        if name == "import sympy, os._exit" or name.endswith("fresh"):
+        if name == "import sympy, os._exit":
             ratios = f"; {m / sympy:.2f}x import sympy{ratios}"
         elif name not in BASELINES:
             ratios = f"; {m / sympy:.2f}x import sympy (target <= 1.2x){ratios}"
         used = statistics.median(cpu[name])
         print(f"(c) {name:<32} {summary(values)}{ratios}; CPU median {used * 1000:.0f} ms "
               f"({used / sympy_cpu:.2f}x import sympy's)")
+
+
+def machinery(rounds: int) -> None:
+    """(d) each piece of the one-shot machinery against the same command without it,
+    in the same round (see the module docstring); CPU medians, n and spread."""
+    py = sys.executable
+    tid, answer = ASKED["number"]
+    seeds = iter(range(1000, 10**6))
+
+    def wrapped(before: str, args: list[str]) -> list[str]:
+        """`quiz ARGS` through main() as the console script calls it, after `before`."""
+        return [py, "-c", f"import sys; {before}; from quiz.cli import main; "
+                f"sys.argv = ['quiz', *{args!r}]; sys.exit(main())"]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        base = ["--data-dir", tmp]
+        plans = os.path.join(tmp, "cache", "drawing.db")
+        check = [*base, "check", tid, "--seed", str(ASKED_SEED), "--answer", answer, "--json"]
+        subprocess.run([py, "-m", "quiz.cli", *check], check=True, capture_output=True)
+        cpu: dict[str, list[float]] = {}
+
+        def run(name: str, cmd: list[str]) -> None:
+            cpu.setdefault(name, []).append(_timed(cmd)[1])
+
+        for _ in range(rounds):
+            run("import sympy", [py, "-c", "import sympy"])
+            run("check warm, QUICK_EXIT", [py, "-m", "quiz.cli", *check])
+            run("check warm, ordinary exit",
+                [py, "-c", f"import sys; from quiz.cli import main; sys.exit(main({check!r}))"])
+            for how, before in (("predraw", "pass"),
+                                ("no predraw", "import questions.stored as s; s.PREDRAWN = 0")):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(plans)
+                run(f"first ask ({how})", wrapped(before, [*base, "ask", tid, "--seed",
+                                                           str(ASKED_SEED), "--json"]))
+                run(f"new seed after first ask ({how})",
+                    [py, "-m", "quiz.cli", *base, "ask", tid, "--seed", str(next(seeds)),
+                     "--json"])
+            run("new seed, plans kept", [py, "-m", "quiz.cli", *base, "ask", tid, "--seed",
+                                         str(next(seeds)), "--json"])
+    sympy = statistics.median(cpu["import sympy"])
+    for name, values in cpu.items():
+        m = statistics.median(values)
+        print(f"(d) {name:<38} CPU n={len(values)} median {m * 1000:5.0f} ms "
+              f"[{min(values) * 1000:.0f}-{max(values) * 1000:.0f}] ({m / sympy:.2f}x "
+              "import sympy's)")
+    pairs = (("QUICK_EXIT", "check warm, QUICK_EXIT", "check warm, ordinary exit"),
+             ("plans file", "new seed, plans kept", "first ask (no predraw)"),
+             ("predraw", "new seed after first ask (predraw)",
+              "new seed after first ask (no predraw)"))
+    for piece, with_it, without in pairs:
+        a, b = statistics.median(cpu[with_it]), statistics.median(cpu[without])
+        print(f"(d) {piece}: {a / b:.2f}x the CPU without it ({1 - a / b:+.0%} saved)")
 
 
 def one_shot(rounds: int) -> None:
@@ -179,7 +233,8 @@ def one_shot(rounds: int) -> None:
 
 
 def in_process(rounds: int) -> None:
-    from solver.engine import evaluate, resolve_inputs
+    from solver.inputs import resolve_inputs
+    from solver.light import evaluate
 
     inp = resolve_inputs("llama3-70b", "h100", {"tp": 8, "gpus": 512, "zero": "3"})
     evaluate(["memory_per_gpu"], inp)  # warm-up: derive and lambdify once
@@ -212,11 +267,13 @@ def in_process(rounds: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--only", choices=["a", "b", "c"], help="run one row group")
+    ap.add_argument("--only", choices=["a", "b", "c", "d"], help="run one row group")
     ns = ap.parse_args()
     if ns.only in (None, "a"):
         one_shot(ns.rounds)
     if ns.only in (None, "c"):
         ask_and_check(ns.rounds)
+    if ns.only in (None, "d"):
+        machinery(ns.rounds)
     if ns.only in (None, "b"):
         in_process(2000)

@@ -37,15 +37,15 @@ from solver.plan import (
     check_code,
     fill_substitution,
     given_quantities,
+    given_result,
     num,
-    show,
-    worked,
+    planned_result,
 )
+from solver.plan import Result as Result  # re-exported: solve returns one
 from solver.plan import Step as Step  # re-exported: results are made of them
 from solver.pretty import _plan as _whiteboard
 from solver.pretty import pretty
 from solver.quantities import QUANTITIES, Ctx, sym
-from solver.units import format_value
 
 # ---------------------------------------------------------------- derivations
 
@@ -194,9 +194,12 @@ def plan(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> Plan:
                               for n in d.nodes), d.leaves, d.conventions)
 
 
-def plan_data(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> dict[str, Any] | None:
+def plan_data(name: str, ctx: Ctx, given: frozenset[str] = frozenset(), *,
+              expanded: bool = False) -> dict[str, Any] | None:
     """The plan of ``name`` as the JSON :func:`solver.plan.load_plan` loads (None: a
-    step whose lambdified code the plan's whitelist would not compile)."""
+    step whose lambdified code the plan's whitelist would not compile); ``expanded``:
+    with the whole formula over input keys (what ``quiz solve`` shows; printing it is
+    slow, and drawing a variant never reads it)."""
     import inspect
 
     d = derivation(name, ctx, given)
@@ -210,54 +213,14 @@ def plan_data(name: str, ctx: Ctx, given: frozenset[str] = frozenset()) -> dict[
                       "args": list(node.args), "code": code, "formula": formula,
                       "pretty": shown, "substitution": list(_substitution_plan(node.local)),
                       "whiteboard": list(_whiteboard(node.local))})
-    return {"name": d.name, "steps": steps, "leaves": list(d.leaves),
+    data = {"name": d.name, "steps": steps, "leaves": list(d.leaves),
             "conventions": list(d.conventions)}
+    if expanded:
+        data["expanded"] = d.expanded_text()
+    return data
 
 
 # ---------------------------------------------------------------- results
-
-
-@dataclass(frozen=True)
-class Result:
-    """The answer to `quiz solve`: value, formula, inputs and worked steps.
-
-    `inputs` are the values the last step's formula reads directly (as in DESIGN.md's
-    example, `params` and `bytes_per_param`); `leaves` are the keys the whole derivation
-    reads.
-    """
-
-    quantity: str
-    value: float
-    unit: str
-    display: str
-    display_iec: str
-    formula: str
-    expanded: str
-    inputs: dict[str, Value]
-    leaves: dict[str, Value]
-    steps: tuple[Step, ...]
-    conventions: dict[str, Value]
-    warnings: tuple[str, ...]
-    origin: dict[str, str]
-
-    def to_json(self) -> dict[str, Any]:
-        """The DESIGN.md `quiz solve --json` object (plus a few extra fields)."""
-        return {
-            "quantity": self.quantity,
-            "value": self.value,
-            "unit": self.unit,
-            "display": self.display,
-            "display_iec": self.display_iec,
-            "formula": self.formula,
-            "expanded": self.expanded,
-            "inputs": self.inputs,
-            "leaves": self.leaves,
-            "steps": [{"name": s.name, "text": s.text, "formula": s.formula,
-                       "substituted": s.substituted, "value": s.value, "unit": s.unit,
-                       "display": s.display} for s in self.steps],
-            "conventions": self.conventions,
-            "warnings": list(self.warnings),
-        }
 
 
 class _Substituted(StrPrinter):
@@ -347,31 +310,15 @@ def solve(
 def _solve(name: str, model: str | None, gpu: str | None,
            overrides: Mapping[str, Value] | None) -> Result:
     inp = resolve_inputs(model, gpu, overrides)
-    binary = bool(inp.values.get("binary", False))
     given = given_quantities(inp.values, inp.origin, name, QUANTITIES.keys())
     unit = QUANTITIES[name].unit
     if name in given:
-        value = float(cast(float, inp.values[name]))
-        return Result(name, value, unit, show(value, unit, binary),
-                      format_value(value, unit, binary=unit == "B"), name, name,
-                      {name: value}, {name: value}, (), {}, tuple(inp.warnings),
-                      dict(inp.origin))
+        return given_result(name, unit, inp)
     ctx = ctx_of(inp.values)
-    d = derivation(name, ctx, given)
-    env, steps, conventions = worked(plan(name, ctx, given), inp.values)
-    assert steps is not None  # the engine's plans print every substitution
-    value = env[name]
-    last = d.nodes[-1]
-    return Result(
-        quantity=name, value=value, unit=unit, display=show(value, unit, binary),
-        display_iec=format_value(value, unit, binary=unit in ("B", "B/s")),
-        formula=_formula_texts(last.local)[0],
-        expanded=d.expanded_text(),
-        inputs={a: env[a] if a in env else inp.values[a] for a in last.args},
-        leaves={k: inp.values[k] for k in d.leaves},
-        steps=steps, conventions=conventions, warnings=tuple(inp.warnings),
-        origin={k: inp.origin[k] for k in d.leaves},
-    )
+    got = planned_result(plan(name, ctx, given), unit, inp,
+                         derivation(name, ctx, given).expanded_text())
+    assert got is not None  # the engine's plans print every substitution
+    return got
 
 
 def symbol(name: str) -> sp.Symbol:

@@ -18,13 +18,25 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterator, KeysView, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from solver.errors import SolverError
 from solver.inputs import Ctx, Inputs, _suggest, ctx_of, resolve_inputs
 from solver.keys import Value
-from solver.plan import Plan, Step, evaluate_with, given_quantities, key_text, load_plan, worked
+from solver.plan import (
+    Plan,
+    Result,
+    evaluate_with,
+    given_quantities,
+    given_result,
+    key_text,
+    load_plan,
+    planned_result,
+    worked,
+)
+from solver.plan import (
+    Worked as Worked,  # re-exported: solve returns one
+)
 from solver.plan import number as number  # re-exported: derivations show numbers so
 
 if TYPE_CHECKING:
@@ -38,16 +50,6 @@ if TYPE_CHECKING:
 
         def put(self, key: str, text: str) -> None:
             """Store ``text`` under ``key``."""
-
-
-@dataclass(frozen=True)
-class Worked:
-    """What a worked derivation shows of a solve (a :class:`solver.engine.Result` has
-    the same attributes, and more)."""
-
-    quantity: str
-    steps: tuple[Step, ...]
-    conventions: dict[str, Value]
 
 
 # ---------------------------------------------------------------- the quantity catalogue
@@ -213,3 +215,40 @@ def solve(name: str, *, model: str | None = None, gpu: str | None = None,
         _, steps, conventions = worked(derive(name, ctx, given), inp.values)
         assert steps is not None  # the engine's plans print every substitution
     return Worked(name, steps, conventions)
+
+
+def result(name: str, *, model: str | None = None, gpu: str | None = None,
+           overrides: Mapping[str, Value] | None = None) -> Result:
+    """:func:`solver.engine.solve`'s :class:`~solver.plan.Result` (the same texts and
+    numbers), from the source's plan while one is in use and that plan keeps its
+    expanded formula; otherwise the engine's, whose plan (expanded formula included) is
+    then given to the source.
+
+    Raises:
+        SolverError: as :func:`solver.engine.solve`.
+    """
+    source = _state.source
+    if source is not None:
+        if name not in QUANTITIES:
+            raise SolverError(f"unknown quantity {name!r}{_suggest(name, QUANTITIES)}; "
+                              "see quiz solve --list")
+        inp = resolve_inputs(model, gpu, overrides)
+        given = given_quantities(inp.values, inp.origin, name, QUANTITIES.keys())
+        unit = QUANTITIES[name].unit
+        if name in given:
+            return given_result(name, unit, inp)
+        ctx = ctx_of(inp.values)
+        found = plan(name, ctx, given)
+        if found.expanded is not None:
+            got = planned_result(found, unit, inp, found.expanded)
+            if got is not None:
+                return got
+    from solver.engine import plan_data
+    from solver.engine import solve as derive
+
+    got = derive(name, model=model, gpu=gpu, overrides=overrides)
+    if source is not None:
+        data = plan_data(name, ctx, given, expanded=True)
+        if data is not None:
+            source.put(key_text(name, ctx, given), json.dumps(data))
+    return got

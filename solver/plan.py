@@ -128,9 +128,52 @@ class Step:
 
 
 @dataclass(frozen=True)
+class Result:
+    """The answer to `quiz solve`: value, formula, inputs and worked steps.
+
+    `inputs` are the values the last step's formula reads directly (as in DESIGN.md's
+    example, `params` and `bytes_per_param`); `leaves` are the keys the whole derivation
+    reads.
+    """
+
+    quantity: str
+    value: float
+    unit: str
+    display: str
+    display_iec: str
+    formula: str
+    expanded: str
+    inputs: dict[str, Value]
+    leaves: dict[str, Value]
+    steps: tuple[Step, ...]
+    conventions: dict[str, Value]
+    warnings: tuple[str, ...]
+    origin: dict[str, str]
+
+    def to_json(self) -> dict[str, Any]:
+        """The DESIGN.md `quiz solve --json` object (plus a few extra fields)."""
+        return {
+            "quantity": self.quantity,
+            "value": self.value,
+            "unit": self.unit,
+            "display": self.display,
+            "display_iec": self.display_iec,
+            "formula": self.formula,
+            "expanded": self.expanded,
+            "inputs": self.inputs,
+            "leaves": self.leaves,
+            "steps": [{"name": s.name, "text": s.text, "formula": s.formula,
+                       "substituted": s.substituted, "value": s.value, "unit": s.unit,
+                       "display": s.display} for s in self.steps],
+            "conventions": self.conventions,
+            "warnings": list(self.warnings),
+        }
+
+
+@dataclass(frozen=True)
 class Worked:
-    """What a worked derivation shows of a solve (a :class:`solver.engine.Result` has
-    the same attributes, and more)."""
+    """What a worked derivation shows of a solve (a :class:`Result` has the same
+    attributes, and more)."""
 
     quantity: str
     steps: tuple[Step, ...]
@@ -215,6 +258,9 @@ class Plan:
     steps: tuple[PlanStep, ...]
     leaves: tuple[str, ...]
     conventions: tuple[str, ...]
+    expanded: str | None = None
+    """The whole formula over input keys, as sympy prints it (None: not kept with it;
+    only ``quiz solve`` shows it)."""
 
     def run(self, values: Mapping[str, float]) -> dict[str, float]:
         """Evaluate every step; name -> value for each step and input."""
@@ -250,8 +296,10 @@ def load_plan(data: Mapping[str, Any]) -> Plan:
                               Texts(str(s["formula"]), str(s["pretty"]),
                                     tuple(str(t) for t in s["substitution"]),
                                     tuple(str(t) for t in s["whiteboard"]))))
+    expanded = data.get("expanded")
     return Plan(str(data["name"]), tuple(steps), tuple(str(x) for x in data["leaves"]),
-                tuple(str(x) for x in data["conventions"]))
+                tuple(str(x) for x in data["conventions"]),
+                None if expanded is None else str(expanded))
 
 
 def check_code(code: str, args: tuple[str, ...]) -> bool:
@@ -404,3 +452,37 @@ def worked(plan: Plan, values: Mapping[str, Value]) -> tuple[dict[str, float],
     conventions: dict[str, Value] = {c: values[c] for c in plan.conventions
                                      if c in values and c in CHOICE_KEYS}
     return env, tuple(steps), conventions
+
+
+def given_result(name: str, unit: str, inp: Inputs) -> Result:
+    """The :class:`Result` of a quantity whose value is an input."""
+    value = float(cast(float, inp.values[name]))
+    binary = bool(inp.values.get("binary", False))
+    return Result(name, value, unit, show(value, unit, binary),
+                  format_value(value, unit, binary=unit == "B"), name, name,
+                  {name: value}, {name: value}, (), {}, tuple(inp.warnings),
+                  dict(inp.origin))
+
+
+def planned_result(plan: Plan, unit: str, inp: Inputs, expanded: str) -> Result | None:
+    """The :class:`Result` of running ``plan`` on ``inp`` (None: a substitution takes
+    sympy's printer, see :func:`worked`).
+
+    Raises:
+        SolverError: an input is missing, or the result is not finite.
+    """
+    env, steps, conventions = worked(plan, inp.values)
+    if steps is None:
+        return None
+    name, last = plan.name, plan.steps[-1]
+    binary = bool(inp.values.get("binary", False))
+    value = env[name]
+    return Result(
+        quantity=name, value=value, unit=unit, display=show(value, unit, binary),
+        display_iec=format_value(value, unit, binary=unit in ("B", "B/s")),
+        formula=last.printed.formula, expanded=expanded,
+        inputs={a: env[a] if a in env else inp.values[a] for a in last.args},
+        leaves={k: inp.values[k] for k in plan.leaves},
+        steps=steps, conventions=conventions, warnings=tuple(inp.warnings),
+        origin={k: inp.origin[k] for k in plan.leaves},
+    )

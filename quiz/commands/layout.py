@@ -86,7 +86,7 @@ def _refuse_workload_fixes(keys: dict[str, str]) -> None:
     Raises:
         SolverError: the first key that is no layout key, saying where it belongs.
     """
-    from solver.engine import SolverError
+    from solver.errors import SolverError
     from solver.keys import KEYS
     from solver.perf import LAYOUT_KEYS
 
@@ -105,7 +105,8 @@ def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Worklo
     Raises:
         SolverError: unknown preset or key, a bad value, a missing input.
     """
-    from solver.engine import SolverError, parse_value, resolve_inputs
+    from solver.errors import SolverError
+    from solver.inputs import parse_value, resolve_inputs
     from solver.perf import workload_from_inputs
 
     sets = dict(sets)
@@ -121,6 +122,21 @@ def workload(model: str | None, gpu: str | None, sets: dict[str, str]) -> Worklo
     return workload_from_inputs(inputs)
 
 
+def _workload_with_kept_plans(args: argparse.Namespace, sets: dict[str, str]) -> Workload:
+    """:func:`workload`, its solver quantities run from the plans the data folder keeps
+    (:mod:`questions.plancache`): once derived, ``quiz layout`` imports no sympy (its
+    start-up was most of its time: the search itself is 70-250 ms)."""
+    from questions.plancache import PlanFile
+    from quiz.commands.common import plan_cache
+    from solver import light
+
+    source = PlanFile(plan_cache(args))
+    with light.using(source):
+        w = workload(args.model, args.gpu, sets)
+    source.save()
+    return w
+
+
 def run(args: argparse.Namespace) -> int:
     """Run `quiz layout`; returns the exit code."""
     from quiz.commands.solve import parse_sets
@@ -129,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     work, chosen = split(parse_sets(args.set or []))
     not_layout, fixed = split(parse_sets(args.fix or []))
     _refuse_workload_fixes(not_layout)
-    w = workload(args.model, args.gpu, work)
+    w = _workload_with_kept_plans(args, work)
     ranking = rank(w, fixed)
     given = {**fixed, **chosen}
     mine = complete(w, given) if chosen else None

@@ -71,10 +71,11 @@ def read_sets(pairs: list[str]) -> dict[str, Value]:
 
 def run(args: argparse.Namespace) -> int:
     """Run `quiz solve` for parsed arguments; returns the exit code."""
-    from solver.engine import list_quantities, solve
     from solver.errors import SolverError
 
     if args.list:
+        from solver.engine import list_quantities
+
         rows = list_quantities()
         if args.json:
             print(json.dumps(rows, indent=2))
@@ -95,14 +96,24 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if not args.quantity:
         raise SolverError("quiz solve needs a QUANTITY (see quiz solve --list)")
-    result = solve(args.quantity, model=args.model, gpu=args.gpu,
-                   overrides=read_sets(args.set or []))
-    if args.json:
-        print(json.dumps(result.to_json(), indent=2))
-    else:
-        for line in read_as_lines(args.set or []):
-            print(line)
-        print(render(result, model=args.model, gpu=args.gpu))
+    overrides = read_sets(args.set or [])
+    # Run from the plans the data folder keeps (questions.plancache): once this quantity
+    # was derived under these conventions, no sympy (most of a one-shot solve's time).
+    from questions.plancache import PlanFile
+    from quiz.commands.common import plan_cache
+    from solver import light
+
+    source = PlanFile(plan_cache(args))
+    with light.using(source):  # (the human output reads the quantities' meanings)
+        result = light.result(args.quantity, model=args.model, gpu=args.gpu,
+                              overrides=overrides)
+        if args.json:
+            print(json.dumps(result.to_json(), indent=2))
+        else:
+            for line in read_as_lines(args.set or []):
+                print(line)
+            print(render(result, model=args.model, gpu=args.gpu))
+    source.save()
     for w in result.warnings:
         print(f"warning: {w}", file=sys.stderr)
     return 0

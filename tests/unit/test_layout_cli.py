@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from helpers import run_cli
@@ -132,3 +133,17 @@ def test_the_recommended_layout_says_why(capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     assert "PP 16 splits the 126 layers" in out and "TP 8 stays inside a node" in out
     assert "7 layers on the first" in out
+
+
+def test_a_layout_runs_its_quantities_from_the_kept_plans(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's seed case: the second run in a data folder imports no sympy."""
+    from test_stored_variants import fresh_process
+
+    call = ["layout", "--model", "llama3-70b", "--gpu", "h100", "--set", "gpus=512",
+            "--set", "seq=8192", "--set", "global_batch=1024", "--json"]
+    code, want, _ = run_cli(capsys, "--data-dir", str(tmp_path / "other"), *call)
+    assert code == 0
+    data = str(tmp_path / "data")
+    assert fresh_process(data, [call])[0] == want
+    assert fresh_process(data, [call]) == (want, set())

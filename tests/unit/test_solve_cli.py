@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import run_cli
@@ -139,3 +140,27 @@ def test_presets_lists_models_and_gpus_with_short_names(
     b200 = next(x for x in out.splitlines() if x.startswith("b200 "))
     assert b200.split()[:3] == ["b200", "gpu", "B200"] and "NVIDIA B200" in b200
     assert any(x.startswith("llama3-70b ") for x in out.splitlines())
+
+
+SOLVES = [["solve", "memory_per_gpu", "--model", "llama3-70b", "--gpu", "h100", "--set",
+           "tp=8", "--set", "zero=3", "--json"],
+          ["solve", "tp_bytes", "--model", "llama3-70b", "--set", "tp=8"],
+          ["solve", "model_state_bytes", "--model", "llama3-8b", "--json"]]
+
+
+def test_a_solve_runs_from_the_kept_plans_and_prints_what_the_engine_derives(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The data folder keeps the plans a solve derived (a draw's plans are completed
+    with the expanded formula): the same command again imports no sympy."""
+    from test_stored_variants import fresh_process
+
+    data = str(tmp_path / "data")
+    engine = str(tmp_path / "engine")
+    assert run(capsys, "--data-dir", data, "ask", "memory/model-state#1")[0] == 0
+    want = ""
+    for call in SOLVES:
+        code, out, _ = run(capsys, "--data-dir", engine, *call)
+        assert code == 0
+        want += out
+    assert fresh_process(data, SOLVES)[0] == want  # derived (some plans from the draw)
+    assert fresh_process(data, SOLVES) == (want, set())
