@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator, KeysView, Mapping
+from collections.abc import Callable, Iterator, KeysView, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from solver.errors import SolverError
@@ -67,12 +67,16 @@ class _Catalogue(Mapping[str, Any]):
     """The quantities by name: the engine's table, or the source's copy of it while a
     source is in use (so that listing names or reading a unit imports no sympy)."""
 
+    _engine: Mapping[str, Any] | None = None
+
     def _table(self) -> Mapping[str, Any]:
         source = _state.source
         if source is None:
-            from solver.quantities import QUANTITIES as table
+            if self._engine is None:
+                from solver.quantities import QUANTITIES as table
 
-            return table
+                self._engine = table
+            return self._engine
         if _state.meta is None:
             _state.meta = _load_meta(source)
         return _state.meta
@@ -156,9 +160,7 @@ def plan(name: str, ctx: Ctx, given: frozenset[str]) -> Plan:
     """
     source = _state.source
     if source is None:
-        from solver.engine import plan as derive
-
-        return derive(name, ctx, given)
+        return _engine_plan()(name, ctx, given)
     key = key_text(name, ctx, given)
     found = _state.plans.get(key)
     if found is not None:
@@ -177,6 +179,18 @@ def plan(name: str, ctx: Ctx, given: frozenset[str]) -> Plan:
             source.put(key, json.dumps(data))
     _state.plans[key] = found
     return found
+
+
+_ENGINE_PLAN: list[Callable[[str, Ctx, frozenset[str]], Plan]] = []
+
+
+def _engine_plan() -> Callable[[str, Ctx, frozenset[str]], Plan]:
+    """:func:`solver.engine.plan`, imported (sympy) when first needed."""
+    if not _ENGINE_PLAN:
+        from solver.engine import plan as derive
+
+        _ENGINE_PLAN.append(derive)
+    return _ENGINE_PLAN[0]
 
 
 # ---------------------------------------------------------------- evaluating and solving
