@@ -8,12 +8,12 @@ from collections import defaultdict
 from typing import get_args
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from questions.types import AnswerKind
 from quiz.core.selftest import check_template
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 SEEDS = 100 if os.environ.get("QUIZ_FUZZ") == "full" else 12
 """Seeds per template: CI digs deeper (a known mistake that meets its key within tolerance
 at one parameter combination in ten hid from 12 seeds)."""

@@ -19,13 +19,13 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from questions.schema import Part
 from questions.variants import PartVariant, make_variant, part_texts, pv_env_value
 from solver.errors import SolverError
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 SEEDS = 60 if os.environ.get("QUIZ_FUZZ") == "full" else 16
 
 SERVING = frozenset({

@@ -12,17 +12,17 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from questions.loader import load_bank, load_template
+from questions.loader import load_template
 from questions.steps import LearnStep, step_phrase, walk
 from questions.variants import make_variant
 from quiz.core.grading import grade
 from solver.units import format_value
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 SEEDS = 20
 
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import sympy as sp
-from helpers import spy
+from helpers import bundled_bank, spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +31,7 @@ import quiz.core.selftest as selftest
 import solver.engine as engine
 import solver.inputs as inputs
 import solver.layouts as slayouts
-from questions.loader import load_bank, load_template
+from questions.loader import load_template
 from questions.schema import Template
 from questions.variants import draw_params, make_variant
 from quiz.core.selftest import (
@@ -47,7 +47,7 @@ from solver.presets import MODELS, Preset
 from solver.pretty import _Printer, pretty
 from solver.quantities import QUANTITIES
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 
 
 def _formulas() -> list[sp.Expr]:
