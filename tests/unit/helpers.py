@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from questions.loader import Bank, load_bank
+from questions.catalog import Catalog, build
+from questions.loader import Bank, bank_files
 from quiz.cli import main
 from quiz.core.schedule import Drill, Rating, rating_for
 from quiz.core.store import Attempt
@@ -43,12 +44,19 @@ sets QUIZ_FUZZ=full), so the local suite stays quick and CI still digs deep."""
 
 
 @cache
+def bundled_catalog() -> Catalog:
+    """The bundled bank (and installed packs) compiled once per test process, without a
+    cache: what ``load_bank()`` builds. Treat it as read-only."""
+    return build(bank_files([]))
+
+
+@cache
 def bundled_bank() -> Bank:
-    """The bundled bank (and installed packs), loaded once per test process: what
+    """The bundled bank of :func:`bundled_catalog`, loaded once per test process: what
     ``load_bank()`` returns, shared by every module that reads it (each used to compile
     the whole bank again when it was imported, about a fifth of collecting the suite).
     Treat it as read-only."""
-    return load_bank()
+    return bundled_catalog().bank()
 
 def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str,
         pick: Callable[..., Any] = lambda *args, **kw: args[0]) -> list[Any]:

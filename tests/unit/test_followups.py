@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, seeds
+from helpers import bundled_bank, run_cli, seeds
 
 from questions.errors import TemplateError
 from questions.followups import (
@@ -24,7 +24,7 @@ from questions.followups import (
     specs,
     standard_set,
 )
-from questions.loader import Bank, load_bank, parse_template
+from questions.loader import Bank, parse_template
 from questions.schema import Scalar
 from questions.variants import Variant, make_variant
 from quiz.core.grading import grade
@@ -35,9 +35,8 @@ SEEDS = seeds(5, 20)
 SEED_CASE = "layout/lay-out-cluster"
 
 
-@cache
 def bank() -> Bank:
-    return load_bank([])
+    return bundled_bank()
 
 
 def followed_templates() -> list[str]:

@@ -12,17 +12,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, bundled_catalog, run_cli
 from pydantic import BaseModel
 
 from questions import stored
 from questions.catalog import Catalog, build
-from questions.loader import bank_files
 from questions.variants import Variant, make_variant
 from quiz.commands.ask import ask_json, check_json, render_ask
 
-CATALOG = build(bank_files([]))
-BANK = CATALOG.bank()
+CATALOG = bundled_catalog()
+BANK = bundled_bank()
 SEEDS = (0, 7)
 
 TEMPLATE = """\
