@@ -1,4 +1,9 @@
-"""Settings shared by every test."""
+"""Settings shared by every test.
+
+Two profiles: the README's `pytest` (local: a few minutes on two cores) and
+`QUIZ_FUZZ=full pytest` (CI, `.ci/run`). A property's examples or seeds per profile come
+from `tests/unit/helpers.py` (`per_profile`, `seeds`, `FUZZ_EXAMPLES`); the bundled bank,
+once per test process, from `helpers.bundled_bank`."""
 
 from __future__ import annotations
 
