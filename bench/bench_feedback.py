@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import statistics
 import subprocess
 import sys
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_tui import OneStatic, _push, fresh_app, timed, until_quiet
+from harness import FullCollections, OneStatic, _push, fresh_app, gc_line, timed, until_quiet
 from timing import summary
 
 KINDS = ("number", "formula", "choice", "multi", "table", "layout", "spoken")
@@ -63,37 +62,6 @@ def kind_ids(bank: Any) -> dict[str, list[str]]:
         if len(parts) == 1:
             out[parts[0].kind].append(tid)
     return out
-
-
-class FullCollections:
-    """When full (generation-2) collections ran, in any thread (``gc.callbacks``)."""
-
-    def __init__(self) -> None:
-        self.spans: list[tuple[float, float]] = []
-        self._start = 0.0
-        gc.callbacks.append(self._callback)
-
-    def _callback(self, phase: str, info: dict[str, int]) -> None:
-        if info["generation"] != 2:
-            return
-        if phase == "start":
-            self._start = time.perf_counter()
-        else:
-            self.spans.append((self._start, time.perf_counter()))
-
-    def within(self, start: float, end: float) -> float:
-        """Seconds of full collection between ``start`` and ``end``."""
-        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.spans)
-
-
-def gc_line(samples: list[tuple[float, float]]) -> str:
-    """How many samples held a full collection, the largest, and the slowest samples."""
-    with_gc = [g for _, g in samples if g > 0]
-    worst = sorted(samples, reverse=True)[:5]
-    slowest = ", ".join(f"{t * 1e3:.0f} ms (gc {g * 1e3:.0f})" for t, g in worst)
-    biggest = f"{max(with_gc) * 1e3:.0f} ms" if with_gc else "-"
-    return (f"full GC inside {len(with_gc)}/{len(samples)} samples, largest {biggest}; "
-            f"slowest: {slowest}")
 
 
 def frames_line(painted: list[tuple[int, float]]) -> str:

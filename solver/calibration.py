@@ -1,6 +1,6 @@
 """Published training runs as workloads, and what the performance model predicts for them.
 
-A run record (the shape of ``shared/data/published_runs.json``) gives a model shape, a
+A run record (the shape of ``tests/data/published_runs.json``) gives a model shape, a
 GPU, a cluster, a layout, a batch and a measured throughput, with a note on what its
 FLOP figure counts. This module turns one into a :class:`~solver.perf.Workload` and the
 layout keys it fixes, evaluates the published layout (keys the source leaves out, such as

@@ -1,7 +1,19 @@
-"""Settings shared by every test."""
+"""Settings shared by every test.
+
+Two profiles: the README's `pytest` (local: a few minutes on two cores) and
+`QUIZ_FUZZ=full pytest` (CI, `.ci/run`). A property's examples or seeds per profile come
+from `tests/unit/helpers.py` (`per_profile`, `seeds`, `FUZZ_EXAMPLES`); the bundled bank,
+once per test process, from `helpers.bundled_bank`."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import os
+import shutil
+from pathlib import Path
+
+import pytest
 from hypothesis import HealthCheck, settings
 
 # Timing is for bench/, not for tests: a first call that builds and lambdifies a sympy
@@ -10,3 +22,32 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("quiz", deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("quiz")
+
+
+@pytest.fixture(scope="session")
+def _warm_data_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A data folder after a first `quiz templates list`: its compiled-bank cache holds
+    the bundled bank (built once per test process)."""
+    from quiz.cli import main
+
+    folder = tmp_path_factory.mktemp("warm") / "data"
+    saved = os.environ.pop("QUIZ_TEMPLATES", None)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["--data-dir", str(folder), "templates", "list"]) == 0
+    finally:
+        if saved is not None:
+            os.environ["QUIZ_TEMPLATES"] = saved
+    return folder
+
+
+@pytest.fixture
+def warm_data_dir(_warm_data_template: Path, tmp_path: Path) -> Path:
+    """``tmp_path / "data"``: a data folder whose compiled-bank cache already holds the
+    bundled bank, as a person's does after their first command (modes kept: 0700
+    folders, 0600 files). For tests of something else than a first start: each command
+    then compiles only what the test adds (a cold compile of the bank is about half a
+    second of CPU per fresh folder)."""
+    target = tmp_path / "data"
+    shutil.copytree(_warm_data_template, target)
+    return target

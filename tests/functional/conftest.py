@@ -19,6 +19,7 @@ import pytest
 from quiz.tui.app import QuizApp
 
 if TYPE_CHECKING:
+    from textual.app import App
     from textual.pilot import Pilot
     from textual.widget import Widget
 
@@ -79,8 +80,14 @@ def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"
 
 
+WAIT_BOUND_S = 120.0
+"""How long :func:`wait_for` lets the app run before it calls the wait a hang. Never the
+thing under test: a hang detector, generous enough for a machine loaded by other work
+(a bank loaded by a worker thread took over 15 s under a load of 10 on two cores)."""
+
+
 async def wait_for(pilot: Pilot[Any], condition: Callable[[], object],
-                   timeout: float = 15.0) -> None:
+                   timeout: float = WAIT_BOUND_S) -> None:
     """Let the app run until ``condition()`` holds."""
     deadline = time.monotonic() + timeout
     while not condition():
@@ -98,6 +105,33 @@ async def settle(pilot: Pilot[Any]) -> None:
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
         await pilot.pause()
+
+
+def _pending(app: App[Any]) -> bool:
+    """Whether the app still has something to do: a worker running, a message waiting in
+    the app's, the screen's or a widget's queue, or a layout, repaint or widget refresh
+    waiting for the screen's next update."""
+    screen = app.screen
+    if any(worker.is_running for worker in app.workers):
+        return True
+    if screen._layout_required or screen._repaint_required or screen._dirty_widgets:
+        return True
+    return any(not node._message_queue.empty()
+               for node in (app, screen, *screen.walk_children()))
+
+
+async def drained(pilot: Pilot[Any]) -> None:
+    """Let the app run until it has nothing left to do (:func:`_pending`) twice in a
+    row. Each round runs the screen's update, so a frame that was still to come is
+    painted (and counted) before this returns: unlike a pause of some milliseconds, no
+    late frame is missed on a busy machine, and none is waited for on an idle one."""
+    quiet = 0
+    deadline = time.monotonic() + WAIT_BOUND_S
+    while quiet < 2:
+        await settle(pilot)
+        quiet = 0 if _pending(pilot.app) else quiet + 1
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never idle; screen is {pilot.app.screen!r}")
 
 
 async def started(pilot: Pilot[Any], *, welcome: bool = False) -> None:

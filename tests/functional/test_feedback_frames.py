@@ -19,7 +19,7 @@ from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.question import QuestionScreen
 from quiz.tui.textual_fixes import fix_hidden_repaints
 
-from .conftest import answer, make_app, question_shown, settle, started, wait_for
+from .conftest import answer, drained, make_app, question_shown, settle, started, wait_for
 
 SIZE = (80, 24)
 
@@ -69,7 +69,7 @@ async def test_each_feedback_is_laid_out_once_and_painted_in_one_update(
             await answer(pilot, typed)
             await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
             await settle(pilot)
-            await pilot.pause(0.1)
+            await drained(pilot)
             if n >= 2:  # the first builds the screen; the second styles its scroll bars
                 assert frames.layouts == ["FeedbackScreen"], frames.layouts
                 # from its first frame: the layout's paint, then the full repaint the
@@ -104,13 +104,13 @@ async def test_a_feedback_shown_again_looks_as_if_restyled_in_full(
             await answer(pilot, typed)
             await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
             await settle(pilot)
-            await pilot.pause(0.05)
+            await drained(pilot)
             if n >= 1:
                 shown = screen_cells(app)
                 app.screen.update_node_styles(animate=False)
                 app.screen.refresh(layout=True)
                 await settle(pilot)
-                await pilot.pause(0.05)
+                await drained(pilot)
                 assert screen_cells(app) == shown
             await pilot.press("enter")
         app.theme = "textual-light" if app.theme != "textual-light" else "nord"
@@ -119,9 +119,9 @@ async def test_a_feedback_shown_again_looks_as_if_restyled_in_full(
         await answer(pilot, "6*P*D")
         await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         await settle(pilot)
-        await pilot.pause(0.05)
+        await drained(pilot)
         shown = screen_cells(app)
         app.screen.update_node_styles(animate=False)
         await settle(pilot)
-        await pilot.pause(0.05)
+        await drained(pilot)
         assert screen_cells(app) == shown  # the new theme's colours, everywhere

@@ -18,7 +18,16 @@ from quiz.tui.screens.home import HomeScreen
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.verdict import VerdictBanner
 
-from .conftest import answer, make_app, question_shown, screen_text, settle, started, wait_for
+from .conftest import (
+    answer,
+    drained,
+    make_app,
+    question_shown,
+    screen_text,
+    settle,
+    started,
+    wait_for,
+)
 
 SIZE = (120, 40)
 
@@ -118,6 +127,6 @@ async def test_a_derivation_is_laid_out_once_per_answer(
         for typed in ("2*P*D", "6*P*D"):
             made.clear()
             await feedback_after(pilot, typed)
-            await pilot.pause(0.1)
+            await drained(pilot)
             assert len(made) == 1
             await pilot.press("enter")

@@ -9,17 +9,54 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from functools import cache
 from typing import Any
 
 import pytest
 
+from questions.catalog import Catalog, build
+from questions.loader import Bank, bank_files
 from quiz.cli import main
 from quiz.core.schedule import Drill, Rating, rating_for
 from quiz.core.store import Attempt
 
-FUZZ_EXAMPLES = 10_000 if os.environ.get("QUIZ_FUZZ") == "full" else 300
+FULL = os.environ.get("QUIZ_FUZZ") == "full"
+"""The fuzz profile: ``QUIZ_FUZZ=full`` (what `.ci/run` sets) digs deep; unset, the local
+suite stays quick (the README's ``pytest``: a few minutes on two cores)."""
+
+
+def per_profile(local: int, full: int) -> int:
+    """How many examples (or seeds) a property runs: ``local`` by default, ``full``
+    under ``QUIZ_FUZZ=full``. The local figure still exercises every path the property
+    guards; CI's sweep is the one that finds a rare draw."""
+    return full if FULL else local
+
+
+def seeds(local: int, full: int) -> range:
+    """The seeds a property over the whole bank draws: 0..local-1 by default,
+    0..full-1 under ``QUIZ_FUZZ=full``."""
+    return range(per_profile(local, full))
+
+
+FUZZ_EXAMPLES = per_profile(300, 10_000)
 """Examples per fuzz property: a few hundred locally, the full 10,000 in CI (`.ci/run`
 sets QUIZ_FUZZ=full), so the local suite stays quick and CI still digs deep."""
+
+
+@cache
+def bundled_catalog() -> Catalog:
+    """The bundled bank (and installed packs) compiled once per test process, without a
+    cache: what ``load_bank()`` builds. Treat it as read-only."""
+    return build(bank_files([]))
+
+
+@cache
+def bundled_bank() -> Bank:
+    """The bundled bank of :func:`bundled_catalog`, loaded once per test process: what
+    ``load_bank()`` returns, shared by every module that reads it (each used to compile
+    the whole bank again when it was imported, about a fifth of collecting the suite).
+    Treat it as read-only."""
+    return bundled_catalog().bank()
 
 def spy(monkeypatch: pytest.MonkeyPatch, owner: object, name: str,
         pick: Callable[..., Any] = lambda *args, **kw: args[0]) -> list[Any]:

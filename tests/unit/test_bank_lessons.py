@@ -11,14 +11,14 @@ in ``test_bank_physical.py``.
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from solver import evaluate, resolve_inputs
 from solver.presets import GPUS, MODELS
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 SEEDS = range(8)
 
 

@@ -14,19 +14,18 @@ then a right answer, not a broken draw.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 
 import pytest
+from helpers import bundled_bank, per_profile
 
-from questions.loader import load_bank
 from questions.schema import Part
 from questions.variants import PartVariant, make_variant, part_texts, pv_env_value
 from solver.errors import SolverError
 
-BANK = load_bank(bundled=True)
-SEEDS = 60 if os.environ.get("QUIZ_FUZZ") == "full" else 16
+BANK = bundled_bank()
+SEEDS = per_profile(8, 60)
 
 SERVING = frozenset({
     "decode_bytes_step", "decode_memory_time", "decode_compute_time", "decode_step_time",

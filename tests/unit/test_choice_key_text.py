@@ -13,15 +13,14 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, run_cli
 
-from questions.loader import load_bank
 from questions.steps import walk
 from questions.variants import make_variant
 from quiz.core.grading import grade
 from quiz.core.kinds import key_text
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 CHOICE_PARTS = [(tid, i) for tid, t in sorted(BANK.templates.items())
                 for i, p in enumerate(t.all_parts()) if p.answer_kind in ("choice", "multi")]
 

@@ -7,15 +7,16 @@ candidate learns nothing from position or from which option was written most car
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank, parse_template
+from questions.loader import parse_template
 from questions.schema import Part
 from questions.variants import make_variant
 from quiz.core.grading import grade
 from quiz.core.kinds.choice import as_shown
 from quiz.core.selftest import check_examples
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 CHOICE_PARTS = [(t.id, i, p) for t in BANK.templates.values()
                 for i, p in enumerate(t.all_parts()) if p.answer_kind in ("choice", "multi")]
 SEEDS = range(20)

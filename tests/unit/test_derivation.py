@@ -6,16 +6,16 @@ import re
 
 import pytest
 import sympy as sp
+from helpers import bundled_bank
 
 from questions.derivation import Derivation, convention_words, explain, show_expr
-from questions.loader import load_bank
 from questions.variants import make_variant
 from quiz.tui.data import derivation_blocks
 from solver.engine import solve
 from solver.pretty import pretty
 from solver.quantities import sym
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 
 # sympy's own spellings that a teacher would never write on a whiteboard
 _MACHINE = re.compile(r"Min\(|Max\(|\*\*|=True|=False|-0 \+|\[0 1\]|\(-\d+ \+")

@@ -8,13 +8,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import Bank, load_bank
+from questions.loader import Bank
 from quiz.core.session import DrillSession, Left, teaching_order
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
-BANK = load_bank()
+BANK = bundled_bank()
 # Three templates with byte answers, so that "1 B" is always a readable wrong answer.
 BYTES = Bank(templates={t: BANK.templates[t] for t in (
     "memory/model-state", "memory/activations-one-layer", "memory/sgd-momentum-state")})

@@ -10,7 +10,8 @@ import sys
 import threading
 from pathlib import Path
 
-from questions.loader import load_bank
+from helpers import bundled_bank
+
 from questions.variants import make_variant
 from quiz.core.store import Store
 
@@ -29,7 +30,7 @@ def _read_until(proc: subprocess.Popen[str], pattern: str) -> list[str]:
 
 
 def test_killed_drill_process_keeps_every_answered_question(tmp_path: Path) -> None:
-    bank = load_bank()
+    bank = bundled_bank()
     env = {**os.environ, "QUIZ_DATA_DIR": str(tmp_path), "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "quiz.cli", "drill", "--plain"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,

@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
 from questions.followups import draw
-from questions.loader import load_bank
 from questions.variants import Variant
 from quiz.core.grading import grade
 from quiz.core.interviewer import MAX_FOLLOWUPS, choose
@@ -19,7 +19,7 @@ from quiz.core.session import DrillSession, MockSession, PracticeSession, Questi
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
-BANK = load_bank()
+BANK = bundled_bank()
 LAYOUT = "layout/lay-out-cluster"
 
 

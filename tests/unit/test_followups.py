@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, run_cli, seeds
 
 from questions.errors import TemplateError
 from questions.followups import (
@@ -24,19 +24,19 @@ from questions.followups import (
     specs,
     standard_set,
 )
-from questions.loader import Bank, load_bank, parse_template
+from questions.loader import Bank, parse_template
 from questions.schema import Scalar
 from questions.variants import Variant, make_variant
 from quiz.core.grading import grade
 from solver.inputs import Inputs
 
-SEEDS = range(20)
+SEEDS = seeds(5, 20)
+"""Seeds per follow-up sweep: 5 locally, 20 under QUIZ_FUZZ=full (CI)."""
 SEED_CASE = "layout/lay-out-cluster"
 
 
-@cache
 def bank() -> Bank:
-    return load_bank([])
+    return bundled_bank()
 
 
 def followed_templates() -> list[str]:
@@ -80,7 +80,7 @@ def test_every_layout_question_and_scenario_has_a_standard_set() -> None:
 
 
 @pytest.mark.parametrize("tid", followed_templates())
-def test_three_followups_draw_and_grade_over_20_seeds(tid: str) -> None:
+def test_three_followups_draw_and_grade_over_the_seeds(tid: str) -> None:
     """At least three follow-ups of every variant draw; typing each key back grades
     correct, and an unreadable answer is invalid."""
     for seed in SEEDS:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank, parse_template
+from questions.loader import parse_template
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from solver.units import format_value
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 
 def part(template_id: str, seed: int = 0) -> PartVariant:

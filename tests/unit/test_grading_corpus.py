@@ -16,13 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from questions.steps import walk
 from questions.variants import make_variant, parse_variant_id
 from quiz.core.grading import grade
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 
 CORPUS = """
 memory/model-state#1 | 747 GB | correct | -

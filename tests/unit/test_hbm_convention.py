@@ -4,11 +4,11 @@ every prompt that shows the memory says which, and no yes/no verdict hangs on it
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from questions.variants import hbm_text, make_variant, pv_env_value
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 GIB_PER_GB = 2**30 / 1e9
 
 

@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import cpu_guard, run_cli
+from helpers import bundled_bank, cpu_guard, run_cli
 
-from questions.loader import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import MAX_TOLERANCE, grade
 from quiz.core.reading import MAX_ANSWER_CHARS
 from quiz.core.session import preview
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 
 def part(template_id: str, seed: int = 3) -> PartVariant:

@@ -18,9 +18,9 @@ from quiz.core.store import Store
 
 
 @pytest.fixture(autouse=True)
-def _isolated(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated(monkeypatch: pytest.MonkeyPatch, warm_data_dir: Path) -> None:
     monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
-    monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("QUIZ_DATA_DIR", str(warm_data_dir))
 
 
 # ---------------------------------------------------------------- settings files
@@ -68,7 +68,7 @@ def test_a_hostile_settings_file_falls_back_to_defaults_with_a_warning(
 ) -> None:
     """A deeply nested config.toml once crashed every command."""
     data = tmp_path / "data"
-    data.mkdir()
+    data.mkdir(exist_ok=True)  # the autouse fixture made it (a warm cache inside)
     make(data / "config.toml")
     with cpu_guard():
         settings, warnings = load_settings(data / "config.toml")

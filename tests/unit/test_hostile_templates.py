@@ -97,10 +97,10 @@ MAKERS: list[Callable[[Path], None]] = [
 
 
 @pytest.fixture
-def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def folder(warm_data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
-    monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
-    out = tmp_path / "mine"
+    monkeypatch.setenv("QUIZ_DATA_DIR", str(warm_data_dir))
+    out = warm_data_dir.parent / "mine"
     out.mkdir()
     (out / "fine.toml").write_text(good("memory/fine-one"), encoding="utf-8")
     return out

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from questions.loader import load_bank
+from helpers import bundled_bank
+
 from questions.tags import AREAS, tag_label
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 # The thirteen numbered areas and the tags that mark them.
 NUMBERED = {

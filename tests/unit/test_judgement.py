@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+from helpers import bundled_bank
 
 from questions.kinds.number import WHOLE_QUANTITIES
-from questions.loader import load_bank
 from questions.steps import walk
 from questions.variants import make_variant
 from quiz.core.grading import grade
@@ -22,7 +22,7 @@ from quiz.core.reading import read_choice
 from solver.inputs import Ctx
 from solver.quantities import QUANTITIES
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 
 
 def test_the_whole_quantities_are_those_whose_formula_rounds() -> None:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
 from questions.layout import LayoutError, read_layout
-from questions.loader import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 
 def seed_variant() -> PartVariant:

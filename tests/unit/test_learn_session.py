@@ -7,9 +7,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, run_cli
 
-from questions.loader import load_bank
 from questions.variants import make_variant
 from quiz.core.learn import Walkthrough, bank_templates, learned_templates, plan, progress
 from quiz.core.session import DrillSession
@@ -17,7 +16,7 @@ from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store
 from quiz.core.store.schema import APPLICATION_ID, MIGRATIONS
 
-BANK = load_bank()
+BANK = bundled_bank()
 T0 = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)
 
 

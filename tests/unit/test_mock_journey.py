@@ -6,13 +6,14 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import Bank, load_bank
+from questions.loader import Bank
 from quiz.core.session import MockSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
-BANK = load_bank()
+BANK = bundled_bank()
 SCENARIO = next(t for t in sorted(BANK.templates) if t.startswith("scenario/"))
 
 

@@ -4,6 +4,7 @@ how-to-answer examples that are never the question's key."""
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -118,11 +119,10 @@ def test_rates_are_base_units_of_their_own() -> None:
 
 
 def test_a_formula_refusal_never_offers_the_key_or_a_known_mistake() -> None:
-    from questions.loader import load_bank
     from quiz.core.kinds.formula import key_example, letters_of
     from solver.formula import formulas_equivalent, read_formula
 
-    bank = load_bank()
+    bank = bundled_bank()
     formulas = [t for t in bank.templates.values() if t.kind == "formula"]
     assert formulas
     for t in formulas:
@@ -141,11 +141,10 @@ def test_a_formula_refusal_never_offers_the_key_or_a_known_mistake() -> None:
 
 
 def test_a_choice_example_is_never_the_key() -> None:
-    from questions.loader import load_bank
     from quiz.core.grading import read_answer
     from quiz.core.kinds.choice import example_picks
 
-    bank = load_bank()
+    bank = bundled_bank()
     choices = [t for t in bank.templates.values() if t.kind in ("choice", "multi")]
     assert choices
     for t in choices:
@@ -162,13 +161,12 @@ def test_the_previews_warm_up_reads_no_key_and_works_the_example_out_once() -> N
     """The answer box reads a formula part's warm-up texts ahead of the typing: they are
     never equivalent to the key or a known mistake, one reads and one is refused, and
     after them a typed refusal works out no example again (it is remembered per key)."""
-    from questions.loader import load_bank
     from quiz.core.kinds import formula
     from quiz.core.kinds.formula import letters_of
     from quiz.core.session import preview, preview_warmups
     from solver.formula import formulas_equivalent, read_formula
 
-    bank = load_bank()
+    bank = bundled_bank()
     formulas = [t for t in bank.templates.values() if t.kind == "formula"]
     assert formulas
     for t in formulas:

@@ -8,16 +8,15 @@ import random
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, run_cli
 
-from questions.loader import load_bank
 from quiz import locations
 from quiz.core.mistakes import LEECH_MISSES, by_mistake, leeches, mistakes
 from quiz.core.session import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 
 @pytest.fixture

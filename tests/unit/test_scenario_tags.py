@@ -6,12 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
 from questions.errors import TemplateError
-from questions.loader import load_bank, load_template
+from questions.loader import load_template
 from quiz.core.session import attempt_tags
 
-BANK = load_bank([], bundled=True)
+BANK = bundled_bank()
 
 
 def test_a_single_question_counts_under_all_its_tags() -> None:

@@ -14,12 +14,13 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sympy as sp
-from helpers import spy
+from helpers import bundled_bank, spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +32,7 @@ import quiz.core.selftest as selftest
 import solver.engine as engine
 import solver.inputs as inputs
 import solver.layouts as slayouts
-from questions.loader import load_bank, load_template
+from questions.loader import load_template
 from questions.schema import Template
 from questions.variants import draw_params, make_variant
 from quiz.core.selftest import (
@@ -47,11 +48,13 @@ from solver.presets import MODELS, Preset
 from solver.pretty import _Printer, pretty
 from solver.quantities import QUANTITIES
 
-BANK = load_bank(bundled=True)
+BANK = bundled_bank()
 
 
-def _formulas() -> list[sp.Expr]:
-    """Every step's formula under a few sets of conventions."""
+@cache
+def formulas() -> list[sp.Expr]:
+    """Every step's formula under a few sets of conventions (derived on first use, not
+    while the suite is collected: some 4 s of CPU on every worker)."""
     found: dict[sp.Expr, None] = {}
     conventions: list[tuple[str, dict[str, Value]]] = [
         ("llama3-70b", {}), ("gpt3-175b", {"recompute": "full", "zero": 3}),
@@ -67,7 +70,7 @@ def _formulas() -> list[sp.Expr]:
     return list(found)
 
 
-FORMULAS = _formulas()
+FORMULAS = st.deferred(lambda: st.sampled_from(formulas()))
 NUMBERS = st.one_of(
     st.sampled_from([0.0, -0.0, 1.0, 2.0, 8.0, 0.5, 1e-3, 3e-12, 12345678.0, 7.055e10,
                      -3.0, -0.25, float("inf"), float("-inf"), float("nan")]),
@@ -88,11 +91,11 @@ def outcome(f: Callable[[], str]) -> str:
 
 
 def test_the_formulas_cover_the_solver() -> None:
-    assert len(FORMULAS) > 100
+    assert len(formulas()) > 100
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(FORMULAS), st.data())
+@given(FORMULAS, st.data())
 def test_a_substitution_printed_from_its_plan_is_what_sympy_prints(
     local: sp.Expr, data: st.DataObject
 ) -> None:
@@ -102,7 +105,7 @@ def test_a_substitution_printed_from_its_plan_is_what_sympy_prints(
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.sampled_from(FORMULAS), st.data())
+@given(FORMULAS, st.data())
 def test_a_pretty_substitution_from_its_plan_is_what_the_printer_walks_to(
     local: sp.Expr, data: st.DataObject
 ) -> None:

@@ -6,8 +6,8 @@ import random
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from quiz.core.session import (
     DrillSession,
     MockSession,
@@ -18,7 +18,7 @@ from quiz.core.session import (
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
-BANK = load_bank()
+BANK = bundled_bank()
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from helpers import per_profile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -43,7 +44,7 @@ def layouts(draw: st.DrawFn) -> dict[str, Value]:
             "zero": str(draw(st.integers(0, 3))), "microbatches": draw(st.integers(8, 64))}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=per_profile(20, 60), deadline=None)
 @given(shapes())
 def test_parameter_formula_equals_direct_arithmetic(shape: dict[str, Value]) -> None:
     got = solve("params", overrides=shape).value
@@ -54,7 +55,7 @@ def test_parameter_formula_equals_direct_arithmetic(shape: dict[str, Value]) -> 
     assert got == direct
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=per_profile(20, 60), deadline=None)
 @given(layouts())
 def test_lambdified_steps_equal_the_expanded_sympy_formula(layout: dict[str, Value]) -> None:
     inp = resolve_inputs(overrides=layout)
@@ -68,7 +69,7 @@ def test_lambdified_steps_equal_the_expanded_sympy_formula(layout: dict[str, Val
         assert fast == pytest.approx(slow, rel=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=per_profile(20, 60), deadline=None)
 @given(layouts())
 def test_fully_sharded_state_times_ranks_is_the_whole_model(layout: dict[str, Value]) -> None:
     layout = {**layout, "zero": "3"}
@@ -85,7 +86,7 @@ def test_fully_sharded_state_times_ranks_is_the_whole_model(layout: dict[str, Va
         assert per_gpu * ranks == pytest.approx(total * first / average, rel=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=per_profile(20, 60), deadline=None)
 @given(layouts(), st.sampled_from(["tp", "pp", "dp"]))
 def test_adding_an_axis_never_raises_per_gpu_memory(
     layout: dict[str, Value], axis: str
@@ -99,7 +100,7 @@ def test_adding_an_axis_never_raises_per_gpu_memory(
     assert after <= before * (1 + 1e-12)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=per_profile(15, 40), deadline=None)
 @given(layouts())
 def test_tp_bytes_vanish_without_tensor_parallelism(layout: dict[str, Value]) -> None:
     for exact in ("true", "false"):

@@ -7,6 +7,7 @@ inputs are the published ones (or a preset's shape); nothing is fitted to the an
 from __future__ import annotations
 
 import pytest
+from helpers import bundled_bank
 
 from solver import solve
 
@@ -96,7 +97,6 @@ def test_deepseek_v3_active_count_names_its_embedding_convention() -> None:
     # Regression (issue 9): the solver's 37.55B against the published 37B. The gap is the
     # input embedding (a lookup, no arithmetic) plus rounding; both readings grade
     # correct against the solver's key in a template asking for the active count.
-    from questions.loader import load_bank
     from questions.variants import make_variant
     from quiz.core.grading import grade
 
@@ -105,7 +105,7 @@ def test_deepseek_v3_active_count_names_its_embedding_convention() -> None:
     without_input = active - embedding / 2
     assert active == pytest.approx(37.55e9, rel=1e-3)
     assert without_input == pytest.approx(36.6e9, rel=1e-2)
-    t = load_bank().get("moe/active-flops-per-token")
+    t = bundled_bank().get("moe/active-flops-per-token")
     v = next(v for seed in range(40)
              if (v := make_variant(t, seed)).params.get("model") == "deepseek-v3")
     tokens = float(v.params["tokens"])
@@ -175,11 +175,10 @@ def test_uneven_stages_are_asked_for_and_give_the_average_over_stages() -> None:
     ("conventions/gib-display", "llama3-405b")])
 def test_models_with_uneven_stages_are_drawn_and_their_key_grades_correct(
         template: str, model: str) -> None:
-    from questions.loader import load_bank
     from questions.variants import make_variant
     from quiz.core.grading import grade
 
-    t = load_bank().get(template)
+    t = bundled_bank().get(template)
     drawn = [v for seed in range(60)
              if (v := make_variant(t, seed)).params.get("model") == model]
     assert drawn, f"{template} never draws {model}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import cpu_guard, run_cli
+from helpers import bundled_bank, cpu_guard, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,7 +24,7 @@ from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from quiz.core.rubric import MAX_SPOKEN_CHARS, find_phrase, mentions, normalize
 
-BANK = load_bank()
+BANK = bundled_bank()
 SPOKEN = sorted(tid for tid, t in BANK.templates.items() if t.kind == "spoken")
 
 

@@ -11,8 +11,8 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from helpers import bundled_bank
 
-from questions.loader import load_bank
 from quiz.core.session import DrillSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store, StoreError, recovery
@@ -98,7 +98,7 @@ def test_the_backup_never_waits_for_the_store_and_is_checked_first(
 
 def test_a_drill_answer_and_its_review_are_one_commit(tmp_path: Path) -> None:
     with Store.open(tmp_path / "history.db") as store:
-        s = DrillSession(load_bank(), store, Settings(), rng=random.Random(5))
+        s = DrillSession(bundled_bank(), store, Settings(), rng=random.Random(5))
         q = s.next()
         assert q is not None and len(q.variant.parts) == 1
         seen: list[str] = []

@@ -12,16 +12,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import bundled_bank, bundled_catalog, run_cli
 from pydantic import BaseModel
 
-from questions.catalog import build
-from questions.loader import bank_files
 from questions.variants import Variant
 from questions.views import View
 
-CATALOG = build(bank_files([]))
-BANK = CATALOG.bank()
+CATALOG = bundled_catalog()
+BANK = bundled_bank()
 SEEDS = (0, 7)
 
 TEMPLATE = """\
