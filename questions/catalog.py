@@ -343,13 +343,8 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
             just a list of files.
         cache: the cache file (created when missing), or None to compile everything.
     """
-    from questions.loader import (
-        BankFiles,
-        Problem,
-        TemplateFileError,
-        _line_of,
-        read_template_text,
-    )
+    from questions.loader import BankFiles, Problem, TemplateFileError, read_template_text
+    from questions.located import line_of
 
     if not isinstance(source, BankFiles):
         source = BankFiles([str(p) for p in source])
@@ -406,7 +401,7 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
             first = catalog.entries.get(entry.id)
             if first is not None:
                 try:
-                    line = _line_of(read_template_text(Path(name)), ["id"])
+                    line = line_of(read_template_text(Path(name)), ["id"])
                 except TemplateFileError:
                     line = 1
                 catalog.problems.append(Problem(name, line, "id", f"duplicate id "
