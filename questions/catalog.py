@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
+    from questions.packs import Pack
     from questions.schema import Template
 
 SCHEMA_VERSION = 4
@@ -333,6 +334,29 @@ class Templates(Mapping[str, "Template"]):
     def items(self) -> ItemsView[str, Template]:
         self._all()
         return super().items()
+
+
+def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
+              packs: Sequence[Pack] | None = None, cache: Path | None = None,
+              only: Sequence[str] | None = None) -> Bank:
+    """Load the bundled bank, installed template packs and user folders, in that order;
+    broken or duplicate files, and folders that cannot be read, are skipped and reported
+    in `Bank.problems` (naming both sources of a duplicate id) so the app keeps working.
+
+    Args:
+        extra_dirs: user template folders.
+        bundled: whether to load the bank that ships with the app.
+        packs: the template packs to load; None: every installed one
+            (:func:`questions.packs.discover`).
+        cache: the compiled-bank cache (:mod:`questions.catalog`): only files changed
+            since they were cached are compiled. None: compile every file.
+        only: load just these ids (``sources`` still names every id), e.g. the one
+            template ``quiz ask`` draws.
+    """
+    from questions.loader import bank_files
+
+    return build(bank_files(extra_dirs, bundled=bundled, packs=packs, cache=cache),
+                 cache).bank(only)
 
 
 def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -> Catalog:

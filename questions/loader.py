@@ -361,26 +361,3 @@ def bank_files(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
     for d in extra_dirs:
         out.names += _scan(Path(d), out.problems)
     return out
-
-
-def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
-              packs: Sequence[Pack] | None = None, cache: Path | None = None,
-              only: Sequence[str] | None = None) -> Bank:
-    """Load the bundled bank, installed template packs and user folders, in that order;
-    broken or duplicate files, and folders that cannot be read, are skipped and reported
-    in `Bank.problems` (naming both sources of a duplicate id) so the app keeps working.
-
-    Args:
-        extra_dirs: user template folders.
-        bundled: whether to load the bank that ships with the app.
-        packs: the template packs to load; None: every installed one
-            (:func:`questions.packs.discover`).
-        cache: the compiled-bank cache (:mod:`questions.catalog`): only files changed
-            since they were cached are compiled. None: compile every file.
-        only: load just these ids (``sources`` still names every id), e.g. the one
-            template ``quiz ask`` draws.
-    """
-    from questions.catalog import build
-
-    return build(bank_files(extra_dirs, bundled=bundled, packs=packs, cache=cache),
-                 cache).bank(only)

@@ -59,7 +59,7 @@ def bank(args: argparse.Namespace, *, warn: bool = True,
         warn: report broken files on stderr.
         only: load just these template ids (the others are only listed).
     """
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
 
     loaded = load_bank(template_dirs(args), cache=bank_cache(args), only=only)
     if warn:

@@ -455,7 +455,7 @@ def _reload(args: argparse.Namespace) -> Callable[[], Bank]:
     """Loads the bank as :func:`quiz.commands.common.bank` did, in a spawned worker."""
     from functools import partial
 
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from quiz.commands.common import bank_cache, template_dirs
 
     return partial(load_bank, template_dirs(args), cache=bank_cache(args))

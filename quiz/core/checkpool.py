@@ -72,7 +72,7 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
         workers: processes to use (at most one per job; 1: this process only).
         bank: the bank that jobs with a ``template_id`` come from.
         reload: loads that bank again in a spawned worker (picklable, e.g. a
-            ``functools.partial`` of :func:`questions.loader.load_bank`).
+            ``functools.partial`` of :func:`questions.catalog.load_bank`).
 
     Raises:
         QuizError: a worker process died (killed, or out of memory).

@@ -9,7 +9,7 @@ from typing import get_args
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.types import AnswerKind
 from quiz.core.selftest import check_template
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from solver import evaluate, resolve_inputs

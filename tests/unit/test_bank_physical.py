@@ -20,7 +20,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.schema import Part
 from questions.variants import PartVariant, make_variant, part_texts, pv_env_value
 from solver.errors import SolverError

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import questions.loader as loader
-from questions.catalog import Catalog, Entry, build
-from questions.loader import Bank, bank_files, bundled_files, load_bank
+from questions.catalog import Catalog, Entry, build, load_bank
+from questions.loader import Bank, bank_files, bundled_files
 
 TEMPLATE = '''schema = 1
 id = "mine/{name}"

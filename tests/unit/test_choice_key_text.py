@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.steps import walk
 from questions.variants import make_variant
 from quiz.core.grading import grade

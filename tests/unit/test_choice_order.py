@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from questions.loader import load_bank, parse_template
+from questions.catalog import load_bank
+from questions.loader import parse_template
 from questions.schema import Part
 from questions.variants import make_variant
 from quiz.core.grading import grade

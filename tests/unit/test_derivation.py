@@ -7,8 +7,8 @@ import re
 import pytest
 import sympy as sp
 
+from questions.catalog import load_bank
 from questions.derivation import Derivation, convention_words, explain, show_expr
-from questions.loader import load_bank
 from questions.variants import make_variant
 from quiz.tui.data import derivation_blocks
 from solver.engine import solve

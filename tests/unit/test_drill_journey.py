@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from questions.loader import Bank, load_bank
+from questions.catalog import load_bank
+from questions.loader import Bank
 from quiz.core.session import DrillSession, Left, teaching_order
 from quiz.core.settings import Settings
 from quiz.core.store import Store

@@ -10,7 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import make_variant
 from quiz.core.store import Store
 

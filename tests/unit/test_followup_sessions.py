@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from questions.catalog import load_bank
 from questions.followups import draw
-from questions.loader import load_bank
 from questions.variants import Variant
 from quiz.core.grading import grade
 from quiz.core.interviewer import MAX_FOLLOWUPS, choose

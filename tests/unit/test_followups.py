@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
+from questions.catalog import load_bank
 from questions.errors import TemplateError
 from questions.followups import (
     NotApplicable,
@@ -24,7 +25,7 @@ from questions.followups import (
     specs,
     standard_set,
 )
-from questions.loader import Bank, load_bank, parse_template
+from questions.loader import Bank, parse_template
 from questions.schema import Scalar
 from questions.variants import Variant, make_variant
 from quiz.core.grading import grade

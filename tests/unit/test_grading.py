@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from questions.loader import load_bank, parse_template
+from questions.catalog import load_bank
+from questions.loader import parse_template
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from solver.units import format_value

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.steps import walk
 from questions.variants import make_variant, parse_variant_id
 from quiz.core.grading import grade

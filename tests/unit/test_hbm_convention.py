@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import hbm_text, make_variant, pv_env_value
 
 BANK = load_bank(bundled=True)

@@ -12,7 +12,7 @@ import json
 import pytest
 from helpers import cpu_guard, run_cli
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import MAX_TOLERANCE, grade
 from quiz.core.reading import MAX_ANSWER_CHARS

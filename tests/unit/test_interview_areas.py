@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.tags import AREAS, tag_label
 
 BANK = load_bank()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 import sympy as sp
 
+from questions.catalog import load_bank
 from questions.kinds.number import WHOLE_QUANTITIES
-from questions.loader import load_bank
 from questions.steps import walk
 from questions.variants import make_variant
 from quiz.core.grading import grade

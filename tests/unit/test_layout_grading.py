@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from questions.catalog import load_bank
 from questions.layout import LayoutError, read_layout
-from questions.loader import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 

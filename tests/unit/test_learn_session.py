@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import make_variant
 from quiz.core.learn import Walkthrough, bank_templates, learned_templates, plan, progress
 from quiz.core.session import DrillSession

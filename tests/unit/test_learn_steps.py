@@ -16,7 +16,8 @@ from helpers import run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from questions.loader import load_bank, load_template
+from questions.catalog import load_bank
+from questions.loader import load_template
 from questions.steps import LearnStep, step_phrase, walk
 from questions.variants import make_variant
 from quiz.core.grading import grade

@@ -118,7 +118,7 @@ def test_rates_are_base_units_of_their_own() -> None:
 
 
 def test_a_formula_refusal_never_offers_the_key_or_a_known_mistake() -> None:
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from quiz.core.kinds.formula import key_example, letters_of
     from solver.formula import formulas_equivalent, read_formula
 
@@ -141,7 +141,7 @@ def test_a_formula_refusal_never_offers_the_key_or_a_known_mistake() -> None:
 
 
 def test_a_choice_example_is_never_the_key() -> None:
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from quiz.core.grading import read_answer
     from quiz.core.kinds.choice import example_picks
 
@@ -162,7 +162,7 @@ def test_the_previews_warm_up_reads_no_key_and_works_the_example_out_once() -> N
     """The answer box reads a formula part's warm-up texts ahead of the typing: they are
     never equivalent to the key or a known mistake, one reads and one is refused, and
     after them a typed refusal works out no example again (it is remembered per key)."""
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from quiz.core.kinds import formula
     from quiz.core.kinds.formula import letters_of
     from quiz.core.session import preview, preview_warmups

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from quiz import locations
 from quiz.core.mistakes import LEECH_MISSES, by_mistake, leeches, mistakes
 from quiz.core.session import PracticeSession

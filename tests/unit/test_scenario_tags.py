@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from questions.catalog import load_bank
 from questions.errors import TemplateError
-from questions.loader import load_bank, load_template
+from questions.loader import load_template
 from quiz.core.session import attempt_tags
 
 BANK = load_bank([], bundled=True)

@@ -31,7 +31,8 @@ import quiz.core.selftest as selftest
 import solver.engine as engine
 import solver.inputs as inputs
 import solver.layouts as slayouts
-from questions.loader import load_bank, load_template
+from questions.catalog import load_bank
+from questions.loader import load_template
 from questions.schema import Template
 from questions.variants import draw_params, make_variant
 from quiz.core.selftest import (

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from quiz.core.session import (
     DrillSession,
     MockSession,

@@ -96,7 +96,7 @@ def test_deepseek_v3_active_count_names_its_embedding_convention() -> None:
     # Regression (issue 9): the solver's 37.55B against the published 37B. The gap is the
     # input embedding (a lookup, no arithmetic) plus rounding; both readings grade
     # correct against the solver's key in a template asking for the active count.
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from questions.variants import make_variant
     from quiz.core.grading import grade
 
@@ -175,7 +175,7 @@ def test_uneven_stages_are_asked_for_and_give_the_average_over_stages() -> None:
     ("conventions/gib-display", "llama3-405b")])
 def test_models_with_uneven_stages_are_drawn_and_their_key_grades_correct(
         template: str, model: str) -> None:
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from questions.variants import make_variant
     from quiz.core.grading import grade
 

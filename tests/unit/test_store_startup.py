@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from quiz.core.session import DrillSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store, StoreError, recovery
