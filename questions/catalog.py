@@ -25,14 +25,11 @@ The cache holds data, never code: a cached template is validated again by pydant
 it is used, and a damaged or unreadable cache is ignored (and rebuilt). One exception,
 for one-shot commands (``quiz ask``/``check``, :func:`questions.stored.variant`): beside
 the data, the cache keeps the fields pydantic gave when it compiled the file (a *view*,
-:func:`questions.stored.bank_view_json`, with one shape of the models and the solver's
+:func:`questions.bankview.bank_view_json`, with one shape of the models and the solver's
 quantity catalogue for the whole cache), so that a template's first draw needs neither
 pydantic nor, for a question that derives nothing, sympy. A view is only as fresh as
 its file's row (the same stamp checks), is read as plain JSON (records, lists, tuples,
 numbers, text), and one that does not read or draw falls back to validating the data.
-The cache also keeps derivation plans for this code (data checked by a whitelist when
-read, as in :mod:`solver.light`), worked out behind the command that compiled the bank
-(:data:`FILLS`, :func:`questions.stored.fill_plans`).
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ if TYPE_CHECKING:
     from questions.packs import Pack
     from questions.schema import Template
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
 
 _SCHEMA = """
@@ -70,14 +67,14 @@ CREATE TABLE IF NOT EXISTS entries (
     tags TEXT,                -- JSON array
     difficulty INTEGER,
     kind TEXT,
-    problems TEXT             -- JSON [[line, field, reason], ...]
+    problems TEXT,            -- JSON [[line, field, reason], ...]
+    full INTEGER NOT NULL     -- 1: compiled and checked; 0: only summarized
 );
 CREATE TABLE IF NOT EXISTS compiled (
     path TEXT PRIMARY KEY,
     data TEXT NOT NULL,       -- what pydantic validates again (questions.schema)
     view BLOB                 -- zlib: the validated fields (questions.stored.bank_view)
 );
-CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 RACY_NS = 3 * 10**9
@@ -199,7 +196,7 @@ class Catalog:
 
     def cached_view(self, template_id: str) -> str | None:
         """The validated fields the cache keeps of a template compiled by an earlier run
-        (:func:`questions.stored.bank_view_json`; None: none kept, or the template was
+        (:func:`questions.bankview.bank_view_json`; None: none kept, or the template was
         compiled by this run, or there is no cache). Read by one-shot commands, which
         draw from it without pydantic (:func:`questions.stored.variant`)."""
         entry = self.entries.get(template_id)
@@ -226,23 +223,13 @@ class Catalog:
 
     def kept(self, key: str) -> str | None:
         """What drawing reads of the solver, as the cache keeps it for this code: the
-        quantity catalogue (``quantities``) or a derivation plan by its key
-        (:func:`solver.light.key_text`; filled behind a compile by
-        :func:`questions.stored.fill_plans`); None: not kept."""
-        if key in _EXTRAS:
-            return self.cached_meta(key)
-        if self._cache is None:
-            return None
-        try:
-            with contextlib.closing(_reader(self._cache)) as conn:
-                row = conn.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return None if row is None else str(row[0])
+        quantity catalogue (``quantities``); None: not kept (a derivation plan: the
+        bank keeps none, a template's first draw derives its own)."""
+        return self.cached_meta(key) if key in _EXTRAS else None
 
     def cached_meta(self, key: str) -> str | None:
         """What the cache keeps beside the templates for the code that compiled them:
-        ``shape`` (:func:`questions.stored.view_shape`) and ``quantities`` (the solver's
+        ``shape`` (:func:`questions.bankview.view_shape`) and ``quantities`` (the solver's
         catalogue, :func:`solver.light.catalogue_json`); None: not kept."""
         if self._meta is None:
             self._meta = {}
@@ -359,13 +346,46 @@ def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
                  cache).bank(only)
 
 
-def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -> Catalog:
+def find(source: BankFiles, template_id: str, cache: Path | None = None) -> Catalog:
+    """The catalog with one template compiled: what drawing one template needs in a
+    data folder whose bank was never compiled (a first ``quiz ask``/``check``).
+
+    Every file of the bank is summarized (:func:`build` with ``compile_up_to=0``: the
+    first file with the id wins, as always) and only the file that holds the id is
+    compiled; its row in the cache is then complete, as after a full build.
+
+    Raises:
+        UnknownTemplate: no file has this id.
+        TemplateFileError: the file that has it does not compile (every problem).
+    """
+    from questions.loader import BankFiles, TemplateFileError
+
+    catalog = build(source, cache, compile_up_to=0)
+    entry = catalog.entry(template_id)
+    pack = source.packs.get(entry.file)
+    one = build(BankFiles([entry.file], {entry.file: pack} if pack else {},
+                          dict(source.pack_labels)), cache)
+    if template_id not in one.entries:
+        raise TemplateFileError(one.problems)
+    catalog._fresh.update(one._fresh)
+    return catalog
+
+
+def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *,
+          compile_up_to: int | None = None) -> Catalog:
     """Compile the template files that changed since they were cached; summarize all.
 
     Args:
         source: the bank's files in order (:func:`questions.loader.bank_files`), or
             just a list of files.
         cache: the cache file (created when missing), or None to compile everything.
+        compile_up_to: None: compile every file not compiled yet (the bank's every
+            problem is known). A number: compile the changed files only when there are
+            at most that many; with more, only summarize them
+            (:func:`questions.summaries.summarize`; a file that does not summarize is
+            compiled), which is what listing needs: their problems are found by the
+            next build that compiles (``compile_up_to=None``: loading the bank, the
+            app, ``quiz templates test``) or by ``quiz templates validate``.
     """
     from questions.loader import BankFiles, Problem, TemplateFileError, read_template_text
     from questions.located import line_of
@@ -392,17 +412,21 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
                 looked.append((name, None, exc))
                 continue
             row = cached.get(name)
+            if row is not None and not row[11] and compile_up_to is None:
+                row = None  # only summarized: compile it now
             if row is not None and ((row[0] == current and not _racy(row[1], row[2]))
                                     or _same_text(name, current, mtime, row, writes)):
                 looked.append((name, row, None))
             else:
                 looked.append((name, None, None))
                 stale.append((name, current, mtime))
-        compiled = _compile_all(stale, writes)
+        if compile_up_to is not None and len(stale) > compile_up_to:
+            compiled = {name: _summarize(name, current, mtime, writes)
+                        for name, current, mtime in stale}
+        else:
+            compiled = _compile_all(stale, writes)
         if writes.compiled:  # this code's schema and solver were imported to compile
             writes.extras = _extras()
-            if cache is not None and conn is not None and FILLS is not None:
-                FILLS.append((catalog, cache))  # its plans: behind the command (quiz.cli)
         for name, row, failure in looked:
             pack = source.packs.get(name)
             if failure is not None:
@@ -605,7 +629,7 @@ class _Writes:
             return
         with contextlib.suppress(sqlite3.Error), conn:
             conn.executemany("INSERT OR REPLACE INTO entries VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
             conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?, ?)",
                              self.compiled)
             conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self.extras)
@@ -664,14 +688,36 @@ def _compile(name: str, current: str, mtime: int,
                           tuple(template.tags), template.difficulty, template.kind)
             writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
                                    entry.title, entry.topic, json.dumps(entry.tags),
-                                   entry.difficulty, entry.kind, None))
+                                   entry.difficulty, entry.kind, None, 1))
             writes.compiled.append((name, json.dumps(_dump(template)), _view(template)))
             return entry, [], template
     writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
                            None, None, None,
-                           json.dumps([[p.line, p.field, p.reason] for p in problems])))
+                           json.dumps([[p.line, p.field, p.reason] for p in problems]), 1))
     writes.failed.append((name,))
     return None, problems, None
+
+
+def _summarize(name: str, current: str, mtime: int,
+               writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
+    """Summarize a new or changed file without compiling it (see :func:`build`); a file
+    that cannot be read, or whose summary is not plain, is compiled."""
+    from questions import loader
+    from questions.summaries import summarize
+
+    try:
+        text = loader.read_template_text(name)
+    except loader.TemplateFileError:
+        return _compile(name, current, mtime, writes)
+    found = summarize(text)
+    if found is None:
+        return _compile(name, current, mtime, writes)
+    entry = Entry(name, *found)
+    writes.entries.append((name, current, mtime, writes.now, digest(text), entry.id,
+                           entry.title, entry.topic, json.dumps(entry.tags),
+                           entry.difficulty, entry.kind, None, 0))
+    writes.failed.append((name,))  # no compiled data: compiled when first read
+    return entry, [], None
 
 
 def _dump(template: Template) -> dict[str, Any]:
@@ -684,7 +730,7 @@ def _view(template: Template) -> bytes | None:
     fifth of the size: ~1.5 kB; None: a value no JSON holds)."""
     import zlib
 
-    from questions.stored import bank_view_json
+    from questions.bankview import bank_view_json
 
     try:
         return zlib.compress(bank_view_json(template).encode("utf-8"), 1)
@@ -692,40 +738,19 @@ def _view(template: Template) -> bytes | None:
         return None
 
 
-FILLS: list[tuple[Catalog, Path]] | None = None
-"""None: nothing more is done after a build. A list (set by ``quiz.cli`` when ``main``
-is the process's entry point): each build that compiled files adds its catalog and
-cache, whose derivation plans :func:`questions.stored.fill_plans` then works out in a
-detached process once the command is done."""
-
 _EXTRAS = ("shape", "quantities")
 """The keys of :meth:`Catalog.cached_meta`."""
 
 
 def _extras() -> list[tuple[str, str]]:
     """The :data:`_EXTRAS` rows for this code (none for a schema no shape describes)."""
-    from questions.stored import view_shape
+    from questions.bankview import view_shape
     from solver.light import catalogue_json
 
     try:
         return [("shape", view_shape()), ("quantities", catalogue_json())]
     except TypeError:
         return []
-
-
-def keep_plans(cache: Path, plans: Mapping[str, str]) -> None:
-    """Add derivation plans to the cache (those it has are left as they are), unless the
-    cache is gone or was compiled by other code meanwhile; never creates the file."""
-    if not plans or not cache.exists():
-        return
-    with contextlib.suppress(sqlite3.Error), \
-            contextlib.closing(sqlite3.connect(cache, timeout=LOCK_WAIT_S)) as conn:
-        found = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-        if found is None or found[0] != fingerprint():
-            return
-        conn.execute("PRAGMA synchronous = OFF")  # only a cache: a torn row is refused
-        with conn:
-            conn.executemany("INSERT OR IGNORE INTO plans VALUES (?, ?)", plans.items())
 
 
 def _reader(cache: Path) -> sqlite3.Connection:
@@ -736,7 +761,7 @@ def _reader(cache: Path) -> sqlite3.Connection:
 def _from_row(name: str, row: tuple[Any, ...]) -> tuple[Entry | None, list[Problem]]:
     from questions.loader import Problem
 
-    tid, title, topic, tags, difficulty, kind, problems = row[4:]
+    tid, title, topic, tags, difficulty, kind, problems = row[4:11]
     if tid is None:
         return None, [Problem(name, line, fld, reason)
                       for line, fld, reason in json.loads(problems or "[]")]
@@ -778,7 +803,7 @@ def _connect(cache: Path) -> sqlite3.Connection:
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             with conn:  # an older layout (or a new file): start again
-                for table in ("files", "entries", "compiled", "meta", "plans"):
+                for table in ("files", "entries", "compiled", "meta", "plans"):  # plans: v4
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executescript(_SCHEMA)
@@ -789,7 +814,6 @@ def _connect(cache: Path) -> sqlite3.Connection:
                 conn.execute("DELETE FROM entries")
                 conn.execute("DELETE FROM compiled")
                 conn.execute("DELETE FROM meta")
-                conn.execute("DELETE FROM plans")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                              (mark,))
     except BaseException:
@@ -800,12 +824,12 @@ def _connect(cache: Path) -> sqlite3.Connection:
 
 def _cached_rows(conn: sqlite3.Connection | None) -> dict[str, tuple[Any, ...]]:
     """path -> (stamp, mtime, checked, digest, id, title, topic, tags, difficulty, kind,
-    problems), tags as a tuple (None for a file with problems)."""
+    problems, full), tags as a tuple (None for a file with problems)."""
     if conn is None:
         return {}
     try:
         rows = conn.execute("SELECT path, stamp, mtime, checked, digest, id, title, topic, "
-                            "tags, difficulty, kind, problems FROM entries").fetchall()
+                            "tags, difficulty, kind, problems, full FROM entries").fetchall()
         # One JSON document for every row's tags: a json.loads per row was a third of
         # reading a warm catalog.
         tags = json.loads("[" + ",".join(row[8] or "null" for row in rows) + "]")

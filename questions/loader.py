@@ -53,7 +53,7 @@ class TemplateFileError(TemplateError):
 # ---------------------------------------------------------------- loading one file
 
 
-def read_template_text(path: Path) -> str:
+def read_template_text(path: Path | str) -> str:
     """The text of a template file, read defensively (see :func:`read_text_file`: regular
     files only, at most ``MAX_BYTES``, UTF-8 with or without a BOM).
 

@@ -201,59 +201,6 @@ def predraw_deferred() -> None:
             drawing.save()
 
 
-FILL_SEEDS = PREDRAWN
-"""Seeds (0, 1, ...) of each template drawn by :func:`fill_plans`."""
-FILL_BUDGET_S = 5.0
-"""CPU seconds :func:`fill_plans` may spend (a bank of thousands stops part way: the
-templates listed first have their plans; a first draw of another derives its own)."""
-
-
-class _Plans:
-    """Plans a fill reads (the compiled bank's, and the catalogue) and works out."""
-
-    def __init__(self, catalog: Catalog) -> None:
-        self.catalog = catalog
-        self.new: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.new.get(key) or self.catalog.kept(key)
-
-    def put(self, key: str, text: str) -> None:
-        self.new[key] = text
-
-
-def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> int:
-    """Work out the derivation plans of the templates the catalog's build compiled
-    (seeds 0 to :data:`FILL_SEEDS` - 1, in catalog order, within ``budget`` CPU seconds)
-    and keep them in the compiled bank ``cache``, so that a template's first draw needs
-    no sympy. Done behind a command that compiled the bank (``quiz.cli``); returns the
-    plans kept.
-    """
-    import time
-
-    from questions.variants import make_variant
-    from solver import light
-
-    source = _Plans(catalog)
-    deadline = time.process_time() + budget
-    with light.using(source):
-        for template_id in catalog.compiled:
-            if time.process_time() > deadline:
-                break
-            view = catalog.fresh(template_id) or cast("Template | None",
-                                                      _bank_view(catalog, template_id))
-            if view is None or any(p.answer_kind == "layout" for p in view.all_parts()):
-                continue  # (a layout key reads the engine itself at every draw)
-            for seed in range(FILL_SEEDS):
-                with contextlib.suppress(Exception):  # a seed that cannot be drawn
-                    to_json(make_variant(view, seed))
-    from questions.catalog import keep_plans
-
-    plans = {k: v for k, v in source.new.items() if k != light.CATALOGUE_KEY}
-    keep_plans(cache, plans)
-    return len(plans)
-
-
 def stamp(file: Path) -> str | None:
     """What a stored variant of the template in ``file`` must match: the file's bytes
     and the code (None when the file cannot be read: nothing is stored then)."""
@@ -347,72 +294,10 @@ def template_from_json(data: Mapping[str, Any]) -> TemplateView:
 # ---------------------------------------------------------------- views kept by the bank
 
 
-def bank_view_json(t: Template) -> str:
-    """What the compiled bank keeps of a validated template for :func:`bank_view`: its
-    fields as pydantic dumps them (in pydantic's compiled code: a tenth of a millisecond,
-    where :func:`template_json` walks every field in Python), and a single-part
-    template's one part, which :meth:`Template.all_parts` builds."""
-    part = None if t.parts else t.all_parts()[0].model_dump()
-    return json.dumps({"fields": t.model_dump(), "part": part})
-
-
-def view_shape() -> str:
-    """Which fields of the template models hold models, tuples, lists and dicts of them,
-    as JSON (see :func:`bank_view`); the same for every template, so the bank keeps it
-    once. Built from the models' annotations (imports the schema: pydantic).
-
-    Raises:
-        TypeError: an annotation this shape cannot describe (a union of a model and
-            something else): then the bank keeps no views.
-    """
-    import types
-    import typing
-
-    from pydantic import BaseModel
-
-    from questions.schema import Part, Template
-
-    models: dict[str, dict[str, Any]] = {}
-
-    def describe(a: Any) -> Any:
-        if isinstance(a, type) and issubclass(a, BaseModel):
-            if a.__name__ not in models:
-                models[a.__name__] = {}  # before its fields: a model may hold itself
-                models[a.__name__] = {n: describe(f.annotation)
-                                      for n, f in a.model_fields.items()}
-            return {"m": a.__name__}
-        origin, args = typing.get_origin(a), typing.get_args(a)
-        if origin is typing.Annotated:
-            return describe(args[0])
-        if origin in (typing.Union, types.UnionType):
-            inner = [describe(x) for x in args if x is not type(None)]
-            if all(d == "v" for d in inner):
-                return "v"
-            if len(inner) == 1:  # Model | None, tuple | None: None is kept as None
-                return inner[0]
-            raise TypeError(f"cannot describe {a!r}")
-        if origin is list:
-            d = describe(args[0])
-            return "v" if d == "v" else {"l": d}
-        if origin is dict:
-            d = describe(args[1])
-            return "v" if d == "v" else {"d": d}
-        if origin is tuple:
-            if any(describe(x) != "v" for x in args if x is not Ellipsis):
-                raise TypeError(f"cannot describe {a!r}")
-            return {"t": "v"}
-        if origin is typing.Literal or a in (str, int, float, bool, type(None)):
-            return "v"
-        raise TypeError(f"cannot describe {a!r}")
-
-    describe(Template)
-    describe(Part)
-    return json.dumps(models)
-
-
 def bank_view(text: str, shape: str) -> TemplateView:
-    """The :class:`TemplateView` of a template the bank kept (:func:`bank_view_json`),
-    given the models' :func:`view_shape`: the same fields, records, tuples and lists as
+    """The :class:`TemplateView` of a template the bank kept
+    (:func:`questions.bankview.bank_view_json`), given the models'
+    :func:`~questions.bankview.view_shape`: the same fields, records, tuples and lists as
     :func:`template_from_json` gives, read without pydantic.
 
     Raises:

@@ -301,10 +301,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             from questions import stored
 
             stored.DEFERRED = []  # a first draw's predraws: after the output (see below)
-        if argv is None:
-            from questions import catalog
-
-            catalog.FILLS = []  # a compiled bank's plans: after the output (see below)
         code = _run(args)
         if quick:
             _exit_now(code)
@@ -357,21 +353,13 @@ def _behind() -> None:
 
     - the predraws a template's first draw left (``questions.stored.DEFERRED``: its
       other seeds' derivations, kept as plans so that a new seed needs no sympy); where
-      there is no fork, or another thread runs, they are done here;
-    - the derivation plans of a bank this command compiled (``questions.catalog.FILLS``,
-      :func:`questions.stored.fill_plans`, at a lower priority), so that a template's
-      first draw needs no sympy either; skipped where there is no fork.
+      there is no fork, or another thread runs, they are done here.
 
     The child reads and writes nothing of the caller's: its standard streams are
     /dev/null."""
     import threading
 
     # Only modules the command imported: a command that drew nothing imports none here.
-    fills: list[Any] = []
-    if "questions.catalog" in sys.modules:
-        from questions import catalog
-
-        fills, catalog.FILLS = catalog.FILLS or [], None
     if "questions.stored" not in sys.modules:
         predraw: Callable[[], None] | None = None
     else:
@@ -379,35 +367,23 @@ def _behind() -> None:
 
         predraw = stored.predraw_deferred if stored.DEFERRED else None
         stored.DEFERRED = stored.DEFERRED or None
-    if predraw is None and not fills:
+    if predraw is None:
         return
     if not hasattr(os, "fork") or threading.active_count() != 1:
-        if predraw is not None:
-            predraw()
+        predraw()
         return
     try:
         if os.fork() != 0:  # the command's process: done
             return
     except OSError:
-        if predraw is not None:
-            predraw()
+        predraw()
         return
     try:  # the child: out of the caller's session, terminal and pipes
         os.setsid()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
             os.dup2(null, fd)
-        if predraw is not None:
-            predraw()
-        if fills:
-            import contextlib
-
-            from questions.stored import fill_plans
-
-            with contextlib.suppress(OSError):
-                os.nice(19)  # behind whatever the person does next
-            for found, cache in fills:
-                fill_plans(found, cache)
+        predraw()
     finally:
         os._exit(0)
 

@@ -142,8 +142,7 @@ class EarlyFigures:
     def close(self) -> None:
         """Read the answer if nobody did (the app quit at once): the child closes the
         history it opened (keeping the clean-close mark) before it answers, so once the
-        answer is read the history is the app's alone. A child still working behind it
-        (:func:`_fill_behind`) is left to finish on its own."""
+        answer is read the history is the app's alone."""
         self.result()
         self._reap(stop=False)
 
@@ -206,7 +205,7 @@ def _child(read: int, write: int, data_dir: str | Path | None,
     try:
         os.close(read)
         # Out of the terminal the app is about to take over: nothing to read from or
-        # draw on, and no signal of its job (it may outlive the app, see _fill_behind).
+        # draw on, and no signal of its job.
         os.setsid()
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -219,22 +218,5 @@ def _child(read: int, write: int, data_dir: str | Path | None,
             while data:
                 data = data[os.write(write, data):]
         os.close(write)  # the end of the answer now, not when the process is gone
-        _fill_behind()
     finally:
         os._exit(0)
-
-
-def _fill_behind() -> None:
-    """Work out the derivation plans of a bank this child compiled, as ``quiz`` does
-    behind a command that compiled one (``questions.catalog.FILLS``, see
-    ``quiz.cli._behind``): had the app compiled it, it would have. Lowest priority."""
-    catalog = sys.modules.get("questions.catalog")
-    fills = getattr(catalog, "FILLS", None)
-    if not fills:
-        return
-    from questions.stored import fill_plans
-
-    with contextlib.suppress(OSError):
-        os.nice(19)
-    for found, cache in fills:
-        fill_plans(found, cache)
