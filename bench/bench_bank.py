@@ -113,9 +113,10 @@ def bench_list(work: Path, bank: Path, rounds: int) -> None:
 
 
 def bench_pool(work: Path, bank: Path, rounds: int) -> None:
-    code = ("import sys\nfrom pathlib import Path\nimport questions.catalog as c\n"
+    code = ("import sys\nfrom pathlib import Path\n"
+            "import questions.bankpool as p\nimport questions.catalog as c\n"
             "from questions.loader import bank_files\n"
-            "c._cores = lambda: 2\nc.PER_PROCESS = int(sys.argv[1])\n"
+            "p._cores = lambda: 2\np.PER_PROCESS = int(sys.argv[1])\n"
             "cache = Path(sys.argv[2])\n"
             "c.build(bank_files([Path(sys.argv[3])], cache=cache), cache)\n")
     cache = work / "pool" / "bank.db"

@@ -30,20 +30,30 @@ quantity catalogue for the whole cache), so that a template's first draw needs n
 pydantic nor, for a question that derives nothing, sympy. A view is only as fresh as
 its file's row (the same stamp checks), is read as plain JSON (records, lists, tuples,
 numbers, text), and one that does not read or draw falls back to validating the data.
+
+A listing needs less than a compile: ``build(..., compile_up_to=N)`` only summarizes
+the changed files when there are more than N (:mod:`questions.summaries`), and
+:func:`find` compiles the one template a first ``quiz ask`` draws. This module is the
+bank's front (:func:`build`, :func:`find`, :func:`load_bank`) and its cache; compiling
+one file is :mod:`questions.compiling`, many in other processes
+:mod:`questions.bankpool`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from questions import bankpool
+from questions.compiling import EXTRAS, Writes, digest, extras, summarize_file
+from questions.compiling import Entry as Entry  # the front's type: catalog.entries
 
 if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
@@ -83,31 +93,6 @@ again since without a new stamp (FAT keeps times to 2 s; a margin for a clock th
 differs a little from a network share's), so its content is checked."""
 
 
-class Entry(NamedTuple):
-    """One template file that loads, summarized without loading it again (a named
-    tuple: thousands are made for every listing).
-
-    Attributes:
-        file: the file's path.
-        id: the template id.
-        title: its title.
-        topic: its topic.
-        tags: its tags.
-        difficulty: 1-3.
-        kind: the answer kind of its (first) part: number, formula, choice...
-        pack: the template pack it comes from (None: the bundled bank or a folder).
-    """
-
-    file: str
-    id: str
-    title: str
-    topic: str
-    tags: tuple[str, ...]
-    difficulty: int
-    kind: str
-    pack: str | None = None
-
-
 def stamp(path: Path | str) -> tuple[str, int]:
     """What tells a changed file from an unchanged one without reading it, and its
     modification time (ns).
@@ -117,15 +102,6 @@ def stamp(path: Path | str) -> tuple[str, int]:
     """
     st = os.stat(path)
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", st.st_mtime_ns
-
-
-def digest(text: str) -> str:
-    """What tells one template text from another.
-
-    >>> digest("a") == digest("a") != digest("b")
-    True
-    """
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def fingerprint() -> str:
@@ -225,7 +201,7 @@ class Catalog:
         """What drawing reads of the solver, as the cache keeps it for this code: the
         quantity catalogue (``quantities``); None: not kept (a derivation plan: the
         bank keeps none, a template's first draw derives its own)."""
-        return self.cached_meta(key) if key in _EXTRAS else None
+        return self.cached_meta(key) if key in EXTRAS else None
 
     def cached_meta(self, key: str) -> str | None:
         """What the cache keeps beside the templates for the code that compiled them:
@@ -237,7 +213,7 @@ class Catalog:
                 with contextlib.suppress(sqlite3.Error), \
                         contextlib.closing(_reader(self._cache)) as conn:
                     self._meta = {str(k): str(v) for k, v in conn.execute(
-                        "SELECT key, value FROM meta WHERE key IN (?, ?)", _EXTRAS)}
+                        "SELECT key, value FROM meta WHERE key IN (?, ?)", EXTRAS)}
         return self._meta.get(key)
 
     def templates(self, ids: Sequence[str] | None = None) -> dict[str, Template]:
@@ -400,11 +376,11 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *
 
     with _open(cache) as conn:
         cached = _cached_rows(conn)
-        writes = _Writes(_now())  # before any stamp is read: see _racy
+        writes = Writes(_now())  # before any stamp is read: see _racy
         # First every file's stamp (a stat each): the files whose stamp changed are
         # compiled together, spread over processes when there are many of them.
         looked: list[tuple[str, tuple[Any, ...] | None, OSError | None]] = []
-        stale: list[_Job] = []
+        stale: list[bankpool.Job] = []
         for name in source.names:
             try:
                 current, mtime = stamp(name)
@@ -421,12 +397,12 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *
                 looked.append((name, None, None))
                 stale.append((name, current, mtime))
         if compile_up_to is not None and len(stale) > compile_up_to:
-            compiled = {name: _summarize(name, current, mtime, writes)
+            compiled = {name: summarize_file(name, current, mtime, writes)
                         for name, current, mtime in stale}
         else:
-            compiled = _compile_all(stale, writes)
+            compiled = bankpool.compile_all(stale, writes)
         if writes.compiled:  # this code's schema and solver were imported to compile
-            writes.extras = _extras()
+            writes.extras = extras()
         for name, row, failure in looked:
             pack = source.packs.get(name)
             if failure is not None:
@@ -468,132 +444,6 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *
     return catalog
 
 
-_Job = tuple[str, str, int]
-"""A file to compile: its path, stamp and modification time."""
-
-_Compiled = tuple["Entry | None", "list[Problem]", "Template | None"]
-"""What compiling a file gave: its entry (None: it has problems), its problems, and
-the template when compiled in this process."""
-
-PER_PROCESS = 1000
-"""Files to compile for each process: starting one costs what compiling ~500 does
-(it imports pydantic, the schema and the solver), so a process takes on a share only
-when it is well over that."""
-
-
-def _compile_all(stale: list[_Job], writes: _Writes) -> dict[str, _Compiled]:
-    """Compile the files whose stamp changed; with many of them, in several processes.
-
-    A cold cache of thousands of templates (a new folder, or any upgrade, which drops
-    the cache) costs about 1.2 ms of CPU a file: ``tomllib`` about half of it, the
-    solver checks a third, pydantic the rest, each file on its own. Threads cannot share
-    that out (it is pure Python); processes can, one per core, this one included.
-    Templates compiled in another process come back as cached data, validated again
-    when first used: the catalog and the cache are the same as compiling them here.
-    """
-    if not stale:  # a warm cache: nothing to compile, no processes to think of
-        return {}
-    count = min(_cores(), len(stale) // PER_PROCESS)
-    done: dict[str, _Compiled] = {}
-    shares = [stale[i::count] for i in range(count)] if count >= 2 else [stale]
-    with _in_processes(shares[1:], writes.now) as answers:
-        for name, current, mtime in shares[0]:
-            done[name] = _compile(name, current, mtime, writes)
-        for results, made in answers():
-            writes.merge(made)
-            done.update((name, (entry, problems, None)) for name, entry, problems in results)
-    for name, current, mtime in stale:  # what a process could not do
-        if name not in done:
-            done[name] = _compile(name, current, mtime, writes)
-    return done
-
-
-def _cores() -> int:
-    """The processors this process may run on that are idle, counting its own: on a
-    busy machine another process only adds the cost of starting it."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        busy = int(os.getloadavg()[0])  # this process's own core is among them
-    except (AttributeError, OSError):  # Windows, or no load figure
-        return cores
-    return max(1, min(cores, cores - busy + 1))
-
-
-_Done = tuple[list[tuple[str, "Entry | None", "list[Problem]"]], "_Writes"]
-
-
-@contextlib.contextmanager
-def _in_processes(shares: list[list[_Job]], now: int) -> Iterator[
-        Callable[[], Iterator[_Done]]]:
-    """Start a Python process for each share (:func:`serve`), working while this one
-    does its own; then the answers as each finishes. A process that fails gives none
-    (its files are compiled here); none outlives the block (Ctrl+C, a quit).
-
-    Plain processes rather than :mod:`multiprocessing`, which runs the main script again
-    in each process: a script that loads a bank without a ``__main__`` guard would run
-    twice over.
-    """
-    import pickle
-    import subprocess
-    import sys
-
-    env = dict(os.environ)  # this copy of questions, wherever it is imported from
-    root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    started: list[subprocess.Popen[bytes]] = []
-
-    def answers() -> Iterator[_Done]:
-        for process in started:
-            assert process.stdout is not None
-            try:
-                data = process.stdout.read()
-                if process.wait() == 0:
-                    yield pickle.loads(data)  # our own process's answer
-            except (OSError, pickle.UnpicklingError, EOFError):
-                continue
-
-    try:
-        for share in shares:
-            try:
-                process = subprocess.Popen(
-                    [sys.executable, "-c", "from questions.catalog import serve; serve()"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL, env=env)
-            except OSError:  # no processes here (a sandbox): the rest in this one
-                break
-            started.append(process)
-            assert process.stdin is not None
-            with contextlib.suppress(OSError), process.stdin:
-                pickle.dump((share, now), process.stdin)
-        yield answers
-    finally:
-        for process in started:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-
-
-def serve() -> None:
-    """The other end of :func:`_in_processes`: read files to compile from stdin, write
-    what compiling them gave to stdout."""
-    import pickle
-    import signal
-    import sys
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the command
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # see quiz.cli.main
-    jobs, now = pickle.load(sys.stdin.buffer)
-    writes = _Writes(now)
-    results = []
-    for name, current, mtime in jobs:
-        entry, problems, _ = _compile(name, current, mtime, writes)
-        results.append((name, entry, problems))
-    pickle.dump((results, writes), sys.stdout.buffer)
-
-
 def _gone(cached: dict[str, tuple[Any, ...]], names: list[str]) -> list[tuple[str]]:
     """Cached files of folders that no longer exist (a temporary folder of templates),
     so the cache does not grow with every folder ever read. A folder still there keeps
@@ -603,41 +453,6 @@ def _gone(cached: dict[str, tuple[Any, ...]], names: list[str]) -> list[tuple[st
         folders.setdefault(os.path.dirname(path), []).append(path)
     return [(path,) for folder, paths in folders.items() if not os.path.isdir(folder)
             for path in paths]
-
-
-@dataclass
-class _Writes:
-    """What a build changes in the cache, written in one transaction at its end."""
-
-    now: int
-    entries: list[tuple[Any, ...]] = field(default_factory=list)
-    compiled: list[tuple[str, str, bytes | None]] = field(default_factory=list)
-    failed: list[tuple[str]] = field(default_factory=list)
-    restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
-    gone: list[tuple[str]] = field(default_factory=list)
-    extras: list[tuple[str, str]] = field(default_factory=list)
-
-    def merge(self, other: _Writes) -> None:
-        """Add what another process's compilation would write."""
-        self.entries += other.entries
-        self.compiled += other.compiled
-        self.failed += other.failed
-        self.restamped += other.restamped
-
-    def save(self, conn: sqlite3.Connection) -> None:
-        if not (self.entries or self.restamped or self.gone):
-            return
-        with contextlib.suppress(sqlite3.Error), conn:
-            conn.executemany("INSERT OR REPLACE INTO entries VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
-            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?, ?)",
-                             self.compiled)
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self.extras)
-            conn.executemany("DELETE FROM compiled WHERE path = ?", self.failed)
-            conn.executemany("UPDATE entries SET stamp = ?, mtime = ?, checked = ? "
-                             "WHERE path = ?", self.restamped)
-            conn.executemany("DELETE FROM entries WHERE path = ?", self.gone)
-            conn.executemany("DELETE FROM compiled WHERE path = ?", self.gone)
 
 
 def _now() -> int:
@@ -652,7 +467,7 @@ def _racy(mtime: int, checked: int) -> bool:
 
 
 def _same_text(name: str, current: str, mtime: int, row: tuple[Any, ...],
-               writes: _Writes) -> bool:
+               writes: Writes) -> bool:
     """Whether a file whose stamp changed (or is racy) still has the text it was compiled
     from (a ``touch``, a checkout, a copy): then it keeps its cached result under the new
     stamp."""
@@ -666,91 +481,6 @@ def _same_text(name: str, current: str, mtime: int, row: tuple[Any, ...],
         return False
     writes.restamped.append((current, mtime, writes.now, name))
     return True
-
-
-def _compile(name: str, current: str, mtime: int,
-             writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
-    """Read, compile and cache a new or changed file."""
-    from questions import loader
-
-    try:
-        text = loader.read_template_text(Path(name))
-    except loader.TemplateFileError as exc:
-        text_digest, problems = None, exc.problems
-    else:
-        text_digest = digest(text)
-        try:
-            template = loader.parse_template(text, name)
-        except loader.TemplateFileError as exc:
-            problems = exc.problems
-        else:
-            entry = Entry(name, template.id, template.title, template.topic,
-                          tuple(template.tags), template.difficulty, template.kind)
-            writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
-                                   entry.title, entry.topic, json.dumps(entry.tags),
-                                   entry.difficulty, entry.kind, None, 1))
-            writes.compiled.append((name, json.dumps(_dump(template)), _view(template)))
-            return entry, [], template
-    writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
-                           None, None, None,
-                           json.dumps([[p.line, p.field, p.reason] for p in problems]), 1))
-    writes.failed.append((name,))
-    return None, problems, None
-
-
-def _summarize(name: str, current: str, mtime: int,
-               writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
-    """Summarize a new or changed file without compiling it (see :func:`build`); a file
-    that cannot be read, or whose summary is not plain, is compiled."""
-    from questions import loader
-    from questions.summaries import summarize
-
-    try:
-        text = loader.read_template_text(name)
-    except loader.TemplateFileError:
-        return _compile(name, current, mtime, writes)
-    found = summarize(text)
-    if found is None:
-        return _compile(name, current, mtime, writes)
-    entry = Entry(name, *found)
-    writes.entries.append((name, current, mtime, writes.now, digest(text), entry.id,
-                           entry.title, entry.topic, json.dumps(entry.tags),
-                           entry.difficulty, entry.kind, None, 0))
-    writes.failed.append((name,))  # no compiled data: compiled when first read
-    return entry, [], None
-
-
-def _dump(template: Template) -> dict[str, Any]:
-    """The template as data that validates back to an equal template."""
-    return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def _view(template: Template) -> bytes | None:
-    """What one-shot commands draw the template from without pydantic, compressed (a
-    fifth of the size: ~1.5 kB; None: a value no JSON holds)."""
-    import zlib
-
-    from questions.bankview import bank_view_json
-
-    try:
-        return zlib.compress(bank_view_json(template).encode("utf-8"), 1)
-    except (TypeError, ValueError):
-        return None
-
-
-_EXTRAS = ("shape", "quantities")
-"""The keys of :meth:`Catalog.cached_meta`."""
-
-
-def _extras() -> list[tuple[str, str]]:
-    """The :data:`_EXTRAS` rows for this code (none for a schema no shape describes)."""
-    from questions.bankview import view_shape
-    from solver.light import catalogue_json
-
-    try:
-        return [("shape", view_shape()), ("quantities", catalogue_json())]
-    except TypeError:
-        return []
 
 
 def _reader(cache: Path) -> sqlite3.Connection:

@@ -452,22 +452,22 @@ def _many_and_alone(tmp_path: Path,
                     monkeypatch: pytest.MonkeyPatch) -> tuple[list[Path], Catalog]:
     """:func:`_many`'s files and their catalog compiled in this process alone; then two
     idle cores and two files a process, so that the next build shares the work out."""
-    import questions.catalog as catalog
+    import questions.bankpool as bankpool
 
     files = _many(tmp_path / "t")
     alone = build(files, tmp_path / "alone.db")
-    monkeypatch.setattr(catalog, "PER_PROCESS", 2)
-    monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    monkeypatch.setattr(bankpool, "PER_PROCESS", 2)
+    monkeypatch.setattr(bankpool, "_cores", lambda: 2)
     return files, alone
 
 
 def test_many_changed_files_compile_in_processes_to_the_same_catalog(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import questions.catalog as catalog
+    import questions.bankpool as bankpool
 
     files, alone = _many_and_alone(tmp_path, monkeypatch)
-    shares = spy(monkeypatch, catalog, "_in_processes", pick=lambda shares, now: shares)
+    shares = spy(monkeypatch, bankpool, "_in_processes", pick=lambda shares, now: shares)
     spread = build(files, tmp_path / "spread.db")
     assert [len(share) for share in shares[0]] == [4]  # this process did the other 5
     assert len(spread._fresh) == 3  # t0, t2, t4: the rest came from the other process
