@@ -7,10 +7,11 @@ them). :func:`questions.stored.bank_view` rebuilds the template from the two wit
 pydantic, so that the first ``quiz ask``/``check`` of a template in a data folder
 imports neither pydantic nor the schema (a fifth of a second).
 
-Why it is kept (bench/bench_bank.py ``views``, paired, in one run): the first
-``quiz check`` of a template costs 0.59x the CPU it costs validating the data instead
-(a choice), the first ``quiz ask`` of a number 0.74x; both over the 15% a piece of
-machinery must buy. Writing views costs ~0.1 ms per compiled template.
+Why it is kept (bench/bench_bank.py ``views``, paired, in one run, n = 5): a
+template's first ``quiz ask``/``check`` costs 0.60x the CPU of validating the data
+instead for a choice, 0.77x (ask) and 0.85x (check) for a number; over the 15% a piece
+of machinery must buy but for a number's check. Writing views costs ~0.1 ms per
+compiled template.
 
 Kept apart from :mod:`questions.stored` (which reads views) so that the catalog, which
 writes them, does not import the one-shot commands' module, which imports the catalog.

@@ -128,13 +128,11 @@ class Catalog:
         entries: id -> entry, in file order (the first file with an id wins).
         problems: broken files and duplicate ids, as located messages.
         pack_labels: pack name -> ``pack NAME (DIST VERSION)`` for messages.
-        compiled: the ids whose files this build compiled (not read from the cache).
     """
 
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     pack_labels: dict[str, str] = field(default_factory=dict)
-    compiled: list[str] = field(default_factory=list)
     _fresh: dict[str, Template] = field(default_factory=dict, repr=False)
     _cache: Path | None = field(default=None, repr=False)
     _meta: dict[str, str] | None = field(default=None, repr=False)
@@ -434,8 +432,6 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *
                                                 "this file is skipped"))
                 continue
             catalog.entries[entry.id] = entry
-            if row is None:
-                catalog.compiled.append(entry.id)
             if fresh is not None:
                 catalog._fresh[entry.id] = fresh
         if conn is not None:
