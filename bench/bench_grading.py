@@ -35,7 +35,7 @@ from pathlib import Path
 from bench_startup import big_bank
 from timing import summary
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.schema import Template
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade

@@ -25,34 +25,42 @@ The cache holds data, never code: a cached template is validated again by pydant
 it is used, and a damaged or unreadable cache is ignored (and rebuilt). One exception,
 for one-shot commands (``quiz ask``/``check``, :func:`questions.stored.variant`): beside
 the data, the cache keeps the fields pydantic gave when it compiled the file (a *view*,
-:func:`questions.stored.bank_view_json`, with one shape of the models and the solver's
+:func:`questions.views.bank_view_json`, with one shape of the models and the solver's
 quantity catalogue for the whole cache), so that a template's first draw needs neither
 pydantic nor, for a question that derives nothing, sympy. A view is only as fresh as
 its file's row (the same stamp checks), is read as plain JSON (records, lists, tuples,
 numbers, text), and one that does not read or draw falls back to validating the data.
-The cache also keeps derivation plans for this code (data checked by a whitelist when
-read, as in :mod:`solver.light`), worked out behind the command that compiled the bank
-(:data:`FILLS`, :func:`questions.stored.fill_plans`).
+
+A listing needs less than a compile: ``build(..., compile_up_to=N)`` only summarizes
+the changed files when there are more than N (:mod:`questions.summaries`), and
+:func:`find` compiles the one template a first ``quiz ask`` draws. This module is the
+bank's front (:func:`build`, :func:`find`, :func:`load_bank`) and its cache; compiling
+one file is :mod:`questions.compiling`, many in other processes
+:mod:`questions.bankpool`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, ItemsView, Iterator, Mapping, Sequence, ValuesView
+from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from questions import bankpool
+from questions.compiling import EXTRAS, Writes, digest, extras, summarize_file
+from questions.compiling import Entry as Entry  # the front's type: catalog.entries
 
 if TYPE_CHECKING:
     from questions.loader import Bank, BankFiles, Problem
+    from questions.packs import Pack
     from questions.schema import Template
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
 
 _SCHEMA = """
@@ -69,45 +77,20 @@ CREATE TABLE IF NOT EXISTS entries (
     tags TEXT,                -- JSON array
     difficulty INTEGER,
     kind TEXT,
-    problems TEXT             -- JSON [[line, field, reason], ...]
+    problems TEXT,            -- JSON [[line, field, reason], ...]
+    full INTEGER NOT NULL     -- 1: compiled and checked; 0: only summarized
 );
 CREATE TABLE IF NOT EXISTS compiled (
     path TEXT PRIMARY KEY,
     data TEXT NOT NULL,       -- what pydantic validates again (questions.schema)
     view BLOB                 -- zlib: the validated fields (questions.stored.bank_view)
 );
-CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, data TEXT NOT NULL);
 """
 
 RACY_NS = 3 * 10**9
 """A file modified less than this before it was last looked at may have been modified
 again since without a new stamp (FAT keeps times to 2 s; a margin for a clock that
 differs a little from a network share's), so its content is checked."""
-
-
-class Entry(NamedTuple):
-    """One template file that loads, summarized without loading it again (a named
-    tuple: thousands are made for every listing).
-
-    Attributes:
-        file: the file's path.
-        id: the template id.
-        title: its title.
-        topic: its topic.
-        tags: its tags.
-        difficulty: 1-3.
-        kind: the answer kind of its (first) part: number, formula, choice...
-        pack: the template pack it comes from (None: the bundled bank or a folder).
-    """
-
-    file: str
-    id: str
-    title: str
-    topic: str
-    tags: tuple[str, ...]
-    difficulty: int
-    kind: str
-    pack: str | None = None
 
 
 def stamp(path: Path | str) -> tuple[str, int]:
@@ -119,15 +102,6 @@ def stamp(path: Path | str) -> tuple[str, int]:
     """
     st = os.stat(path)
     return f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_ino}", st.st_mtime_ns
-
-
-def digest(text: str) -> str:
-    """What tells one template text from another.
-
-    >>> digest("a") == digest("a") != digest("b")
-    True
-    """
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def fingerprint() -> str:
@@ -154,13 +128,11 @@ class Catalog:
         entries: id -> entry, in file order (the first file with an id wins).
         problems: broken files and duplicate ids, as located messages.
         pack_labels: pack name -> ``pack NAME (DIST VERSION)`` for messages.
-        compiled: the ids whose files this build compiled (not read from the cache).
     """
 
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     pack_labels: dict[str, str] = field(default_factory=dict)
-    compiled: list[str] = field(default_factory=list)
     _fresh: dict[str, Template] = field(default_factory=dict, repr=False)
     _cache: Path | None = field(default=None, repr=False)
     _meta: dict[str, str] | None = field(default=None, repr=False)
@@ -198,7 +170,7 @@ class Catalog:
 
     def cached_view(self, template_id: str) -> str | None:
         """The validated fields the cache keeps of a template compiled by an earlier run
-        (:func:`questions.stored.bank_view_json`; None: none kept, or the template was
+        (:func:`questions.views.bank_view_json`; None: none kept, or the template was
         compiled by this run, or there is no cache). Read by one-shot commands, which
         draw from it without pydantic (:func:`questions.stored.variant`)."""
         entry = self.entries.get(template_id)
@@ -225,23 +197,13 @@ class Catalog:
 
     def kept(self, key: str) -> str | None:
         """What drawing reads of the solver, as the cache keeps it for this code: the
-        quantity catalogue (``quantities``) or a derivation plan by its key
-        (:func:`solver.light.key_text`; filled behind a compile by
-        :func:`questions.stored.fill_plans`); None: not kept."""
-        if key in _EXTRAS:
-            return self.cached_meta(key)
-        if self._cache is None:
-            return None
-        try:
-            with contextlib.closing(_reader(self._cache)) as conn:
-                row = conn.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None
-        return None if row is None else str(row[0])
+        quantity catalogue (``quantities``); None: not kept (a derivation plan: the
+        bank keeps none, a template's first draw derives its own)."""
+        return self.cached_meta(key) if key in EXTRAS else None
 
     def cached_meta(self, key: str) -> str | None:
         """What the cache keeps beside the templates for the code that compiled them:
-        ``shape`` (:func:`questions.stored.view_shape`) and ``quantities`` (the solver's
+        ``shape`` (:func:`questions.views.view_shape`) and ``quantities`` (the solver's
         catalogue, :func:`solver.light.catalogue_json`); None: not kept."""
         if self._meta is None:
             self._meta = {}
@@ -249,7 +211,7 @@ class Catalog:
                 with contextlib.suppress(sqlite3.Error), \
                         contextlib.closing(_reader(self._cache)) as conn:
                     self._meta = {str(k): str(v) for k, v in conn.execute(
-                        "SELECT key, value FROM meta WHERE key IN (?, ?)", _EXTRAS)}
+                        "SELECT key, value FROM meta WHERE key IN (?, ?)", EXTRAS)}
         return self._meta.get(key)
 
     def templates(self, ids: Sequence[str] | None = None) -> dict[str, Template]:
@@ -335,21 +297,72 @@ class Templates(Mapping[str, "Template"]):
         return super().items()
 
 
-def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -> Catalog:
+def load_bank(extra_dirs: Sequence[Path] = (), *, bundled: bool = True,
+              packs: Sequence[Pack] | None = None, cache: Path | None = None,
+              only: Sequence[str] | None = None) -> Bank:
+    """Load the bundled bank, installed template packs and user folders, in that order;
+    broken or duplicate files, and folders that cannot be read, are skipped and reported
+    in `Bank.problems` (naming both sources of a duplicate id) so the app keeps working.
+
+    Args:
+        extra_dirs: user template folders.
+        bundled: whether to load the bank that ships with the app.
+        packs: the template packs to load; None: every installed one
+            (:func:`questions.packs.discover`).
+        cache: the compiled-bank cache (:mod:`questions.catalog`): only files changed
+            since they were cached are compiled. None: compile every file.
+        only: load just these ids (``sources`` still names every id), e.g. the one
+            template ``quiz ask`` draws.
+    """
+    from questions.loader import bank_files
+
+    return build(bank_files(extra_dirs, bundled=bundled, packs=packs, cache=cache),
+                 cache).bank(only)
+
+
+def find(source: BankFiles, template_id: str, cache: Path | None = None) -> Catalog:
+    """The catalog with one template compiled: what drawing one template needs in a
+    data folder whose bank was never compiled (a first ``quiz ask``/``check``).
+
+    Every file of the bank is summarized (:func:`build` with ``compile_up_to=0``: the
+    first file with the id wins, as always) and only the file that holds the id is
+    compiled; its row in the cache is then complete, as after a full build.
+
+    Raises:
+        UnknownTemplate: no file has this id.
+        TemplateFileError: the file that has it does not compile (every problem).
+    """
+    from questions.loader import BankFiles, TemplateFileError
+
+    catalog = build(source, cache, compile_up_to=0)
+    entry = catalog.entry(template_id)
+    pack = source.packs.get(entry.file)
+    one = build(BankFiles([entry.file], {entry.file: pack} if pack else {},
+                          dict(source.pack_labels)), cache)
+    if template_id not in one.entries:
+        raise TemplateFileError(one.problems)
+    catalog._fresh.update(one._fresh)
+    return catalog
+
+
+def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None, *,
+          compile_up_to: int | None = None) -> Catalog:
     """Compile the template files that changed since they were cached; summarize all.
 
     Args:
         source: the bank's files in order (:func:`questions.loader.bank_files`), or
             just a list of files.
         cache: the cache file (created when missing), or None to compile everything.
+        compile_up_to: None: compile every file not compiled yet (the bank's every
+            problem is known). A number: compile the changed files only when there are
+            at most that many; with more, only summarize them
+            (:func:`questions.summaries.summarize`; a file that does not summarize is
+            compiled), which is what listing needs: their problems are found by the
+            next build that compiles (``compile_up_to=None``: loading the bank, the
+            app, ``quiz templates test``) or by ``quiz templates validate``.
     """
-    from questions.loader import (
-        BankFiles,
-        Problem,
-        TemplateFileError,
-        _line_of,
-        read_template_text,
-    )
+    from questions.loader import BankFiles, Problem, TemplateFileError, read_template_text
+    from questions.located import line_of
 
     if not isinstance(source, BankFiles):
         source = BankFiles([str(p) for p in source])
@@ -361,11 +374,11 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
 
     with _open(cache) as conn:
         cached = _cached_rows(conn)
-        writes = _Writes(_now())  # before any stamp is read: see _racy
+        writes = Writes(_now())  # before any stamp is read: see _racy
         # First every file's stamp (a stat each): the files whose stamp changed are
         # compiled together, spread over processes when there are many of them.
         looked: list[tuple[str, tuple[Any, ...] | None, OSError | None]] = []
-        stale: list[_Job] = []
+        stale: list[bankpool.Job] = []
         for name in source.names:
             try:
                 current, mtime = stamp(name)
@@ -373,17 +386,21 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
                 looked.append((name, None, exc))
                 continue
             row = cached.get(name)
+            if row is not None and not row[11] and compile_up_to is None:
+                row = None  # only summarized: compile it now
             if row is not None and ((row[0] == current and not _racy(row[1], row[2]))
                                     or _same_text(name, current, mtime, row, writes)):
                 looked.append((name, row, None))
             else:
                 looked.append((name, None, None))
                 stale.append((name, current, mtime))
-        compiled = _compile_all(stale, writes)
+        if compile_up_to is not None and len(stale) > compile_up_to:
+            compiled = {name: summarize_file(name, current, mtime, writes)
+                        for name, current, mtime in stale}
+        else:
+            compiled = bankpool.compile_all(stale, writes)
         if writes.compiled:  # this code's schema and solver were imported to compile
-            writes.extras = _extras()
-            if cache is not None and conn is not None and FILLS is not None:
-                FILLS.append((catalog, cache))  # its plans: behind the command (quiz.cli)
+            writes.extras = extras()
         for name, row, failure in looked:
             pack = source.packs.get(name)
             if failure is not None:
@@ -406,7 +423,7 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
             first = catalog.entries.get(entry.id)
             if first is not None:
                 try:
-                    line = _line_of(read_template_text(Path(name)), ["id"])
+                    line = line_of(read_template_text(Path(name)), ["id"])
                 except TemplateFileError:
                     line = 1
                 catalog.problems.append(Problem(name, line, "id", f"duplicate id "
@@ -415,140 +432,12 @@ def build(source: BankFiles | Sequence[Path | str], cache: Path | None = None) -
                                                 "this file is skipped"))
                 continue
             catalog.entries[entry.id] = entry
-            if row is None:
-                catalog.compiled.append(entry.id)
             if fresh is not None:
                 catalog._fresh[entry.id] = fresh
         if conn is not None:
             writes.gone = _gone(cached, source.names)
             writes.save(conn)
     return catalog
-
-
-_Job = tuple[str, str, int]
-"""A file to compile: its path, stamp and modification time."""
-
-_Compiled = tuple["Entry | None", "list[Problem]", "Template | None"]
-"""What compiling a file gave: its entry (None: it has problems), its problems, and
-the template when compiled in this process."""
-
-PER_PROCESS = 1000
-"""Files to compile for each process: starting one costs what compiling ~500 does
-(it imports pydantic, the schema and the solver), so a process takes on a share only
-when it is well over that."""
-
-
-def _compile_all(stale: list[_Job], writes: _Writes) -> dict[str, _Compiled]:
-    """Compile the files whose stamp changed; with many of them, in several processes.
-
-    A cold cache of thousands of templates (a new folder, or any upgrade, which drops
-    the cache) costs about 1.2 ms of CPU a file: ``tomllib`` about half of it, the
-    solver checks a third, pydantic the rest, each file on its own. Threads cannot share
-    that out (it is pure Python); processes can, one per core, this one included.
-    Templates compiled in another process come back as cached data, validated again
-    when first used: the catalog and the cache are the same as compiling them here.
-    """
-    if not stale:  # a warm cache: nothing to compile, no processes to think of
-        return {}
-    count = min(_cores(), len(stale) // PER_PROCESS)
-    done: dict[str, _Compiled] = {}
-    shares = [stale[i::count] for i in range(count)] if count >= 2 else [stale]
-    with _in_processes(shares[1:], writes.now) as answers:
-        for name, current, mtime in shares[0]:
-            done[name] = _compile(name, current, mtime, writes)
-        for results, made in answers():
-            writes.merge(made)
-            done.update((name, (entry, problems, None)) for name, entry, problems in results)
-    for name, current, mtime in stale:  # what a process could not do
-        if name not in done:
-            done[name] = _compile(name, current, mtime, writes)
-    return done
-
-
-def _cores() -> int:
-    """The processors this process may run on that are idle, counting its own: on a
-    busy machine another process only adds the cost of starting it."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        cores = os.cpu_count() or 1
-    try:
-        busy = int(os.getloadavg()[0])  # this process's own core is among them
-    except (AttributeError, OSError):  # Windows, or no load figure
-        return cores
-    return max(1, min(cores, cores - busy + 1))
-
-
-_Done = tuple[list[tuple[str, "Entry | None", "list[Problem]"]], "_Writes"]
-
-
-@contextlib.contextmanager
-def _in_processes(shares: list[list[_Job]], now: int) -> Iterator[
-        Callable[[], Iterator[_Done]]]:
-    """Start a Python process for each share (:func:`serve`), working while this one
-    does its own; then the answers as each finishes. A process that fails gives none
-    (its files are compiled here); none outlives the block (Ctrl+C, a quit).
-
-    Plain processes rather than :mod:`multiprocessing`, which runs the main script again
-    in each process: a script that loads a bank without a ``__main__`` guard would run
-    twice over.
-    """
-    import pickle
-    import subprocess
-    import sys
-
-    env = dict(os.environ)  # this copy of questions, wherever it is imported from
-    root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [root, env.get("PYTHONPATH")]))
-    started: list[subprocess.Popen[bytes]] = []
-
-    def answers() -> Iterator[_Done]:
-        for process in started:
-            assert process.stdout is not None
-            try:
-                data = process.stdout.read()
-                if process.wait() == 0:
-                    yield pickle.loads(data)  # our own process's answer
-            except (OSError, pickle.UnpicklingError, EOFError):
-                continue
-
-    try:
-        for share in shares:
-            try:
-                process = subprocess.Popen(
-                    [sys.executable, "-c", "from questions.catalog import serve; serve()"],
-                    stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL, env=env)
-            except OSError:  # no processes here (a sandbox): the rest in this one
-                break
-            started.append(process)
-            assert process.stdin is not None
-            with contextlib.suppress(OSError), process.stdin:
-                pickle.dump((share, now), process.stdin)
-        yield answers
-    finally:
-        for process in started:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-
-
-def serve() -> None:
-    """The other end of :func:`_in_processes`: read files to compile from stdin, write
-    what compiling them gave to stdout."""
-    import pickle
-    import signal
-    import sys
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl+C is for the command
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # see quiz.cli.main
-    jobs, now = pickle.load(sys.stdin.buffer)
-    writes = _Writes(now)
-    results = []
-    for name, current, mtime in jobs:
-        entry, problems, _ = _compile(name, current, mtime, writes)
-        results.append((name, entry, problems))
-    pickle.dump((results, writes), sys.stdout.buffer)
 
 
 def _gone(cached: dict[str, tuple[Any, ...]], names: list[str]) -> list[tuple[str]]:
@@ -560,41 +449,6 @@ def _gone(cached: dict[str, tuple[Any, ...]], names: list[str]) -> list[tuple[st
         folders.setdefault(os.path.dirname(path), []).append(path)
     return [(path,) for folder, paths in folders.items() if not os.path.isdir(folder)
             for path in paths]
-
-
-@dataclass
-class _Writes:
-    """What a build changes in the cache, written in one transaction at its end."""
-
-    now: int
-    entries: list[tuple[Any, ...]] = field(default_factory=list)
-    compiled: list[tuple[str, str, bytes | None]] = field(default_factory=list)
-    failed: list[tuple[str]] = field(default_factory=list)
-    restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
-    gone: list[tuple[str]] = field(default_factory=list)
-    extras: list[tuple[str, str]] = field(default_factory=list)
-
-    def merge(self, other: _Writes) -> None:
-        """Add what another process's compilation would write."""
-        self.entries += other.entries
-        self.compiled += other.compiled
-        self.failed += other.failed
-        self.restamped += other.restamped
-
-    def save(self, conn: sqlite3.Connection) -> None:
-        if not (self.entries or self.restamped or self.gone):
-            return
-        with contextlib.suppress(sqlite3.Error), conn:
-            conn.executemany("INSERT OR REPLACE INTO entries VALUES "
-                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
-            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?, ?)",
-                             self.compiled)
-            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self.extras)
-            conn.executemany("DELETE FROM compiled WHERE path = ?", self.failed)
-            conn.executemany("UPDATE entries SET stamp = ?, mtime = ?, checked = ? "
-                             "WHERE path = ?", self.restamped)
-            conn.executemany("DELETE FROM entries WHERE path = ?", self.gone)
-            conn.executemany("DELETE FROM compiled WHERE path = ?", self.gone)
 
 
 def _now() -> int:
@@ -609,7 +463,7 @@ def _racy(mtime: int, checked: int) -> bool:
 
 
 def _same_text(name: str, current: str, mtime: int, row: tuple[Any, ...],
-               writes: _Writes) -> bool:
+               writes: Writes) -> bool:
     """Whether a file whose stamp changed (or is racy) still has the text it was compiled
     from (a ``touch``, a checkout, a copy): then it keeps its cached result under the new
     stamp."""
@@ -625,90 +479,6 @@ def _same_text(name: str, current: str, mtime: int, row: tuple[Any, ...],
     return True
 
 
-def _compile(name: str, current: str, mtime: int,
-             writes: _Writes) -> tuple[Entry | None, list[Problem], Template | None]:
-    """Read, compile and cache a new or changed file."""
-    from questions import loader
-
-    try:
-        text = loader.read_template_text(Path(name))
-    except loader.TemplateFileError as exc:
-        text_digest, problems = None, exc.problems
-    else:
-        text_digest = digest(text)
-        try:
-            template = loader.parse_template(text, name)
-        except loader.TemplateFileError as exc:
-            problems = exc.problems
-        else:
-            entry = Entry(name, template.id, template.title, template.topic,
-                          tuple(template.tags), template.difficulty, template.kind)
-            writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
-                                   entry.title, entry.topic, json.dumps(entry.tags),
-                                   entry.difficulty, entry.kind, None))
-            writes.compiled.append((name, json.dumps(_dump(template)), _view(template)))
-            return entry, [], template
-    writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
-                           None, None, None,
-                           json.dumps([[p.line, p.field, p.reason] for p in problems])))
-    writes.failed.append((name,))
-    return None, problems, None
-
-
-def _dump(template: Template) -> dict[str, Any]:
-    """The template as data that validates back to an equal template."""
-    return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
-
-
-def _view(template: Template) -> bytes | None:
-    """What one-shot commands draw the template from without pydantic, compressed (a
-    fifth of the size: ~1.5 kB; None: a value no JSON holds)."""
-    import zlib
-
-    from questions.views import bank_view_json
-
-    try:
-        return zlib.compress(bank_view_json(template).encode("utf-8"), 1)
-    except (TypeError, ValueError):
-        return None
-
-
-FILLS: list[tuple[Catalog, Path]] | None = None
-"""None: nothing more is done after a build. A list (set by ``quiz.cli`` when ``main``
-is the process's entry point): each build that compiled files adds its catalog and
-cache, whose derivation plans :func:`questions.stored.fill_plans` then works out in a
-detached process once the command is done."""
-
-_EXTRAS = ("shape", "quantities")
-"""The keys of :meth:`Catalog.cached_meta`."""
-
-
-def _extras() -> list[tuple[str, str]]:
-    """The :data:`_EXTRAS` rows for this code (none for a schema no shape describes)."""
-    from questions.views import view_shape
-    from solver.light import catalogue_json
-
-    try:
-        return [("shape", view_shape()), ("quantities", catalogue_json())]
-    except TypeError:
-        return []
-
-
-def keep_plans(cache: Path, plans: Mapping[str, str]) -> None:
-    """Add derivation plans to the cache (those it has are left as they are), unless the
-    cache is gone or was compiled by other code meanwhile; never creates the file."""
-    if not plans or not cache.exists():
-        return
-    with contextlib.suppress(sqlite3.Error), \
-            contextlib.closing(sqlite3.connect(cache, timeout=LOCK_WAIT_S)) as conn:
-        found = conn.execute("SELECT value FROM meta WHERE key = 'fingerprint'").fetchone()
-        if found is None or found[0] != fingerprint():
-            return
-        conn.execute("PRAGMA synchronous = OFF")  # only a cache: a torn row is refused
-        with conn:
-            conn.executemany("INSERT OR IGNORE INTO plans VALUES (?, ?)", plans.items())
-
-
 def _reader(cache: Path) -> sqlite3.Connection:
     """The cache opened for reading only (never created, never locked for long)."""
     return sqlite3.connect(f"{cache.absolute().as_uri()}?mode=ro", uri=True, timeout=1)
@@ -717,7 +487,7 @@ def _reader(cache: Path) -> sqlite3.Connection:
 def _from_row(name: str, row: tuple[Any, ...]) -> tuple[Entry | None, list[Problem]]:
     from questions.loader import Problem
 
-    tid, title, topic, tags, difficulty, kind, problems = row[4:]
+    tid, title, topic, tags, difficulty, kind, problems = row[4:11]
     if tid is None:
         return None, [Problem(name, line, fld, reason)
                       for line, fld, reason in json.loads(problems or "[]")]
@@ -759,7 +529,7 @@ def _connect(cache: Path) -> sqlite3.Connection:
     try:
         if conn.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
             with conn:  # an older layout (or a new file): start again
-                for table in ("files", "entries", "compiled", "meta", "plans"):
+                for table in ("files", "entries", "compiled", "meta", "plans"):  # plans: v4
                     conn.execute(f"DROP TABLE IF EXISTS {table}")
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         conn.executescript(_SCHEMA)
@@ -770,7 +540,6 @@ def _connect(cache: Path) -> sqlite3.Connection:
                 conn.execute("DELETE FROM entries")
                 conn.execute("DELETE FROM compiled")
                 conn.execute("DELETE FROM meta")
-                conn.execute("DELETE FROM plans")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('fingerprint', ?)",
                              (mark,))
     except BaseException:
@@ -781,12 +550,12 @@ def _connect(cache: Path) -> sqlite3.Connection:
 
 def _cached_rows(conn: sqlite3.Connection | None) -> dict[str, tuple[Any, ...]]:
     """path -> (stamp, mtime, checked, digest, id, title, topic, tags, difficulty, kind,
-    problems), tags as a tuple (None for a file with problems)."""
+    problems, full), tags as a tuple (None for a file with problems)."""
     if conn is None:
         return {}
     try:
         rows = conn.execute("SELECT path, stamp, mtime, checked, digest, id, title, topic, "
-                            "tags, difficulty, kind, problems FROM entries").fetchall()
+                            "tags, difficulty, kind, problems, full FROM entries").fetchall()
         # One JSON document for every row's tags: a json.loads per row was a third of
         # reading a warm catalog.
         tags = json.loads("[" + ",".join(row[8] or "null" for row in rows) + "]")

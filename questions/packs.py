@@ -9,7 +9,7 @@ folder as ``package`` (the package's own folder) or ``package:subfolder``::
 The folder is found from the installed distribution's files, without importing the
 package: like a template file, a pack is data, and loading it never runs its author's
 code. Its templates load beside the bundled bank and the user folders (see
-:func:`questions.loader.load_bank`); an entry point that names no folder, or a broken
+:func:`questions.catalog.load_bank`); an entry point that names no folder, or a broken
 template in it, becomes a located problem and is skipped.
 """
 

@@ -67,7 +67,7 @@ def problems(templates: Mapping[str, Template]) -> list[str]:
 
 def main() -> int:
     """`python -m questions.versions [--update]`: check or rewrite the lock."""
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
 
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--update", action="store_true", help="record current versions")

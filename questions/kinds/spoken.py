@@ -125,7 +125,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
             out.append((at + ["unit"], "a figure with an expr needs its unit"))
     names = NAMES | frozenset({"model", "gpu"}) | frozenset(f.id for f in a.figures)
     texts = {"model": True, "gpu": True} | {f.id: True for f in a.figures}
-    from questions.loader import AT
+    from questions.located import AT
 
     for written, reason in placeholder_problems(a.model_answer, names, texts,
                                                 [f.id for f in a.figures]):

@@ -65,7 +65,7 @@ def bank(args: argparse.Namespace, *, warn: bool = True,
         warn: report broken files on stderr.
         only: load just these template ids (the others are only listed).
     """
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
 
     loaded = load_bank(template_dirs(args), cache=bank_cache(args), only=only)
     if warn:
@@ -74,14 +74,17 @@ def bank(args: argparse.Namespace, *, warn: bool = True,
     return loaded
 
 
-def catalog(args: argparse.Namespace, *, warn: bool = True) -> Catalog:
+def catalog(args: argparse.Namespace, *, warn: bool = True,
+            compile_up_to: int | None = None) -> Catalog:
     """Every template's id and summary, from the compiled-bank cache where it is fresh
-    (no template is validated again); broken files are reported as by :func:`bank`."""
+    (no template is validated again); broken files are reported as by :func:`bank`
+    (``compile_up_to``: see :func:`questions.catalog.build`)."""
     from questions.catalog import build
     from questions.loader import bank_files
 
     cache = bank_cache(args)
-    found = build(bank_files(template_dirs(args), cache=cache), cache)
+    found = build(bank_files(template_dirs(args), cache=cache), cache,
+                  compile_up_to=compile_up_to)
     if warn:
         for problem in found.problems:
             print(f"warning: skipped {problem}", file=sys.stderr)

@@ -68,7 +68,7 @@ def check_file(path: Path, seeds: int) -> Checked:
 
 def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
     """Run the self-test of a loaded template and place each failure on its line."""
-    from questions.loader import locate
+    from questions.located import locate
     from quiz.core.selftest import check_template
 
     per_seed = 1 + sum(1 + len(p.mistakes) + bool(p.answer.follow) for p in t.all_parts())
@@ -129,7 +129,8 @@ def drawn_at(t: Template, seed: int) -> str:
 def located_warnings(t: Template, source: str, text: str, seeds: int) -> list[Problem]:
     """The template's warnings (:func:`questions.loader.template_warnings`) and its draw
     coverage over `seeds` seeds (:func:`questions.variants.draw_coverage`), located."""
-    from questions.loader import locate, template_warnings
+    from questions.checks import template_warnings
+    from questions.located import locate
     from questions.variants import draw_coverage
 
     found = list(template_warnings(t))
@@ -198,7 +199,8 @@ def add_duplicates(results: list[Checked], loaded: Sequence[tuple[str, str]] = (
         loaded: (id, file) of every template file the app loads, in load order
             (:func:`loaded_ids`; empty: the bundled bank's).
     """
-    from questions.loader import locate, read_template_text
+    from questions.loader import read_template_text
+    from questions.located import locate
 
     order = list(loaded) or loaded_ids()
     first: dict[str, str] = {}

@@ -48,7 +48,7 @@ class FakeClock:
 
 def fixture_bank(state: AppState) -> Bank:
     """The test templates plus the user's folders (never the bundled bank)."""
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
 
     return load_bank([TEMPLATES, *state.template_dirs], bundled=False)
 

@@ -73,7 +73,7 @@ async def test_a_free_tag_is_practised_from_the_picker_with_follow_through(
 
 
 def test_your_own_tags_come_before_the_banks(tmp_path: Path) -> None:
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from quiz.tui.screens.practice import practice_targets
 
     bank = load_bank([own_templates(tmp_path)], packs=[])

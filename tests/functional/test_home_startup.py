@@ -190,7 +190,7 @@ class _Answered(EarlyFigures):
 
 def _figures() -> Figures:
     """What a helper process would answer for the test bank: 7 due, 2 of them new."""
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
 
     ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
     return Figures(False, ids, HomeSummary(attempts=4242, streak=9, recent_accuracy=0.5,

@@ -56,7 +56,7 @@ async def test_changing_the_gpu_reloads_in_a_worker(data_dir: Path) -> None:
 
 
 def test_a_layout_questions_feedback_opens_the_lab_with_the_typed_layout() -> None:
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
     from questions.variants import make_variant
     from quiz.core.layout_lab import lab_for
 

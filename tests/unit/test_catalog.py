@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import questions.loader as loader
-from questions.catalog import Catalog, Entry, build
-from questions.loader import Bank, bank_files, bundled_files, load_bank
+from questions.catalog import Catalog, Entry, build, load_bank
+from questions.loader import Bank, bank_files, bundled_files
 
 TEMPLATE = '''schema = 1
 id = "mine/{name}"
@@ -111,7 +111,6 @@ def test_only_the_changed_file_is_compiled_again(tmp_path: Path, compiled: list[
     write(folder, "a", "Second title")
     catalog = build([a, folder / "b.toml"], cache)
     assert compiled == [str(a)]
-    assert catalog.compiled == ["mine/a"]  # (whose plans a command then works out)
     assert catalog.entries["mine/a"].title == "Second title"
     assert catalog.templates(["mine/a"])["mine/a"].title == "Second title"
 
@@ -452,22 +451,22 @@ def _many_and_alone(tmp_path: Path,
                     monkeypatch: pytest.MonkeyPatch) -> tuple[list[Path], Catalog]:
     """:func:`_many`'s files and their catalog compiled in this process alone; then two
     idle cores and two files a process, so that the next build shares the work out."""
-    import questions.catalog as catalog
+    import questions.bankpool as bankpool
 
     files = _many(tmp_path / "t")
     alone = build(files, tmp_path / "alone.db")
-    monkeypatch.setattr(catalog, "PER_PROCESS", 2)
-    monkeypatch.setattr(catalog, "_cores", lambda: 2)
+    monkeypatch.setattr(bankpool, "PER_PROCESS", 2)
+    monkeypatch.setattr(bankpool, "_cores", lambda: 2)
     return files, alone
 
 
 def test_many_changed_files_compile_in_processes_to_the_same_catalog(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import questions.catalog as catalog
+    import questions.bankpool as bankpool
 
     files, alone = _many_and_alone(tmp_path, monkeypatch)
-    shares = spy(monkeypatch, catalog, "_in_processes", pick=lambda shares, now: shares)
+    shares = spy(monkeypatch, bankpool, "_in_processes", pick=lambda shares, now: shares)
     spread = build(files, tmp_path / "spread.db")
     assert [len(share) for share in shares[0]] == [4]  # this process did the other 5
     assert len(spread._fresh) == 3  # t0, t2, t4: the rest came from the other process
@@ -489,3 +488,119 @@ def test_a_process_that_cannot_start_leaves_the_work_to_this_one(
     assert len(spread._fresh) == 6  # the six good ones, all compiled here
     assert _everything(spread, tmp_path / "spread.db") == _everything(alone,
                                                                       tmp_path / "alone.db")
+
+
+# ---------------------------------------------------------------- listing without compiling
+
+
+def test_every_bundled_template_summarizes_as_it_compiles() -> None:
+    from questions.loader import read_template_text
+    from questions.summaries import summarize
+
+    templates = load_bank(bundled=True).templates
+    plain = 0
+    for path in bundled_files():
+        text = read_template_text(path)
+        found = summarize(text)
+        if found is None:
+            continue
+        plain += 1
+        t = templates[found.id]
+        assert tuple(found) == (t.id, t.title, t.topic, tuple(t.tags), t.difficulty, t.kind)
+    assert plain == len(bundled_files())  # the bank is written plainly: none compiled
+
+
+@pytest.mark.parametrize("text", [
+    'id = "a/b"\ntitle = "A \\"quoted\\" title"\ntopic = "a"\n',  # an escape
+    "id = 'a/b'\ntitle = \"T\"\ntopic = \"a\"\n",  # a literal string
+    'id = "a/b"\ntitle = "T"\ntopic = "a"\ntags = [\n  "x",\n]\n',  # a multi-line array
+    'id = "a/b"\ntitle = "T"\ntopic = "a"\n"difficulty" = 3\n',  # a quoted key
+    'id = "a/b"\nid = "a/c"\ntitle = "T"\ntopic = "a"\n',  # a key given twice
+    'id = "a/b"\ntitle = "T"\ntopic = "a"\nanswer_kind = "choice"\n[[parts]]\nprompt = "p"\n',
+    'id = "a/b"\ntitle = "C# in a title"\ntopic = "a"\n',  # a # inside a string
+    'title = "T"\ntopic = "a"\n',  # no id
+    'id = "a/b"\ntitle = "T"\ntopic = "a"\nprompt = """\nunclosed\n',
+])
+def test_a_summary_that_is_not_plain_is_none(text: str) -> None:
+    from questions.summaries import summarize
+
+    assert summarize(text) is None
+
+
+def test_a_summary_reads_past_multi_line_strings_and_into_the_first_part() -> None:
+    from questions.summaries import summarize
+
+    text = ('id = "a/b"\ntitle = "T" # a comment\ntopic = "a"\ndifficulty = 2\n'
+            'intro = """\n[not a table]\nanswer_kind = "table"\n"""\n'
+            '[[parts]]\nprompt = "p"\nanswer_kind = "choice"\n[parts.answer]\n'
+            '[[parts]]\nanswer_kind = "formula"\n')
+    found = summarize(text)
+    assert found is not None and tuple(found) == ("a/b", "T", "a", (), 2, "choice")
+
+
+def _folder_of(tmp_path: Path, count: int) -> list[Path]:
+    folder = tmp_path / "t"
+    folder.mkdir()
+    return [write(folder, f"t{i}", f"Title {i}") for i in range(count)]
+
+
+def test_many_changed_files_are_listed_from_their_summaries_without_compiling(
+    tmp_path: Path, compiled: list[str],
+) -> None:
+    files = _folder_of(tmp_path, 5)
+    (files[0].parent / "typo.toml").write_text(
+        TEMPLATE.format(name="typo", title="Typo").replace("model_state_bytes",
+                                                           "model_stat_bytes"))
+    files = sorted(files[0].parent.glob("*.toml"))
+    full = build(files)
+    compiled.clear()
+    cache = tmp_path / "bank.db"
+    listed = build(files, cache, compile_up_to=2)
+    assert compiled == []  # six changed files, more than two: summarized
+    assert set(listed.entries) == set(full.entries) | {"mine/typo"}
+    assert [listed.entries[tid][1:] for tid in full.entries] == \
+        [full.entries[tid][1:] for tid in full.entries]
+    assert not listed.problems  # the typo is found when the file is compiled:
+    assert listed.templates(["mine/t1"]) == full.templates(["mine/t1"])
+    assert compiled == [str(files[1])]
+    again = build(files, cache, compile_up_to=2)  # a second listing: still summaries
+    assert set(again.entries) == set(listed.entries) and len(compiled) == 1
+    loaded = build(files, cache)  # loading the bank compiles every file
+    assert len(compiled) == 7
+    assert "mine/typo" not in loaded.entries
+    assert any("model_stat_bytes" in p.reason for p in loaded.problems)
+    assert loaded.entries == full.entries
+    assert build(files, cache, compile_up_to=2).entries == full.entries and len(compiled) == 7
+
+
+def test_a_few_changed_files_are_compiled_even_when_listing(
+    tmp_path: Path, compiled: list[str],
+) -> None:
+    files = _folder_of(tmp_path, 2)
+    build(files, tmp_path / "bank.db", compile_up_to=2)
+    assert compiled == [str(f) for f in files]
+
+
+def test_find_compiles_the_one_template_asked_for(tmp_path: Path, compiled: list[str]) -> None:
+    from questions.catalog import find
+    from questions.errors import UnknownTemplate
+    from questions.loader import TemplateFileError
+
+    files = _folder_of(tmp_path, 4)
+    bad = files[0].parent / "bad.toml"
+    bad.write_text(TEMPLATE.format(name="bad", title="Bad").replace("model_state_bytes",
+                                                                    "nonsense"))
+    cache = tmp_path / "bank.db"
+    source = bank_files([files[0].parent], bundled=False, packs=[])
+    found = find(source, "mine/t2", cache)
+    assert compiled == [str(files[2])]
+    assert found.templates(["mine/t2"])["mine/t2"].title == "Title 2"
+    assert found.ids == ["mine/bad", "mine/t0", "mine/t1", "mine/t2", "mine/t3"]
+    with pytest.raises(UnknownTemplate, match="did you mean mine/t1"):
+        find(source, "mine/t11", cache)
+    with pytest.raises(TemplateFileError, match="nonsense"):
+        find(source, "mine/bad", cache)
+    compiled.clear()
+    whole = build(source, cache)  # those find compiled (t2, bad) are not compiled again
+    assert compiled == [str(files[i]) for i in (0, 1, 3)]
+    assert "mine/t2" in whole.entries and "mine/bad" not in whole.entries

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from helpers import cpu_guard, run_cli
 
-from questions.loader import MAX_BYTES, load_bank, parse_template
+from questions.catalog import load_bank
+from questions.loader import MAX_BYTES, parse_template
 from quiz.core.session import DrillSession, MockSession, PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store

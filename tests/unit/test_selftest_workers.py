@@ -18,7 +18,7 @@ import pytest
 from helpers import run_cli, spy
 
 import quiz.core.checkpool as checkpool
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from quiz.core.checkpool import Job, check_all
 
 BROKEN = Path(__file__).parent / "broken"

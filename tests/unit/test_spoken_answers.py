@@ -19,7 +19,7 @@ from helpers import bundled_bank, cpu_guard, run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from questions.loader import load_bank
+from questions.catalog import load_bank
 from questions.variants import PartVariant, make_variant
 from quiz.core.grading import grade
 from quiz.core.rubric import MAX_SPOKEN_CHARS, find_phrase, mentions, normalize

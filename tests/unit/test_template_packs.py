@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import run_cli
 
-from questions.loader import bundled_files, load_bank
+from questions.catalog import load_bank
+from questions.loader import bundled_files
 from questions.packs import Pack
 
 PYPROJECT = """\

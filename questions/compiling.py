@@ -1,0 +1,176 @@
+"""Compiling one template file into the compiled bank's rows (or only summarizing it).
+
+What a build (:func:`questions.catalog.build`) does with a new or changed file, in this
+process or in another (:mod:`questions.bankpool`): read it, compile it (TOML, pydantic,
+the solver checks: :func:`questions.loader.parse_template`) or only summarize it
+(:mod:`questions.summaries`), and note what the cache is to keep (:class:`Writes`,
+written by the build in one transaction).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from questions.loader import Problem
+    from questions.schema import Template
+
+
+class Entry(NamedTuple):
+    """One template file that loads, summarized without loading it again (a named
+    tuple: thousands are made for every listing).
+
+    Attributes:
+        file: the file's path.
+        id: the template id.
+        title: its title.
+        topic: its topic.
+        tags: its tags.
+        difficulty: 1-3.
+        kind: the answer kind of its (first) part: number, formula, choice...
+        pack: the template pack it comes from (None: the bundled bank or a folder).
+    """
+
+    file: str
+    id: str
+    title: str
+    topic: str
+    tags: tuple[str, ...]
+    difficulty: int
+    kind: str
+    pack: str | None = None
+
+
+def digest(text: str) -> str:
+    """What tells one template text from another.
+
+    >>> digest("a") == digest("a") != digest("b")
+    True
+    """
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+@dataclass
+class Writes:
+    """What a build changes in the cache, written in one transaction at its end."""
+
+    now: int
+    entries: list[tuple[Any, ...]] = field(default_factory=list)
+    compiled: list[tuple[str, str, bytes | None]] = field(default_factory=list)
+    failed: list[tuple[str]] = field(default_factory=list)
+    restamped: list[tuple[str, int, int, str]] = field(default_factory=list)
+    gone: list[tuple[str]] = field(default_factory=list)
+    extras: list[tuple[str, str]] = field(default_factory=list)
+
+    def merge(self, other: Writes) -> None:
+        """Add what another process's compilation would write."""
+        self.entries += other.entries
+        self.compiled += other.compiled
+        self.failed += other.failed
+        self.restamped += other.restamped
+
+    def save(self, conn: sqlite3.Connection) -> None:
+        if not (self.entries or self.restamped or self.gone):
+            return
+        with contextlib.suppress(sqlite3.Error), conn:
+            conn.executemany("INSERT OR REPLACE INTO entries VALUES "
+                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.entries)
+            conn.executemany("INSERT OR REPLACE INTO compiled VALUES (?, ?, ?)",
+                             self.compiled)
+            conn.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self.extras)
+            conn.executemany("DELETE FROM compiled WHERE path = ?", self.failed)
+            conn.executemany("UPDATE entries SET stamp = ?, mtime = ?, checked = ? "
+                             "WHERE path = ?", self.restamped)
+            conn.executemany("DELETE FROM entries WHERE path = ?", self.gone)
+            conn.executemany("DELETE FROM compiled WHERE path = ?", self.gone)
+
+
+def compile_file(name: str, current: str, mtime: int,
+             writes: Writes) -> tuple[Entry | None, list[Problem], Template | None]:
+    """Read, compile and cache a new or changed file."""
+    from questions import loader
+
+    try:
+        text = loader.read_template_text(Path(name))
+    except loader.TemplateFileError as exc:
+        text_digest, problems = None, exc.problems
+    else:
+        text_digest = digest(text)
+        try:
+            template = loader.parse_template(text, name)
+        except loader.TemplateFileError as exc:
+            problems = exc.problems
+        else:
+            entry = Entry(name, template.id, template.title, template.topic,
+                          tuple(template.tags), template.difficulty, template.kind)
+            writes.entries.append((name, current, mtime, writes.now, text_digest, entry.id,
+                                   entry.title, entry.topic, json.dumps(entry.tags),
+                                   entry.difficulty, entry.kind, None, 1))
+            writes.compiled.append((name, json.dumps(_dump(template)), _view(template)))
+            return entry, [], template
+    writes.entries.append((name, current, mtime, writes.now, text_digest, None, None, None,
+                           None, None, None,
+                           json.dumps([[p.line, p.field, p.reason] for p in problems]), 1))
+    writes.failed.append((name,))
+    return None, problems, None
+
+
+def summarize_file(name: str, current: str, mtime: int,
+               writes: Writes) -> tuple[Entry | None, list[Problem], Template | None]:
+    """Summarize a new or changed file without compiling it (see :func:`build`); a file
+    that cannot be read, or whose summary is not plain, is compiled."""
+    from questions import loader
+    from questions.summaries import summarize
+
+    try:
+        text = loader.read_template_text(name)
+    except loader.TemplateFileError:
+        return compile_file(name, current, mtime, writes)
+    found = summarize(text)
+    if found is None:
+        return compile_file(name, current, mtime, writes)
+    entry = Entry(name, *found)
+    writes.entries.append((name, current, mtime, writes.now, digest(text), entry.id,
+                           entry.title, entry.topic, json.dumps(entry.tags),
+                           entry.difficulty, entry.kind, None, 0))
+    writes.failed.append((name,))  # no compiled data: compiled when first read
+    return entry, [], None
+
+
+def _dump(template: Template) -> dict[str, Any]:
+    """The template as data that validates back to an equal template."""
+    return template.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+def _view(template: Template) -> bytes | None:
+    """What one-shot commands draw the template from without pydantic, compressed (a
+    fifth of the size: ~1.5 kB; None: a value no JSON holds)."""
+    import zlib
+
+    from questions.views import bank_view_json
+
+    try:
+        return zlib.compress(bank_view_json(template).encode("utf-8"), 1)
+    except (TypeError, ValueError):
+        return None
+
+
+EXTRAS = ("shape", "quantities")
+"""The keys of :meth:`Catalog.cached_meta`."""
+
+
+def extras() -> list[tuple[str, str]]:
+    """The :data:`EXTRAS` rows for this code (none for a schema no shape describes)."""
+    from questions.views import view_shape
+    from solver.light import catalogue_json
+
+    try:
+        return [("shape", view_shape()), ("quantities", catalogue_json())]
+    except TypeError:
+        return []
