@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import statistics
 import subprocess
 import sys
@@ -47,8 +46,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
-from bench_tui import OneStatic, _push, fresh_app, timed, until_quiet
-from timing import summary
+from bench_tui import FullCollections, OneStatic, _push, fresh_app, gc_line, timed, until_quiet
+from timing import percentile, summary
 
 KINDS = ("number", "formula", "choice", "multi", "table", "layout", "spoken")
 
@@ -63,37 +62,6 @@ def kind_ids(bank: Any) -> dict[str, list[str]]:
         if len(parts) == 1:
             out[parts[0].kind].append(tid)
     return out
-
-
-class FullCollections:
-    """When full (generation-2) collections ran, in any thread (``gc.callbacks``)."""
-
-    def __init__(self) -> None:
-        self.spans: list[tuple[float, float]] = []
-        self._start = 0.0
-        gc.callbacks.append(self._callback)
-
-    def _callback(self, phase: str, info: dict[str, int]) -> None:
-        if info["generation"] != 2:
-            return
-        if phase == "start":
-            self._start = time.perf_counter()
-        else:
-            self.spans.append((self._start, time.perf_counter()))
-
-    def within(self, start: float, end: float) -> float:
-        """Seconds of full collection between ``start`` and ``end``."""
-        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.spans)
-
-
-def gc_line(samples: list[tuple[float, float]]) -> str:
-    """How many samples held a full collection, the largest, and the slowest samples."""
-    with_gc = [g for _, g in samples if g > 0]
-    worst = sorted(samples, reverse=True)[:5]
-    slowest = ", ".join(f"{t * 1e3:.0f} ms (gc {g * 1e3:.0f})" for t, g in worst)
-    biggest = f"{max(with_gc) * 1e3:.0f} ms" if with_gc else "-"
-    return (f"full GC inside {len(with_gc)}/{len(samples)} samples, largest {biggest}; "
-            f"slowest: {slowest}")
 
 
 def frames_line(painted: list[tuple[int, float]]) -> str:
@@ -202,7 +170,9 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
     print(f"baseline: push a screen of one Static          {summary(push)}")
     every = [t for ts in times.values() for t in ts]
     print(f"Enter -> feedback painted, all kinds           {summary(every)}  "
-          f"median {statistics.median(every) / p:.2f}x push  (goal p99 <= 100 ms)")
+          f"median {statistics.median(every) / p:.2f}x push, p99 "
+          f"{percentile(every, 0.99) / percentile(push, 0.99):.2f}x push p99 "
+          "(goal p99 <= 100 ms)")
     print(f"    {gc_line(pauses)}")
     print(f"    {frames_line(painted)}")
     for kind in kinds:
@@ -235,7 +205,13 @@ def main() -> None:
     parser.add_argument("--read", type=float, default=0.3,
                         help="seconds spent reading each feedback before Enter")
     parser.add_argument("--cold-kind", help=argparse.SUPPRESS)
+    parser.add_argument("--without", default="nothing", metavar="PIECE",
+                        help="switch off one piece of latency machinery first "
+                        "(bench/without.py), to pair a run without it with one with it")
     args = parser.parse_args()
+    from without import switch_off
+
+    switch_off(args.without)
     width, height = (int(v) for v in args.size.split("x"))
     if args.cold_kind:
         asyncio.run(cold(args.cold_kind, (width, height)))
@@ -247,7 +223,8 @@ def main() -> None:
         for _ in range(args.cold):
             for kind in kinds:
                 out = subprocess.run([sys.executable, __file__, "--cold-kind", kind,
-                                      "--size", args.size], capture_output=True,
+                                      "--size", args.size, "--without", args.without],
+                                     capture_output=True,
                                      text=True, check=True)
                 firsts[kind].append(float(out.stdout.split()[-1]) / 1e3)
         every = [t for ts in firsts.values() for t in ts]

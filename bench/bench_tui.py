@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import statistics
 import sys
 import tempfile
@@ -287,6 +288,38 @@ async def echo_sample(app: App[Any], pilot: Any, frames: list[float], *,
     return last
 
 
+class FullCollections:
+    """When full (generation-2) collections ran, in any thread (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.spans: list[tuple[float, float]] = []
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.spans.append((self._start, time.perf_counter()))
+
+    def within(self, start: float, end: float) -> float:
+        """Seconds of full collection between ``start`` and ``end``."""
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.spans)
+
+
+def gc_line(samples: list[tuple[float, float]]) -> str:
+    """How many samples held a full collection, the largest, and the slowest samples."""
+    with_gc = [g for _, g in samples if g > 0]
+    worst = sorted(samples, reverse=True)[:5]
+    slowest = ", ".join(f"{t * 1e3:.0f} ms (gc {g * 1e3:.0f})" for t, g in worst)
+    biggest = f"{max(with_gc) * 1e3:.0f} ms" if with_gc else "-"
+    return (f"full GC inside {len(with_gc)}/{len(samples)} samples, largest {biggest}; "
+            f"slowest: {slowest}")
+
+
+
 async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS,
                      pace: float = 0.0) -> None:
     """Print keystroke -> painted per kind, each sample paired with an echo sample.
@@ -295,8 +328,6 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS,
         pace: seconds to wait before each key once the last has painted (0: at once),
             as a person types: 0.2 is 60 words a minute.
     """
-    from bench_feedback import FullCollections, gc_line
-
     from quiz.tui.screens.question import QuestionScreen
     from quiz.tui.widgets.answer_box import AnswerBox
 
@@ -409,7 +440,13 @@ def main() -> None:
                         help="with --keys: wait this long before each key, as a person "
                         "types (0.2 s: 60 words a minute); 0: each key once the last "
                         "has painted")
+    parser.add_argument("--without", default="nothing", metavar="PIECE",
+                        help="switch off one piece of latency machinery first "
+                        "(bench/without.py), to pair a run without it with one with it")
     args = parser.parse_args()
+    from without import switch_off
+
+    switch_off(args.without)
     asyncio.run(keystrokes(args.keys, tuple(args.rows), args.pace) if args.keys
                 else run(args.answers))
 

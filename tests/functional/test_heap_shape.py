@@ -27,7 +27,7 @@ from textual.widget import Widget
 from quiz.tui import heap
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
-from quiz.tui.textual_fixes import fix_paint_cycles, fix_styles_cache
+from quiz.tui.textual_private import fix_paint_cycles, fix_styles_cache
 from quiz.tui.widgets.answer_box import AnswerBox, ParagraphArea
 
 from .conftest import answer, make_app, question_shown, settle, started, wait_for

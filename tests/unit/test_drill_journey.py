@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from questions.loader import Bank, load_bank
-from quiz.core.session import DrillSession, Left, teaching_order
+from quiz.core.drill import DrillSession, Left, teaching_order
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

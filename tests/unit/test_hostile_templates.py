@@ -19,7 +19,9 @@ import pytest
 from helpers import cpu_guard, run_cli
 
 from questions.loader import MAX_BYTES, load_bank, parse_template
-from quiz.core.session import DrillSession, MockSession, PracticeSession
+from quiz.core.drill import DrillSession
+from quiz.core.mock import MockSession
+from quiz.core.practice import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

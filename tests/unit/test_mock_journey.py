@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from questions.loader import Bank, load_bank
-from quiz.core.session import MockSession
+from quiz.core.mock import MockSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

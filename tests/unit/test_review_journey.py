@@ -13,7 +13,7 @@ from helpers import run_cli
 from questions.loader import load_bank
 from quiz import locations
 from quiz.core.mistakes import LEECH_MISSES, by_mistake, leeches, mistakes
-from quiz.core.session import PracticeSession
+from quiz.core.practice import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 
