@@ -15,16 +15,10 @@ import sys
 from collections.abc import Callable
 
 
-def _no_gc_hold() -> None:
-    from quiz.tui import heap
-
-    heap.hold_until_first_frame = lambda: None
-
-
 def _no_freeze() -> None:
     from quiz.tui import heap
 
-    heap.freeze_alive = heap.thaw = heap.freeze_startup = lambda: None
+    heap.thaw = heap.freeze_startup = lambda: None
 
 
 def _no_gc_timing() -> None:
@@ -67,7 +61,6 @@ def _none() -> None:
 
 PIECES: dict[str, Callable[[], None]] = {
     "nothing": _none,
-    "gc-hold": _no_gc_hold,
     "gc-freeze": _no_freeze,
     "gc-timing": _no_gc_timing,
     "styles-cache": _no_patch("fix_styles_cache"),

@@ -27,9 +27,6 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             sys.stderr.write(f"quiz: {problem}\n")
             return 2
-    from quiz.tui.heap import hold_until_first_frame
-
-    hold_until_first_frame()  # the app turns collections back on at its first frame
     from quiz.tui.app import QuizApp
     from quiz.tui.routing import Start
 

@@ -138,8 +138,6 @@ class QuizApp(App[int]):
     def on_ready(self) -> None:
         # Ready comes after the first frame: the worker's imports (pydantic, sympy) hold
         # the GIL for a while, and the home screen must not wait for them.
-        heap.freeze_alive()  # Textual and the home: out of the imports' collections
-        self._froze = True
         self.run_worker(self.loader.run, thread=True, exit_on_error=False, group="load")
 
     def close_store(self) -> None:

@@ -8,10 +8,6 @@ times its median. Two things keep it off the paths a person waits on:
 - :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
   permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
-  :func:`freeze_alive` does the same at the first frame, so that start-up's own imports
-  do not trigger full collections over Textual's objects before the home is usable; and
-  :func:`hold_until_first_frame` keeps collections off until then (nothing allocated
-  before the first frame is garbage worth collecting).
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming at all soon (:data:`READING_DUE_AT`) runs there, while they read, instead of
@@ -30,7 +26,7 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # not imported: `quiz` calls this module before it imports Textual
+if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
     from textual.widget import Widget
@@ -58,41 +54,6 @@ def freeze_startup() -> None:
     """Collect once, then leave every object alive now out of later collections."""
     gc.collect()
     gc.freeze()
-
-
-_held = False
-"""Collections are off because :func:`hold_until_first_frame` turned them off."""
-
-
-def hold_until_first_frame() -> None:
-    """No collections until :func:`freeze_alive` (the app's first frame).
-
-    What start-up allocates up to then (Textual's import, the app, the home screen)
-    lives as long as the app, so a collection can free nearly nothing: it only delays
-    the first paint (some 10 ms of collections during Textual's import alone). Called
-    by ``quiz`` before it imports the app; collections that were already off stay off.
-    """
-    global _held
-    if gc.isenabled():
-        gc.disable()
-        _held = True
-
-
-def freeze_alive() -> None:
-    """Leave every object alive now out of later collections, without collecting first,
-    and turn collections back on if :func:`hold_until_first_frame` turned them off.
-
-    For the first frame: the heap is then Textual and the home screen, alive as long as
-    the app, and start-up's imports that follow allocate enough to trigger full
-    collections, each of which would scan all of it (tens of milliseconds, before the
-    home is usable). A collection first would cost what freezing spares; what little is
-    garbage now stays until :func:`thaw`.
-    """
-    global _held
-    gc.freeze()
-    if _held:
-        gc.enable()
-        _held = False
 
 
 def thaw() -> None:

@@ -190,33 +190,6 @@ def test_a_screen_being_read_collects_sooner_than_a_pause_in_the_typing() -> Non
             gc.enable()
 
 
-def test_collections_held_for_the_first_paint_come_back_at_the_first_frame() -> None:
-    assert gc.isenabled()
-    try:
-        heap.hold_until_first_frame()  # what `quiz` does before importing Textual
-        assert not gc.isenabled()
-        heap.freeze_alive()  # the app's first frame
-        assert gc.isenabled()
-        assert gc.get_freeze_count() > 0
-        gc.disable()  # collections someone else turned off stay off
-        heap.hold_until_first_frame()
-        heap.freeze_alive()
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-        heap.thaw()
-
-
-def test_the_heap_module_loads_no_textual() -> None:
-    import subprocess
-    import sys
-
-    probe = "import sys, quiz.tui.heap; print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "False"  # `quiz` holds collections before Textual loads
-
-
 async def test_typing_a_paragraph_leaves_no_painted_line_to_the_cycle_collector(
         data_dir: Path) -> None:
     """Regression of issue 15: nearly every line painted was a reference cycle (a strip
