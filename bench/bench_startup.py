@@ -3,8 +3,7 @@
 Each run starts a detached tmux session of 120x40 running the command and polls
 `tmux capture-pane -p` every 10 ms until the expected text is on screen: "ready" for the
 baseline (an App that yields one Static); for `quiz`, the home screen's headline (first
-paint) and the menu with today's counts ("home usable": the person can start; also
-with ``QUIZ_HELPER=0``, without the helper process of quiz.tui.early). Rows
+paint) and the menu with today's counts ("home usable": the person can start). Rows
 with a 100k-attempt history and a 6,500-template bank (the bundled templates copied
 under new ids into a --templates folder) are built in a temp folder, plus `quiz
 templates list` on that bank. The cases run alternately, so machine noise hits all
@@ -15,12 +14,18 @@ the bundled bank and with the big one (a question to answer is what "usable" mea
 and the first `templates list` of the big bank compiles it into an empty cache (one
 sample).
 
+``--without PIECE...`` adds, for each piece of latency machinery (bench/without.py),
+"home usable" and "drill first question" rows without it and with everything (the
+same launcher), and prints each round's ratio to the same round's "with everything".
+
 Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N] [--compare SOURCE]
+     [--without PIECE...]
 (``--compare`` also runs a source tree of the code before a change, e.g. ``git archive
 main | tar -x -C SOURCE``, for the first-paint and home-usable rows, alternating with
 this one sample by sample, and prints after/before ratios.)
-Targets (issue 15): home usable <= 1.5x the minimal app; <= 0.3 s with 100k attempts;
-<= 2 s with 6,500 templates and `templates list` <= 1 s.
+Targets (issues 15, 30, 34): home usable and drill's first question <= 1.6x the minimal
+app; home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates and
+`templates list` <= 1 s.
 """
 
 from __future__ import annotations
@@ -134,8 +139,8 @@ def main() -> None:
                         "and print the ratio of medians to it")
     parser.add_argument("--without", nargs="*", default=[], metavar="PIECE",
                         help="also time home usable and drill's first question without "
-                        "each PIECE of latency machinery (bench/without.py; 'helper': "
-                        "QUIZ_HELPER=0), through the same launcher as a 'with' row")
+                        "each PIECE of latency machinery (bench/without.py), through the "
+                        "same launcher as the 'with everything' row")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("bench_startup needs tmux")
@@ -164,19 +169,13 @@ def main() -> None:
                 "minimal Textual app": (base, ("ready",)),
                 "quiz first paint": (quiz, (TITLE_TEXT,)),
                 "quiz home usable": (quiz, USABLE),
-                # the same without the helper process that computes the figures on
-                # another core while Textual is imported (quiz.tui.early)
-                "quiz home usable, no helper": (
-                    [*env, "QUIZ_HELPER=0", str(quiz_bin), "--data-dir", str(data)], USABLE),
             }
             cases["drill first question"] = ([*quiz, "drill"], QUESTION)
             if args.without:
                 launcher = [*env, sys.executable, str(Path(__file__).with_name("without.py"))]
                 for piece in ["nothing", *args.without]:
                     name = "with everything" if piece == "nothing" else f"without {piece}"
-                    command = ([*env, "QUIZ_HELPER=0", str(quiz_bin)] if piece == "helper"
-                               else [*launcher, piece])
-                    command = [*command, "--data-dir", str(data)]
+                    command = [*launcher, piece, "--data-dir", str(data)]
                     cases[f"home usable, {name}"] = (command, USABLE)
                     cases[f"drill first question, {name}"] = ([*command, "drill"],
                                                               QUESTION)

@@ -70,8 +70,7 @@ PIECES: dict[str, Callable[[], None]] = {
     "one-frame": _no_one_frame,
     "quiet-input": _no_quiet_input,
 }
-"""What can be switched off, by name (``helper``, the forked process, is
-``QUIZ_HELPER=0`` in the environment)."""
+"""What can be switched off, by name."""
 
 
 def switch_off(piece: str) -> None:
