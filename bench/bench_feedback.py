@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import statistics
 import subprocess
 import sys
@@ -165,6 +166,13 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
                     await until_quiet(pilot, lambda: True)
                 print(f"\r{len(times[kind])}/{answers} answers per kind ({kind})    ",
                       end="", file=sys.stderr, flush=True)
+        # What a full collection would cost now, inside an Enter: what the answers left
+        # alive (start-up's objects are frozen out of it), in CPU time.
+        gc.collect()
+        tracked = len(gc.get_objects())
+        start_cpu = time.thread_time()
+        gc.collect()
+        full_gc = time.thread_time() - start_cpu
     print(file=sys.stderr)
     p = statistics.median(push)
     print(f"baseline: push a screen of one Static          {summary(push)}")
@@ -178,6 +186,8 @@ async def run(answers: int, block: int, size: tuple[int, int], kinds: list[str],
     for kind in kinds:
         print(f"    {kind:<8}                                   {summary(times[kind])}  "
               f"median {statistics.median(times[kind]) / p:.2f}x push")
+    print(f"after the run: {tracked:,} objects a full collection scans, one takes "
+          f"{full_gc * 1e3:.1f} ms CPU")
     every_first = [t for ts in first.values() for t in ts]
     print(f"first Enter of a session, all kinds            {summary(every_first)}")
     for kind in kinds:
