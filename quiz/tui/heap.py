@@ -3,7 +3,9 @@
 Python's cyclic garbage collector runs when enough objects were allocated, wherever the
 program is: a full (generation-2) collection scans every container object alive, and
 fell in the middle of an Enter often enough to make the feedback's 99th percentile five
-times its median. Two things keep it off the paths a person waits on:
+times its median. Three things keep it off the paths a person waits on (each measured
+in bench/README.md, "Terminal app": a full collection costs ~100 ms CPU over start-up's
+objects, ~1 ms once they are frozen):
 
 - :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
