@@ -25,7 +25,6 @@ def _no_gc_timing() -> None:
     from quiz.tui import heap
 
     heap.collect_if_due = lambda due_at=heap.DUE_AT: False
-    heap.full_collection_due = lambda: False
 
 
 def _no_patch(name: str) -> Callable[[], None]:

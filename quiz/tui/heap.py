@@ -3,7 +3,7 @@
 Python's cyclic garbage collector runs when enough objects were allocated, wherever the
 program is: a full (generation-2) collection scans every container object alive, and
 fell in the middle of an Enter often enough to make the feedback's 99th percentile five
-times its median. Three things keep it off the paths a person waits on (each measured
+times its median. Two things keep it off the paths a person waits on (each measured
 in bench/README.md, "Terminal app": a full collection costs ~100 ms CPU over start-up's
 objects, ~1 ms once they are frozen):
 
@@ -16,9 +16,6 @@ objects, ~1 ms once they are frozen):
   inside their next keystroke or Enter. "Still" matters: a screen may be laid out
   twice (the second layout shows or hides a scroll bar), and a collection between the
   two frames would delay the second.
-- :class:`TypingPauses`: while an answer is typed, a full collection that is coming soon
-  runs when the typing pauses (:data:`PAUSE`), not inside the keystroke whose
-  allocations would have set it off. A long spoken answer is hundreds of keystrokes.
 
 None of them changes what is collected, only when: collections stay automatic as well.
 """
@@ -31,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
-    from textual.widget import Widget
 
 STILL = 0.1
 """Seconds without a new layout after which a shown screen counts as being read: longer
@@ -61,17 +57,6 @@ def freeze_startup() -> None:
 def thaw() -> None:
     """Let collections see the frozen objects again (the app is ending)."""
     gc.unfreeze()
-
-
-PAUSE = 0.3
-"""Seconds without a keystroke that count as a pause in the typing: a gap between words
-or to think. Keys within a word come faster; a collection (a few ms) run in a pause is
-over before the next key but for a rare one typed just as it starts."""
-
-
-def full_collection_due() -> bool:
-    """A full collection will be considered within a few young ones."""
-    return gc.get_count()[2] >= DUE_AT
 
 
 def collect_if_due(due_at: int = DUE_AT) -> bool:
@@ -120,33 +105,4 @@ class ReadingTime:
         if not self.screen.is_current:  # moved on already: they wait on something else
             return
         if collect_if_due(READING_DUE_AT):
-            self.collections += 1
-
-
-class TypingPauses:
-    """Runs a due full collection once the typing into ``widget`` pauses (:data:`PAUSE`
-    seconds without a key).
-
-    Call :meth:`typed` on every keystroke (the widget must be mounted). While no full
-    collection is coming soon it only reads the collector's counts; when one is, each
-    key pushes the collection back to :data:`PAUSE` after it. Nothing runs if another
-    screen has come on top meanwhile.
-    """
-
-    def __init__(self, widget: Widget) -> None:
-        self.widget = widget
-        self._timer: Timer | None = None
-        self.collections = 0
-        """Full collections it ran (tests count them)."""
-
-    def typed(self) -> None:
-        """A key was typed: collect in the next pause, if a collection is due."""
-        if self._timer is not None:
-            self._timer.reset()
-        elif full_collection_due():
-            self._timer = self.widget.set_timer(PAUSE, self._paused, name="typing-pause")
-
-    def _paused(self) -> None:
-        self._timer = None
-        if self.widget.is_attached and self.widget.screen.is_current and collect_if_due():
             self.collections += 1

@@ -20,7 +20,6 @@ from textual.widgets import Input, Static, TextArea
 from textual.widgets.text_area import Edit, EditResult
 
 from quiz.tui import textual_private
-from quiz.tui.heap import TypingPauses
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 from quiz.tui.textual_private import QuietInput
 
@@ -173,7 +172,6 @@ class AnswerBox(Vertical):
         """The text the preview last read (or was cleared for)."""
         self._shown: str | None = None
         """What the preview shows (None: not set yet)."""
-        self.pauses = TypingPauses(self)
         """Runs a due full garbage collection in a pause of the typing, not in a key."""
 
     def compose(self) -> ComposeResult:
@@ -282,7 +280,6 @@ class AnswerBox(Vertical):
         """Read what is now typed into the preview (called by the input and the text
         area on every change, before the frame that echoes it)."""
         self._typed(value)
-        self.pauses.typed()
 
     @on(TextArea.Changed, "#answer-text")
     def _paragraph_changed(self, event: TextArea.Changed) -> None:
