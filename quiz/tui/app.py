@@ -97,7 +97,6 @@ class QuizApp(App[int]):
                  ) -> None:
         super().__init__()
         textual_private.apply_patches()  # Textual's memory and repaints: see there
-        self.data_dir = data_dir
         self.start = start
         self.clock = clock or time.monotonic
         self.now = now
