@@ -29,31 +29,23 @@ if TYPE_CHECKING:
 SIZE = (120, 40)
 
 PROBE = """
-import gc, json, sys
+import json, sys
 from pathlib import Path
 from questions.loader import bank_files
 from quiz.tui.app import QuizApp
 from quiz.tui.screens.home import HomeScreen
 
 seen = {}
-full = []  # full collections between the first frame and today's figures
-shown, first_frame = HomeScreen.ready, QuizApp.on_ready
+shown = HomeScreen.ready
 
 def ready(self, summary, *, ids_known):
     seen.update(summary=summary is not None and summary.due is not None,
                 modules=sorted(m for m in sys.modules
                                if m.split(".")[0] in ("pydantic", "sympy")
-                               or m in ("quiz.core.settings", "quiz.tui.data", "solver.engine")),
-                full_collections=len(full))
-    gc.callbacks.clear()
+                               or m in ("quiz.core.settings", "quiz.tui.data", "solver.engine")))
     shown(self, summary, ids_known=ids_known)
 
-def on_ready(self):
-    gc.callbacks.append(lambda phase, info: phase == "stop" and info["generation"] == 2
-                        and full.append(1))
-    first_frame(self)
-
-HomeScreen.ready, QuizApp.on_ready = ready, on_ready
+HomeScreen.ready = ready
 
 async def main():
     app = QuizApp(data_dir=sys.argv[1], template_files=lambda folder: bank_files(
@@ -76,7 +68,7 @@ def modules_when_the_figures_show(data_dir: Path) -> dict[str, object]:
     return result
 
 
-def test_todays_figures_need_neither_pydantic_nor_sympy_nor_a_full_collection(
+def test_todays_figures_need_neither_pydantic_nor_sympy(
         data_dir: Path) -> None:
     seed_history(data_dir)
     locations.config_path(data_dir).write_text("new_per_day = 2\n")
@@ -84,10 +76,8 @@ def test_todays_figures_need_neither_pydantic_nor_sympy_nor_a_full_collection(
     first = modules_when_the_figures_show(data_dir)
     assert first["summary"] is True
     assert "quiz.core.settings" in first["modules"]  # type: ignore[operator]
-    # ...and every start after it shows them before pydantic, sympy or the solver load,
-    # and with no full collection on the way (what was alive at the first frame is frozen).
-    assert modules_when_the_figures_show(data_dir) == {"summary": True, "modules": [],
-                                                       "full_collections": 0}
+    # ...and every start after it shows them before pydantic, sympy or the solver load.
+    assert modules_when_the_figures_show(data_dir) == {"summary": True, "modules": []}
 
 
 def gate_settings(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
