@@ -3,8 +3,7 @@
 Each run starts a detached tmux session of 120x40 running the command and polls
 `tmux capture-pane -p` every 10 ms until the expected text is on screen: "ready" for the
 baseline (an App that yields one Static); for `quiz`, the home screen's headline (first
-paint) and the menu with today's counts ("home usable": the person can start; also
-with ``QUIZ_HELPER=0``, without the helper process of quiz.tui.early). Rows
+paint) and the menu with today's counts ("home usable": the person can start). Rows
 with a 100k-attempt history and a 6,500-template bank (the bundled templates copied
 under new ids into a --templates folder) are built in a temp folder, plus `quiz
 templates list` on that bank. The cases run alternately, so machine noise hits all
@@ -15,12 +14,18 @@ the bundled bank and with the big one (a question to answer is what "usable" mea
 and the first `templates list` of the big bank compiles it into an empty cache (one
 sample).
 
+``--without PIECE...`` adds, for each piece of latency machinery (bench/without.py),
+"home usable" and "drill first question" rows without it and with everything (the
+same launcher), and prints each round's ratio to the same round's "with everything".
+
 Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N] [--compare SOURCE]
+     [--without PIECE...]
 (``--compare`` also runs a source tree of the code before a change, e.g. ``git archive
 main | tar -x -C SOURCE``, for the first-paint and home-usable rows, alternating with
 this one sample by sample, and prints after/before ratios.)
-Targets (issue 15): home usable <= 1.5x the minimal app; <= 0.3 s with 100k attempts;
-<= 2 s with 6,500 templates and `templates list` <= 1 s.
+Targets (issues 15, 30, 34): home usable and drill's first question <= 1.6x the minimal
+app; home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates and
+`templates list` <= 1 s.
 """
 
 from __future__ import annotations
@@ -132,6 +137,10 @@ def main() -> None:
                         help="also run the source tree SOURCE (e.g. the code before a change, "
                         "from git archive) for the first paint and home usable, alternating, "
                         "and print the ratio of medians to it")
+    parser.add_argument("--without", nargs="*", default=[], metavar="PIECE",
+                        help="also time home usable and drill's first question without "
+                        "each PIECE of latency machinery (bench/without.py), through the "
+                        "same launcher as the 'with everything' row")
     args = parser.parse_args()
     if shutil.which("tmux") is None:
         sys.exit("bench_startup needs tmux")
@@ -160,11 +169,16 @@ def main() -> None:
                 "minimal Textual app": (base, ("ready",)),
                 "quiz first paint": (quiz, (TITLE_TEXT,)),
                 "quiz home usable": (quiz, USABLE),
-                # the same without the helper process that computes the figures on
-                # another core while Textual is imported (quiz.tui.early)
-                "quiz home usable, no helper": (
-                    [*env, "QUIZ_HELPER=0", str(quiz_bin), "--data-dir", str(data)], USABLE),
             }
+            cases["drill first question"] = ([*quiz, "drill"], QUESTION)
+            if args.without:
+                launcher = [*env, sys.executable, str(Path(__file__).with_name("without.py"))]
+                for piece in ["nothing", *args.without]:
+                    name = "with everything" if piece == "nothing" else f"without {piece}"
+                    command = [*launcher, piece, "--data-dir", str(data)]
+                    cases[f"home usable, {name}"] = (command, USABLE)
+                    cases[f"drill first question, {name}"] = ([*command, "drill"],
+                                                              QUESTION)
             if args.compare is not None:
                 # PYTHONPATH comes before the editable install's finder: the old tree's
                 # quiz, on a copy of the history (each tree keeps its own caches, which
@@ -185,7 +199,6 @@ def main() -> None:
                 cases[f"home usable, {args.bank:,} templates"] = (
                     [*quiz, "--templates", str(folder)], USABLE)
                 # Usable means a question to answer: `quiz drill` until its first question.
-                cases["drill first question"] = ([*quiz, "drill"], QUESTION)
                 cases[f"drill first question, {args.bank:,} templates"] = (
                     [*quiz, "--templates", str(folder), "drill"], QUESTION)
             cold: list[float] = []
@@ -209,14 +222,23 @@ def main() -> None:
     finally:
         _tmux("kill-server")  # this run's own server (see SOCKET)
     baseline = statistics.median(rows["minimal Textual app"])
-    targets = {"quiz first paint": "<= 1.3x", "quiz home usable": "<= 1.5x"}
+    targets = {"quiz first paint": "<= 1.3x", "quiz home usable": "<= 1.6x",
+               "drill first question": "<= 1.6x"}
     for name, values in rows.items():
         m = statistics.median(values)
         ratio = "" if name == "minimal Textual app" or name.startswith("templates") else \
             f"; {m / baseline:.2f}x the minimal app {targets.get(name, '')}"
         if f"before: {name}" in rows:
             ratio += f"; {m / statistics.median(rows[f'before: {name}']):.2f}x before"
-        print(f"{name:<36} {summary(values)}{ratio}")
+        print(f"{name:<44} {summary(values)}{ratio}")
+    for name in rows:  # each piece against the same launcher with everything on
+        if name.startswith(("home usable, without", "drill first question, without")):
+            with_all = f"{name.split(', without')[0]}, with everything"
+            # paired: each round's sample over the same round's "with everything"
+            ratios = sorted(a / b for a, b in zip(rows[name], rows[with_all], strict=False))
+            print(f"{name:<44} {statistics.median(ratios):.3f}x with everything "
+                  f"(per-round ratios: n={len(ratios)}, min {ratios[0]:.3f}, "
+                  f"max {ratios[-1]:.3f})")
     print("targets: home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates, "
           "templates list <= 1 s")
 

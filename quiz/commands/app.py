@@ -27,31 +27,22 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             sys.stderr.write(f"quiz: {problem}\n")
             return 2
-    from quiz.tui.early import start as start_helper
-    from quiz.tui.heap import hold_until_first_frame
-
-    # Today's figures on another core while Textual is imported (see quiz.tui.early).
-    figures = start_helper(getattr(args, "data_dir", None),
-                           getattr(args, "templates", None) or [])
-    hold_until_first_frame()  # the app turns collections back on at its first frame
     from quiz.tui.app import QuizApp
+    from quiz.tui.routing import Start
 
+    mode = _MODES[command]
+    start = None if mode is None else Start(
+        mode, mock_minutes=getattr(args, "minutes", None),
+        mock_questions=getattr(args, "questions", None), mock_closing=_closing(args),
+        practice_topic=getattr(args, "topic", None),
+        practice_difficulty=getattr(args, "difficulty", None),
+        learn_target=getattr(args, "target", None))
     app = QuizApp(data_dir=getattr(args, "data_dir", None),
-                  template_dirs=getattr(args, "templates", None) or [],
-                  mode=_MODES[command],
-                  mock_minutes=getattr(args, "minutes", None),
-                  mock_questions=getattr(args, "questions", None),
-                  mock_closing=_closing(args),
-                  practice_topic=getattr(args, "topic", None),
-                  practice_difficulty=getattr(args, "difficulty", None),
-                  learn_target=getattr(args, "target", None),
-                  early=figures)
+                  template_dirs=getattr(args, "templates", None) or [], start=start)
     try:
         app.run()
     finally:
         app.close_store()  # closed cleanly: the next start skips the page check
-        if figures is not None:
-            figures.close()  # the app quit before reading them: the child closes first
     return int(app.return_code or 0)
 
 

@@ -17,9 +17,9 @@ COMMANDS = {":hint": "a hint (it costs part of the score)",
 
 def run(args: argparse.Namespace) -> int:
     """Run the drill reading answers from stdin; `:hint`, `:skip` and `:quit` work."""
+    from quiz.core.drill import DrillSession
     from quiz.core.errors import StoreError
     from quiz.core.kinds import kind_of
-    from quiz.core.session import DrillSession
     from quiz.core.state import load_bank_for, open_light
 
     state = open_light(args.data_dir, args.templates or [])

@@ -286,8 +286,9 @@ def plan(bank: Bank, topic: str) -> list[str]:
     Raises:
         NoQuestions: nothing matches.
     """
+    from quiz.core.drill import teaching_order
     from quiz.core.errors import NoQuestions
-    from quiz.core.session import matching, teaching_order
+    from quiz.core.practice import matching
 
     ids = matching(bank, topic)
     if not ids:

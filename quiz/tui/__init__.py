@@ -2,8 +2,12 @@
 
 Layout (after tconbeer/harlequin):
 
-- ``app.py``: the thin :class:`~quiz.tui.app.QuizApp`: start-up, routing between
-  modes, the command palette. Importing it loads neither sympy nor the core.
+- ``app.py``: the thin :class:`~quiz.tui.app.QuizApp`, composing one module per job:
+  ``startup.py`` (start-up loading), ``history.py`` (the history's lifecycle),
+  ``routing.py`` (modes, sessions, walk-throughs; ``modes.py`` is the modes' table),
+  ``settings_sync.py`` (settings changed in the app), ``heap.py`` (garbage collection),
+  ``textual_private.py`` (every use of Textual's private API). No module here imports
+  ``app.py``: screens post messages. Importing it loads neither sympy nor the core.
 - ``messages.py``: dataclass messages, named in the past tense; workers report only
   through them.
 - ``data.py``: what the screens show, computed without Textual (home figures, stats,

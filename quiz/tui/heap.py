@@ -3,24 +3,19 @@
 Python's cyclic garbage collector runs when enough objects were allocated, wherever the
 program is: a full (generation-2) collection scans every container object alive, and
 fell in the middle of an Enter often enough to make the feedback's 99th percentile five
-times its median. Two things keep it off the paths a person waits on:
+times its median. Two things keep it off the paths a person waits on (each measured
+in bench/README.md, "Terminal app": a full collection costs ~100 ms CPU over start-up's
+objects, ~1 ms once they are frozen):
 
 - :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
   permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
-  :func:`freeze_alive` does the same at the first frame, so that start-up's own imports
-  do not trigger full collections over Textual's objects before the home is usable; and
-  :func:`hold_until_first_frame` keeps collections off until then (nothing allocated
-  before the first frame is garbage worth collecting).
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming at all soon (:data:`READING_DUE_AT`) runs there, while they read, instead of
   inside their next keystroke or Enter. "Still" matters: a screen may be laid out
   twice (the second layout shows or hides a scroll bar), and a collection between the
   two frames would delay the second.
-- :class:`TypingPauses`: while an answer is typed, a full collection that is coming soon
-  runs when the typing pauses (:data:`PAUSE`), not inside the keystroke whose
-  allocations would have set it off. A long spoken answer is hundreds of keystrokes.
 
 None of them changes what is collected, only when: collections stay automatic as well.
 """
@@ -30,10 +25,9 @@ from __future__ import annotations
 import gc
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # not imported: `quiz` calls this module before it imports Textual
+if TYPE_CHECKING:
     from textual.screen import Screen
     from textual.timer import Timer
-    from textual.widget import Widget
 
 STILL = 0.1
 """Seconds without a new layout after which a shown screen counts as being read: longer
@@ -60,55 +54,9 @@ def freeze_startup() -> None:
     gc.freeze()
 
 
-_held = False
-"""Collections are off because :func:`hold_until_first_frame` turned them off."""
-
-
-def hold_until_first_frame() -> None:
-    """No collections until :func:`freeze_alive` (the app's first frame).
-
-    What start-up allocates up to then (Textual's import, the app, the home screen)
-    lives as long as the app, so a collection can free nearly nothing: it only delays
-    the first paint (some 10 ms of collections during Textual's import alone). Called
-    by ``quiz`` before it imports the app; collections that were already off stay off.
-    """
-    global _held
-    if gc.isenabled():
-        gc.disable()
-        _held = True
-
-
-def freeze_alive() -> None:
-    """Leave every object alive now out of later collections, without collecting first,
-    and turn collections back on if :func:`hold_until_first_frame` turned them off.
-
-    For the first frame: the heap is then Textual and the home screen, alive as long as
-    the app, and start-up's imports that follow allocate enough to trigger full
-    collections, each of which would scan all of it (tens of milliseconds, before the
-    home is usable). A collection first would cost what freezing spares; what little is
-    garbage now stays until :func:`thaw`.
-    """
-    global _held
-    gc.freeze()
-    if _held:
-        gc.enable()
-        _held = False
-
-
 def thaw() -> None:
     """Let collections see the frozen objects again (the app is ending)."""
     gc.unfreeze()
-
-
-PAUSE = 0.3
-"""Seconds without a keystroke that count as a pause in the typing: a gap between words
-or to think. Keys within a word come faster; a collection (a few ms) run in a pause is
-over before the next key but for a rare one typed just as it starts."""
-
-
-def full_collection_due() -> bool:
-    """A full collection will be considered within a few young ones."""
-    return gc.get_count()[2] >= DUE_AT
 
 
 def collect_if_due(due_at: int = DUE_AT) -> bool:
@@ -157,33 +105,4 @@ class ReadingTime:
         if not self.screen.is_current:  # moved on already: they wait on something else
             return
         if collect_if_due(READING_DUE_AT):
-            self.collections += 1
-
-
-class TypingPauses:
-    """Runs a due full collection once the typing into ``widget`` pauses (:data:`PAUSE`
-    seconds without a key).
-
-    Call :meth:`typed` on every keystroke (the widget must be mounted). While no full
-    collection is coming soon it only reads the collector's counts; when one is, each
-    key pushes the collection back to :data:`PAUSE` after it. Nothing runs if another
-    screen has come on top meanwhile.
-    """
-
-    def __init__(self, widget: Widget) -> None:
-        self.widget = widget
-        self._timer: Timer | None = None
-        self.collections = 0
-        """Full collections it ran (tests count them)."""
-
-    def typed(self) -> None:
-        """A key was typed: collect in the next pause, if a collection is due."""
-        if self._timer is not None:
-            self._timer.reset()
-        elif full_collection_due():
-            self._timer = self.widget.set_timer(PAUSE, self._paused, name="typing-pause")
-
-    def _paused(self) -> None:
-        self._timer = None
-        if self.widget.is_attached and self.widget.screen.is_current and collect_if_due():
             self.collections += 1

@@ -15,10 +15,12 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from questions.loader import Bank
+    from quiz.core.drill import DrillSummary
     from quiz.core.layout_lab import Setup
     from quiz.core.learn import WalkAnswer, Walkthrough
     from quiz.core.mistakes import Mistake
-    from quiz.core.session import DrillSummary, MockReport, Outcome, Question, Session
+    from quiz.core.mock import MockReport
+    from quiz.core.session import Outcome, Question, Session
     from quiz.core.state import AppState
     from quiz.tui.data import SchedulerData, StatsData, TemplatePreview
     from quiz.tui.today import HomeSummary
@@ -40,8 +42,6 @@ class HomeReady(Message):
     first_run: bool
     template_ids: list[str] | None
     summary: HomeSummary | None
-    shown: bool = False
-    """The home screen was built showing them (they were known before the first frame)."""
 
 
 @dataclass
@@ -61,7 +61,7 @@ class BankLoaded(Message):
 @dataclass
 class StartupFinished(Message):
     """Start-up's imports and loading are done: what exists now lives as long as the app
-    (see :meth:`quiz.tui.app.QuizApp.freeze_startup_objects`)."""
+    (see :mod:`quiz.tui.heap`)."""
 
 
 @dataclass
@@ -111,6 +111,40 @@ class LearnChosen(Message):
     """The learn picker was confirmed: walk through this item, topic or tag."""
 
     target: str
+
+
+@dataclass
+class PracticeRequested(Message):
+    """Practise exactly these templates (a retry, the leeches, the browser's pick)."""
+
+    template_ids: list[str]
+    first: tuple[str, int] | None = None
+    """A ``(template id, seed)`` variant to ask first (a retry)."""
+
+
+@dataclass
+class WalkRequested(Message):
+    """Walk through one variant ("walk me through it" after a miss)."""
+
+    template_id: str
+    seed: int
+
+
+@dataclass
+class FlagRequested(Message):
+    """The person flags a question as wrong or unclear (the app asks why, then stores
+    it)."""
+
+    question: Question
+    attempt_id: int | None = None
+
+
+@dataclass
+class SettingChanged(Message):
+    """The settings screen changed one setting (already valid): apply it and save it."""
+
+    name: str
+    value: object
 
 
 @dataclass

@@ -60,9 +60,20 @@ def fixture_files(state: DataFolder) -> list[Path]:
     return bank_files([TEMPLATES, *state.template_dirs], bundled=False).files
 
 
+START_FIELDS = ("mode", "mock_minutes", "mock_questions", "mock_closing", "practice_topic",
+                "practice_difficulty", "learn_target")
+"""Arguments of :class:`quiz.tui.routing.Start` (``mode`` for its mode) make_app takes."""
+
+
 def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizApp:
-    """A deterministic app over a fresh data folder."""
+    """A deterministic app over a fresh data folder (``mode=...`` and the other
+    :data:`START_FIELDS` build the app's :class:`~quiz.tui.routing.Start`)."""
+    from quiz.tui.routing import Start
+
     kw.setdefault("template_files", fixture_files)
+    start = {name: kw.pop(name) for name in START_FIELDS if name in kw}
+    if start.get("mode") is not None:
+        kw["start"] = Start(**start)
     return QuizApp(data_dir=data_dir, seed=0, now=lambda: NOW, clock=clock or FakeClock(),
                    **kw)
 

@@ -17,7 +17,7 @@ from textual.screen import Screen
 
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.question import QuestionScreen
-from quiz.tui.textual_fixes import fix_hidden_repaints
+from quiz.tui.textual_private import fix_hidden_repaints
 
 from .conftest import answer, drained, make_app, question_shown, settle, started, wait_for
 
@@ -82,7 +82,7 @@ async def test_each_feedback_is_laid_out_once_and_painted_in_one_update(
 def test_the_hidden_repaints_fix_is_applied_once() -> None:
     fix_hidden_repaints()
     assert not fix_hidden_repaints()
-    assert getattr(Screen._compositor_refresh, "_hidden_repaints", False)
+    assert getattr(Screen._compositor_refresh, "_quiz_patch", False)
 
 
 def screen_cells(app: Any) -> list[list[tuple[str, object]]]:

@@ -593,12 +593,10 @@ def test_the_launcher_passes_the_mode_and_its_options(monkeypatch: pytest.Monkey
     import argparse
 
     from quiz.commands import app as launcher
-    from quiz.tui import early
+    from quiz.tui.routing import Start
 
     seen: list[QuizApp] = []
     monkeypatch.setattr(QuizApp, "run", lambda self, *a, **k: seen.append(self))
-    helpers: list[tuple[object, object]] = []  # no helper process forked from the tests
-    monkeypatch.setattr(early, "start", lambda *a: helpers.append(a))
     args = argparse.Namespace(command="mock", data_dir=str(data_dir), templates=[],
                               minutes=1, questions=2)
     assert launcher.run(args) == 0
@@ -608,8 +606,7 @@ def test_the_launcher_passes_the_mode_and_its_options(monkeypatch: pytest.Monkey
     args = argparse.Namespace(command=None, data_dir=None, templates=[])
     assert launcher.run(args) == 0
     mock, practice, home = seen
-    assert (mock.start_mode, mock.mock_minutes, mock.mock_questions) == ("mock", 1, 2)
-    assert (practice.start_mode, practice.practice_topic, practice.practice_difficulty) == \
-        ("practice", "rapid-fire-3", 1)
-    assert home.start_mode is None
-    assert helpers == [(str(data_dir), []), (str(data_dir), []), (None, [])]
+    assert mock.start == Start("mock", mock_minutes=1, mock_questions=2)
+    assert practice.start == Start("practice", practice_topic="rapid-fire-3",
+                                   practice_difficulty=1)
+    assert home.start is None

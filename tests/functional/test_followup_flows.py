@@ -102,7 +102,7 @@ async def test_no_followup_key_after_a_plain_question(data_dir: Path) -> None:
 @pytest.fixture
 def layout_mock(monkeypatch: pytest.MonkeyPatch) -> None:
     """Mocks whose plan is the layout question alone."""
-    monkeypatch.setattr("quiz.core.session.mock_plan", lambda *a, **kw: [LAYOUT])
+    monkeypatch.setattr("quiz.core.mock.mock_plan", lambda *a, **kw: [LAYOUT])
 
 
 @pytest.mark.usefixtures("layout_mock")

@@ -27,8 +27,8 @@ from textual.widget import Widget
 from quiz.tui import heap
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
-from quiz.tui.textual_fixes import fix_paint_cycles, fix_styles_cache
-from quiz.tui.widgets.answer_box import AnswerBox, ParagraphArea
+from quiz.tui.textual_private import fix_paint_cycles, fix_styles_cache
+from quiz.tui.widgets.answer_box import ParagraphArea
 
 from .conftest import answer, make_app, question_shown, settle, started, wait_for
 from .test_spoken_snapshots import spoken_app
@@ -136,7 +136,6 @@ async def test_a_due_full_collection_runs_while_the_feedback_is_read(
         return real(due_at)
 
     monkeypatch.setattr(heap, "collect_if_due", noted)
-    monkeypatch.setattr(heap, "PAUSE", 3600.0)  # none in a pause of the typing either
     app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
     async with app.run_test(size=SIZE) as pilot:
         await started(pilot)
@@ -158,10 +157,10 @@ def test_collect_if_due_runs_a_full_collection_only_when_one_is_near() -> None:
     gc.disable()  # no automatic collection moves the counts under the test
     try:
         gc.collect()
-        assert not heap.full_collection_due() and not heap.collect_if_due()
+        assert gc.get_count()[2] < heap.DUE_AT and not heap.collect_if_due()
         for _ in range(heap.DUE_AT):
             gc.collect(1)  # each young collection counts towards the next full one
-        assert heap.full_collection_due()
+        assert gc.get_count()[2] >= heap.DUE_AT
         full = gc.get_stats()[2]["collections"]
         assert heap.collect_if_due()
         assert gc.get_stats()[2]["collections"] == full + 1
@@ -188,33 +187,6 @@ def test_a_screen_being_read_collects_sooner_than_a_pause_in_the_typing() -> Non
     finally:
         if was_enabled:
             gc.enable()
-
-
-def test_collections_held_for_the_first_paint_come_back_at_the_first_frame() -> None:
-    assert gc.isenabled()
-    try:
-        heap.hold_until_first_frame()  # what `quiz` does before importing Textual
-        assert not gc.isenabled()
-        heap.freeze_alive()  # the app's first frame
-        assert gc.isenabled()
-        assert gc.get_freeze_count() > 0
-        gc.disable()  # collections someone else turned off stay off
-        heap.hold_until_first_frame()
-        heap.freeze_alive()
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-        heap.thaw()
-
-
-def test_the_heap_module_loads_no_textual() -> None:
-    import subprocess
-    import sys
-
-    probe = "import sys, quiz.tui.heap; print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == "False"  # `quiz` holds collections before Textual loads
 
 
 async def test_typing_a_paragraph_leaves_no_painted_line_to_the_cycle_collector(
@@ -297,29 +269,3 @@ def test_a_cleared_line_cache_and_a_whole_strip_free_without_the_collector() -> 
     finally:
         if was_enabled:
             gc.enable()
-
-
-async def test_a_due_full_collection_runs_in_a_pause_of_the_typing(
-        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seen: list[tuple[object, str]] = []
-
-    def noted(due_at: int = heap.DUE_AT) -> bool:
-        seen.append((app.screen, app.screen.query_one(ParagraphArea).text))
-        return True
-
-    due = [False]
-    monkeypatch.setattr(heap, "full_collection_due", lambda: due[0])
-    monkeypatch.setattr(heap, "collect_if_due", noted)
-    monkeypatch.setattr(heap, "PAUSE", 0.2)
-    app = spoken_app(data_dir)
-    async with app.run_test(size=SIZE) as pilot:
-        screen = await question_shown(pilot)
-        box = screen.query_one(AnswerBox)
-        await pilot.press(*"TP 8")
-        await settle(pilot)
-        assert box.pauses._timer is None  # nothing due: no timer, no collection
-        due[0] = True
-        await pilot.press(*"ab")  # typed in a burst
-        await wait_for(pilot, lambda: seen)
-        assert seen[-1] == (screen, "TP 8ab")  # once the typing stopped
-        assert box.pauses.collections == len(seen)

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from textual.widgets import OptionList
@@ -17,7 +17,6 @@ from textual.widgets import OptionList
 from quiz import locations
 from quiz.core import state
 from quiz.core.settings import load_settings
-from quiz.tui.early import EarlyFigures, Figures
 from quiz.tui.screens.home import HomeScreen
 from quiz.tui.screens.stats import StatsScreen
 from quiz.tui.today import HomeSummary
@@ -30,31 +29,23 @@ if TYPE_CHECKING:
 SIZE = (120, 40)
 
 PROBE = """
-import gc, json, sys
+import json, sys
 from pathlib import Path
 from questions.loader import bank_files
 from quiz.tui.app import QuizApp
 from quiz.tui.screens.home import HomeScreen
 
 seen = {}
-full = []  # full collections between the first frame and today's figures
-shown, first_frame = HomeScreen.ready, QuizApp.on_ready
+shown = HomeScreen.ready
 
 def ready(self, summary, *, ids_known):
     seen.update(summary=summary is not None and summary.due is not None,
                 modules=sorted(m for m in sys.modules
                                if m.split(".")[0] in ("pydantic", "sympy")
-                               or m in ("quiz.core.settings", "quiz.tui.data", "solver.engine")),
-                full_collections=len(full))
-    gc.callbacks.clear()
+                               or m in ("quiz.core.settings", "quiz.tui.data", "solver.engine")))
     shown(self, summary, ids_known=ids_known)
 
-def on_ready(self):
-    gc.callbacks.append(lambda phase, info: phase == "stop" and info["generation"] == 2
-                        and full.append(1))
-    first_frame(self)
-
-HomeScreen.ready, QuizApp.on_ready = ready, on_ready
+HomeScreen.ready = ready
 
 async def main():
     app = QuizApp(data_dir=sys.argv[1], template_files=lambda folder: bank_files(
@@ -77,7 +68,7 @@ def modules_when_the_figures_show(data_dir: Path) -> dict[str, object]:
     return result
 
 
-def test_todays_figures_need_neither_pydantic_nor_sympy_nor_a_full_collection(
+def test_todays_figures_need_neither_pydantic_nor_sympy(
         data_dir: Path) -> None:
     seed_history(data_dir)
     locations.config_path(data_dir).write_text("new_per_day = 2\n")
@@ -85,15 +76,12 @@ def test_todays_figures_need_neither_pydantic_nor_sympy_nor_a_full_collection(
     first = modules_when_the_figures_show(data_dir)
     assert first["summary"] is True
     assert "quiz.core.settings" in first["modules"]  # type: ignore[operator]
-    # ...and every start after it shows them before pydantic, sympy or the solver load,
-    # and with no full collection on the way (what was alive at the first frame is frozen).
-    assert modules_when_the_figures_show(data_dir) == {"summary": True, "modules": [],
-                                                       "full_collections": 0}
+    # ...and every start after it shows them before pydantic, sympy or the solver load.
+    assert modules_when_the_figures_show(data_dir) == {"summary": True, "modules": []}
 
 
 def gate_settings(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     """Hold the settings model (``with_settings``) until the returned event is set."""
-    from quiz.core import state
 
     release = threading.Event()
     real = state.with_settings
@@ -161,109 +149,15 @@ def test_quitting_before_the_settings_are_read_still_closes_the_history_cleanly(
 
     app = QuizApp(data_dir=tmp_path)
     store = Store.open(tmp_path / "history.db")
-    assert app._keep_store(store)
+    assert app.history.keep(store)
     assert app.state is None            # the settings were never read
     assert not recovery.closed_cleanly(store.path)
     app.close_store()                   # what `quiz` does when the app ends
     assert recovery.closed_cleanly(store.path)
     app.close_store()                   # twice is harmless
     late = Store.open(tmp_path / "late.db")
-    assert not app._keep_store(late)    # opened after the app ended: closed at once
+    assert not app.history.keep(late)    # opened after the app ended: closed at once
     assert recovery.closed_cleanly(late.path)
-
-
-class _Answered(EarlyFigures):
-    """What the helper process would answer (quiz.tui.early), without a process."""
-
-    def __init__(self, figures: Figures | None) -> None:
-        super().__init__(pid=0, fd=-1)
-        self.figures = figures
-        self.asked = 0
-
-    def done(self) -> bool:
-        return False  # still computing when the home screen is built
-
-    def result(self, timeout: float = 0) -> Figures | None:
-        self.asked += 1
-        return self.figures
-
-
-def _figures() -> Figures:
-    """What a helper process would answer for the test bank: 7 due, 2 of them new."""
-    from questions.catalog import load_bank
-
-    ids = sorted(load_bank([TEMPLATES], bundled=False).templates)
-    return Figures(False, ids, HomeSummary(attempts=4242, streak=9, recent_accuracy=0.5,
-                                           due=7, new_available=2))
-
-
-async def test_figures_from_the_helper_show_before_the_app_opens_the_history(
-        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seed_history(data_dir)
-    warm_settings_cache(data_dir)
-    release = gate_settings(monkeypatch)
-    figures = _figures()
-    ids = figures.template_ids
-    opened: list[bool] = []
-    real_open = state.open_folder
-
-    def open_folder(*args: Any, **kw: Any) -> DataFolder:
-        opened.append(True)
-        return real_open(*args, **kw)
-
-    monkeypatch.setattr(state, "open_folder", open_folder)
-    helper = _Answered(figures)
-    app = make_app(data_dir, early=helper)
-    async with app.run_test(size=SIZE) as pilot:
-        due = app.home.query_one("#home-due")
-        await wait_for(pilot, lambda: "in today's drill" in screen_text(due))
-        assert "7 questions in today's drill: 2 new, 5 to review" in screen_text(due)
-        assert "4242 answers in all" in screen_text(app.home.query_one("#home-accuracy"))
-        assert app.template_ids == ids and app.state is None
-        release.set()
-        await started(pilot)
-        assert opened and app.state is not None  # then the app opened it, as before
-        assert helper.asked == 1
-
-
-async def test_without_figures_from_the_helper_the_app_computes_them(
-        data_dir: Path) -> None:
-    seed_history(data_dir)
-    locations.config_path(data_dir).write_text("new_per_day = 2\n")
-    warm_settings_cache(data_dir)
-    helper = _Answered(None)
-    app = make_app(data_dir, early=helper)
-    async with app.run_test(size=SIZE) as pilot:
-        await started(pilot)
-        assert "2 questions in today's drill" in screen_text(app.home.query_one("#home-due"))
-        assert helper.asked == 1
-
-
-class _Done(_Answered):
-    """A helper that answered before the home screen was built."""
-
-    def done(self) -> bool:
-        return True
-
-
-async def test_figures_the_helper_has_before_the_first_frame_are_in_it(
-        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    seed_history(data_dir)
-    warm_settings_cache(data_dir)
-    figures = _figures()
-    ids = figures.template_ids
-    updates: list[object] = []
-    monkeypatch.setattr(HomeScreen, "ready", lambda self, *a, **k: updates.append(a))
-    helper = _Done(figures)
-    app = make_app(data_dir, early=helper)
-    async with app.run_test(size=SIZE) as pilot:
-        # the screen was built with them: nothing to fill in after the first frame
-        due = app.home.query_one("#home-due")
-        assert "7 questions in today's drill: 2 new, 5 to review" in screen_text(due)
-        assert not app.home.query_one("#home-menu", OptionList).get_option("drill").disabled
-        await started(pilot)
-        assert app.home_ready and app.template_ids == ids and app.state is not None
-        assert updates == [] and helper.asked == 1
 
 
 async def test_todays_figures_read_in_the_singular_for_one(tmp_path: Path) -> None:

@@ -197,7 +197,9 @@ def test_a_cached_bank_validates_a_template_only_when_it_is_read(
     """Issue 15: a bank of 6,500 templates took seconds of validation before the first
     question; the lists, plans and menus read the catalog's summaries instead."""
     from questions.schema import Template
-    from quiz.core.session import matching, mock_plan, spoken_templates, teaching_order
+    from quiz.core.drill import teaching_order
+    from quiz.core.mock import mock_plan, spoken_templates
+    from quiz.core.practice import matching
 
     cache = tmp_path / "bank.db"
     fresh = load_bank(cache=cache)
@@ -380,7 +382,7 @@ def test_the_files_of_a_folder_that_is_gone_leave_the_cache(tmp_path: Path) -> N
 
 def reference_teaching_order(bank: Bank) -> list[str]:
     """teaching_order as it was before issue 15 (a scan of the list per pick)."""
-    from quiz.core.session import _rapid_fire_item
+    from quiz.core.drill import _rapid_fire_item
 
     templates = bank.summaries
     ranked = sorted(templates, key=lambda tid: (
@@ -405,7 +407,7 @@ def reference_teaching_order(bank: Bank) -> list[str]:
                                    max_size=2, unique=True)), max_size=40))
 def test_teaching_order_is_the_same_order_without_the_scan(
         specs: list[tuple[str, int, list[str]]]) -> None:
-    from quiz.core.session import teaching_order
+    from quiz.core.drill import teaching_order
 
     bank = Bank(templates={}, listed={
         f"{topic}/t{i}": Entry(f"t{i}.toml", f"{topic}/t{i}", "T", topic, tuple(tags), level,
@@ -415,7 +417,7 @@ def test_teaching_order_is_the_same_order_without_the_scan(
 
 
 def test_the_bundled_teaching_order_is_unchanged() -> None:
-    from quiz.core.session import teaching_order
+    from quiz.core.drill import teaching_order
 
     bank = load_bank()
     assert teaching_order(bank) == reference_teaching_order(bank)

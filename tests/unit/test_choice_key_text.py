@@ -84,7 +84,8 @@ def test_other_kinds_show_their_key_as_it_displays() -> None:
 
 def test_the_mock_report_and_the_drill_summary_show_the_options(tmp_path: Path) -> None:
     from questions.loader import Bank
-    from quiz.core.session import DrillSession, MockSession
+    from quiz.core.drill import DrillSession
+    from quiz.core.mock import MockSession
     from quiz.core.settings import Settings
     from quiz.core.store import Store
 

@@ -11,7 +11,7 @@ import pytest
 from helpers import bundled_bank
 
 from questions.loader import Bank
-from quiz.core.session import DrillSession, Left, teaching_order
+from quiz.core.drill import DrillSession, Left, teaching_order
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

@@ -16,8 +16,8 @@ from questions.loader import Bank, parse_template
 from questions.schema import Template
 from questions.variants import Variant, make_variant
 from quiz.core.grading import grade, read_earlier
+from quiz.core.practice import PracticeSession
 from quiz.core.selftest import check_template
-from quiz.core.session import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 from solver.units import format_value

@@ -13,9 +13,12 @@ from helpers import bundled_bank
 
 from questions.followups import draw
 from questions.variants import Variant
+from quiz.core.drill import DrillSession
 from quiz.core.grading import grade
 from quiz.core.interviewer import MAX_FOLLOWUPS, choose
-from quiz.core.session import DrillSession, MockSession, PracticeSession, Question
+from quiz.core.mock import MockSession
+from quiz.core.practice import PracticeSession
+from quiz.core.session import Question
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

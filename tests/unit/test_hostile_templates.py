@@ -20,7 +20,9 @@ from helpers import cpu_guard, run_cli
 
 from questions.catalog import load_bank
 from questions.loader import MAX_BYTES, parse_template
-from quiz.core.session import DrillSession, MockSession, PracticeSession
+from quiz.core.drill import DrillSession
+from quiz.core.mock import MockSession
+from quiz.core.practice import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

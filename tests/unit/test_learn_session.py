@@ -10,8 +10,8 @@ import pytest
 from helpers import bundled_bank, run_cli
 
 from questions.variants import make_variant
+from quiz.core.drill import DrillSession
 from quiz.core.learn import Walkthrough, bank_templates, learned_templates, plan, progress
-from quiz.core.session import DrillSession
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store
 from quiz.core.store.schema import APPLICATION_ID, MIGRATIONS

@@ -9,7 +9,7 @@ import pytest
 from helpers import bundled_bank
 
 from questions.loader import Bank
-from quiz.core.session import MockSession
+from quiz.core.mock import MockSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

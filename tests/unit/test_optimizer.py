@@ -510,7 +510,7 @@ def test_export_and_import_leave_fitted_parameters_and_suspensions_behind(
 
 def test_a_drill_answer_that_suspends_a_leech_warns_the_learner(store: Store) -> None:
     from questions.catalog import load_bank
-    from quiz.core.session import DrillSession
+    from quiz.core.drill import DrillSession
 
     template_id = "memory/model-state"
     drill = Drill(store, Settings(), scheduler=Scheduler(enable_fuzzing=False))

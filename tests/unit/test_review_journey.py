@@ -12,7 +12,7 @@ from helpers import bundled_bank, run_cli
 
 from quiz import locations
 from quiz.core.mistakes import LEECH_MISSES, by_mistake, leeches, mistakes
-from quiz.core.session import PracticeSession
+from quiz.core.practice import PracticeSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

@@ -8,13 +8,10 @@ from pathlib import Path
 import pytest
 from helpers import bundled_bank
 
-from quiz.core.session import (
-    DrillSession,
-    MockSession,
-    NoQuestions,
-    PracticeSession,
-    matching,
-)
+from quiz.core.drill import DrillSession
+from quiz.core.mock import MockSession
+from quiz.core.practice import PracticeSession, matching
+from quiz.core.session import NoQuestions
 from quiz.core.settings import Settings
 from quiz.core.store import Store
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from helpers import bundled_bank
 
-from quiz.core.session import DrillSession
+from quiz.core.drill import DrillSession
 from quiz.core.settings import Settings
 from quiz.core.store import Store, StoreError, recovery
 from quiz.core.store import history as history_module

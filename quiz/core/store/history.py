@@ -101,7 +101,7 @@ class Store:
             tz: Local time zone for days (streaks, backups); None: the system's.
             repair: move an unusable file aside and start a fresh history (the
                 default); False: raise :class:`StoreError` instead and leave the file
-                as it is (a reader that must change nothing, see :mod:`quiz.tui.early`).
+                as it is (a reader that must change nothing).
 
         Returns:
             The open store; check :attr:`recovered_from` after opening.

@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from quiz.tui.messages import PracticeRequested
 from quiz.tui.widgets.template_list import Row, TemplateList
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -140,14 +141,11 @@ class BrowserScreen(Screen[None]):
         self._after_typed(self._practise_highlighted)
 
     def _practise_highlighted(self) -> None:
-        from quiz.tui.app import QuizApp
-
         key = self.query_one("#browser-table", TemplateList).highlighted
-        assert isinstance(self.app, QuizApp)
         # Not only when current: "Enter p" on a one-row filter opens the preview first,
         # and p there practises the same template.
         if key is not None and self in self.app.screen_stack:
-            self.app.start_practice_on([key])
+            self.post_message(PracticeRequested([key]))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # p is a letter while the filter has the focus: the footer shows it in the list.

@@ -21,7 +21,8 @@ from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
     from questions.loader import Bank
-    from quiz.core.session import DrillSummary, Session
+    from quiz.core.drill import DrillSummary
+    from quiz.core.session import Session
     from quiz.core.state import AppState
 
 
@@ -69,7 +70,7 @@ class DoneScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False)
     def _compute(self) -> None:
-        from quiz.core.session import DrillSession
+        from quiz.core.drill import DrillSession
         from quiz.tui.data import forecast
 
         try:

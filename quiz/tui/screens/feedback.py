@@ -14,9 +14,11 @@ from textual.widgets import Static
 
 from quiz.tui import heap
 from quiz.tui.data import percent, seconds_text
+from quiz.tui.messages import FlagRequested, WalkRequested
+from quiz.tui.textual_private import PaintedOnce
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.keys_line import KeysLine
-from quiz.tui.widgets.one_frame import PaintedOnce, SizedScroll, SizedStatic
+from quiz.tui.widgets.sized import SizedScroll, SizedStatic
 from quiz.tui.widgets.title_bar import TitleBar
 from quiz.tui.widgets.verdict import VerdictBanner
 
@@ -118,7 +120,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
 
     Dismisses with True to go on (Enter), False to stop (Escape) or :data:`FOLLOW_UP`
     for the interviewer's follow-up (``u``, after a layout question or a scenario). Each
-    answer is painted in one frame (:mod:`quiz.tui.widgets.one_frame`).
+    answer is painted in one frame (:mod:`quiz.tui.textual_private`).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -253,11 +255,8 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
 
     def action_walk(self) -> None:
         """Walk through this variant one derivation step at a time."""
-        from quiz.tui.app import QuizApp
-
-        assert isinstance(self.app, QuizApp)
         q = self.outcome.question
-        self.app.walk_through(q.template.id, q.variant.seed)
+        self.post_message(WalkRequested(q.template.id, q.variant.seed))
 
     def action_open_lab(self) -> None:
         """Open this question's cluster in the layout lab, with the typed layout."""
@@ -277,10 +276,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
 
     def action_flag(self) -> None:
         """Flag the question just answered as wrong or unclear."""
-        from quiz.tui.app import QuizApp
-
-        assert isinstance(self.app, QuizApp)
-        self.app.flag_question(self.outcome.question, self.outcome.attempt_id)
+        self.post_message(FlagRequested(self.outcome.question, self.outcome.attempt_id))
 
     def action_follow_up(self) -> None:
         """The interviewer's follow-up: one input of this variant changed."""

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from quiz.tui.messages import MistakesFound, TaskFailed
+from quiz.tui.messages import MistakesFound, PracticeRequested, TaskFailed
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -198,22 +198,17 @@ class MistakesScreen(Screen[None]):
 
     def action_retry(self, same: bool) -> None:
         """Practise the highlighted template: the same variant first, or a fresh one."""
-        from quiz.tui.app import QuizApp
-
         m = self.selected
         if m is None or m.attempt.template_id not in self.bank.templates:
             self.notify("Choose an answer from the list first.", timeout=3)
             return
-        assert isinstance(self.app, QuizApp)
         a = m.attempt
-        self.app.start_practice_on([a.template_id], (a.template_id, a.seed) if same else None)
+        self.post_message(PracticeRequested([a.template_id],
+                                            (a.template_id, a.seed) if same else None))
 
     def action_leeches(self) -> None:
         """A focused practice set of the leeches."""
-        from quiz.tui.app import QuizApp
-
         if not self.leeches:
             self.notify("No leeches: no template was missed again and again.", timeout=3)
             return
-        assert isinstance(self.app, QuizApp)
-        self.app.start_practice_on(self.leeches)
+        self.post_message(PracticeRequested(list(self.leeches)))

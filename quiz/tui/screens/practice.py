@@ -95,7 +95,7 @@ class PracticeScreen(Screen[None]):
         self.query_one("#practice-list", OptionList).focus()
 
     def _options(self, difficulty: int | None) -> list[Option | None]:
-        from quiz.core.session import matching
+        from quiz.core.practice import matching
 
         options: list[Option | None] = []
         index = 0

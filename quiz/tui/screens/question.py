@@ -24,6 +24,7 @@ from quiz.tui.kinds import ask_in, asked_as
 from quiz.tui.messages import (
     AnswerGraded,
     AnswerSubmitted,
+    FlagRequested,
     MockFinished,
     QuestionReady,
     SessionEnded,
@@ -37,7 +38,8 @@ from quiz.tui.widgets.question_card import QuestionCard
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from quiz.core.session import MockSession, Outcome, Question, Session
+    from quiz.core.mock import MockSession
+    from quiz.core.session import Outcome, Question, Session
 
 MODE_TITLES = {"drill": "Daily drill", "practice": "Practice", "mock": "Mock interview"}
 
@@ -225,10 +227,7 @@ class QuestionScreen(AnsweringScreen):
     def action_flag(self) -> None:
         """Flag the question as wrong or unclear (the answer box keeps what is typed)."""
         if self.question is not None:
-            from quiz.tui.app import QuizApp
-
-            assert isinstance(self.app, QuizApp)
-            self.app.flag_question(self.question)
+            self.post_message(FlagRequested(self.question))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # A mock interview has a fixed plan and no skipping: move on by answering; and

@@ -17,7 +17,7 @@ from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
-    from quiz.core.session import MockReport
+    from quiz.core.mock import MockReport
 
 _MARKS = {"correct": "✓ correct", "partial": "~ partial", "incorrect": "✗ wrong"}
 

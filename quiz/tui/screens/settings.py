@@ -23,7 +23,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, Switch
 
-from quiz.tui.messages import WorkloadForecast
+from quiz.tui.messages import SettingChanged, WorkloadForecast
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -169,10 +169,7 @@ class SettingsScreen(Screen[None]):
             about.update(escape(f"{value:g}: forecasting the workload… Enter saves it."))
             self._forecast(value)
             return
-        from quiz.tui.app import QuizApp
-
-        assert isinstance(self.app, QuizApp)
-        self.app.change_setting(name, value)
+        self.post_message(SettingChanged(name, value))
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:

@@ -12,7 +12,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from quiz.tui.messages import TemplatePreviewed
+from quiz.tui.messages import PracticeRequested, TemplatePreviewed
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.params_table import ParamsTable
 from quiz.tui.widgets.title_bar import TitleBar
@@ -103,10 +103,7 @@ class TemplatePreviewScreen(Screen[None]):
     def action_practise(self) -> None:
         """Practise this template: fresh variants (not the one previewed, whose key is
         on screen); Escape comes back here."""
-        from quiz.tui.app import QuizApp
-
-        assert isinstance(self.app, QuizApp)
-        self.app.start_practice_on([self.template_id])
+        self.post_message(PracticeRequested([self.template_id]))
 
     def action_seed(self, step: int) -> None:
         """Show the previous or next seed."""

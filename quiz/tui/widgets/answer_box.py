@@ -12,7 +12,6 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.geometry import Size
 from textual.message import Message
 from textual.timer import Timer
 from textual.visual import visualize
@@ -20,9 +19,9 @@ from textual.widget import Widget
 from textual.widgets import Input, Static, TextArea
 from textual.widgets.text_area import Edit, EditResult
 
-from quiz.tui.heap import TypingPauses
+from quiz.tui import textual_private
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
-from quiz.tui.textual_fixes import forget_watchers
+from quiz.tui.textual_private import QuietInput
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
@@ -96,28 +95,20 @@ class ParagraphArea(TextArea):
     def on_unmount(self) -> None:
         # TextArea watches the app's theme, and Textual keeps that watcher, and this
         # widget with all it holds, until the theme next changes: one per session.
-        forget_watchers(self, self.app)
+        textual_private.forget_watchers(self, self.app)
 
 
-class _AnswerInput(Input):
+class _AnswerInput(QuietInput):
     """The input of an :class:`AnswerBox`, telling the box of every change at once.
 
     Input posts ``Changed`` when its value changes; a handler of that message runs after
     the key's own handling, often after the frame echoing the key has been painted, so
-    a preview updated there lands a frame (16 ms or more) late. The value's watcher runs
-    inside the key's handling: updating the preview from it paints both together.
+    a preview updated there lands a frame (16 ms or more) late. :class:`QuietInput`
+    calls :meth:`changed` inside the key's handling: updating the preview from it paints
+    both together.
     """
 
-    def _watch_value(self, value: str) -> None:
-        # Input keeps its virtual size (the text's width, for horizontal scrolling) in
-        # a reactive declared with layout=True, so every key that changes the text's
-        # width would lay the whole question screen out again (most of a keystroke's
-        # cost). The input's own size does not depend on its text (Input lays out again
-        # itself when a style makes it auto-sized): store the virtual size without a
-        # layout pass; the value's own repaint paints the echo, and scrolling to the
-        # cursor reads the virtual size directly.
-        self.set_reactive(Input.virtual_size, Size(self.content_width, 1))
-        super()._watch_value(value)
+    def changed(self, value: str) -> None:
         box = self.parent
         if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
             box.value_changed(value)
@@ -181,7 +172,6 @@ class AnswerBox(Vertical):
         """The text the preview last read (or was cleared for)."""
         self._shown: str | None = None
         """What the preview shows (None: not set yet)."""
-        self.pauses = TypingPauses(self)
         """Runs a due full garbage collection in a pause of the typing, not in a key."""
 
     def compose(self) -> ComposeResult:
@@ -290,7 +280,6 @@ class AnswerBox(Vertical):
         """Read what is now typed into the preview (called by the input and the text
         area on every change, before the frame that echoes it)."""
         self._typed(value)
-        self.pauses.typed()
 
     @on(TextArea.Changed, "#answer-text")
     def _paragraph_changed(self, event: TextArea.Changed) -> None:

@@ -15,7 +15,7 @@ from textual.visual import RenderOptions, Visual
 from textual.widget import Widget
 
 from quiz.tui.data import Block, derivation_blocks
-from quiz.tui.widgets.one_frame import SizedByLayout
+from quiz.tui.textual_private import SizedByLayout
 
 if TYPE_CHECKING:
     from questions.derivation import Derivation as Worked
