@@ -343,13 +343,15 @@ copy made with ``dataclasses.replace`` for another key starts without it)."""
 
 def _explain(pv: PartVariant) -> Derivation:
     from questions.expr import compile_expr
+    from questions.kinds import kind_of
     from questions.variants import NAMES, describe, pv_env_value, reflow
     from solver.keys import KEYS
     from solver.light import QUANTITIES, solve
 
     a = pv.spec.answer
+    amount = kind_of(pv.kind).amount
     names: list[str] = []
-    if pv.kind == "number":
+    if amount:
         if a.quantity:
             names = [a.quantity]
         elif a.expr:
@@ -367,7 +369,7 @@ def _explain(pv: PartVariant) -> Derivation:
                      and (name == a.quantity or name in a.show))
         sections.append(result_section(r, brief=brief, shape_shown=not brief))
     combination = None
-    if pv.kind == "number" and a.expr and pv.key.value is not None and pv.key.unit:
+    if amount and a.expr and pv.key.value is not None and pv.key.unit:
         e = compile_expr(a.expr, NAMES | frozenset(pv.env))
         env = {n: _shown(n, pv_env_value(pv, n), describe) for n in e.names}
         single = len(e.names) == 1 and isinstance(e.tree, ast.Name)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from questions.errors import FieldError, TemplateError, UnknownTemplate
+from questions.kinds import kind_of
 
 if TYPE_CHECKING:  # pydantic and the schema load only when a template is parsed
     from pydantic import ValidationError
@@ -365,7 +366,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
         # a layout's verdicts ("illegal layout") are names too
         generic = GRADER_SLIPS.fullmatch(ex.mistake or "")
         if ex.mistake is not None and ex.mistake not in known and not generic and \
-                parts[ex.part - 1].answer_kind != "layout":
+                not kind_of(parts[ex.part - 1].answer_kind).names_mistakes:
             close = suggest_name(ex.mistake, known, known)
             hint = f" (did you mean {close!r}?)" if close else \
                 f" (part {ex.part}'s mistakes: {', '.join(map(repr, known)) or 'none'})"
@@ -416,7 +417,7 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((loc, "follow-through carries a scenario's earlier answers into a "
                         "later part; a single-part template has none"))
             continue
-        if part.answer_kind != "number" or a.expr is None:
+        if not kind_of(part.answer_kind).amount or a.expr is None:
             out.append((loc, "follow-through needs a number answer given by answer.expr "
                         "that names the earlier parts' quantities"))
             continue
@@ -430,7 +431,7 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
                 continue
             earlier = parts[k - 1]
             q = earlier.answer.quantity
-            if earlier.answer_kind != "number" or q is None:
+            if not kind_of(earlier.answer_kind).amount or q is None:
                 out.append((loc, f"part {k}'s answer is not a solver quantity, so it cannot "
                             "carry forward: give it answer.quantity"))
             elif q not in names:
@@ -628,34 +629,10 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))
-    if part.answer_kind == "number" and not any(loc[-1] == "unit" for loc, _ in out):
+    kind = kind_of(part.answer_kind)
+    if kind.amount and not any(loc[-1] == "unit" for loc, _ in out):
         out += _check_dimensions(part, base, compiled_ok)
-    from questions.kinds import kind_of
-
-    out += kind_of(part.answer_kind).check_loaded(part, base)
-    if part.answer_kind == "spoken":
-        out += _check_spoken(part, base)
-    return out
-
-
-def _check_spoken(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
-    """A spoken answer names `answer.show` (learn mode walks through those quantities:
-    the part has no single quantity of its own), and its model answer does not follow a
-    figure with the figure's own unit."""
-    from solver.quantities import QUANTITIES
-
-    a = part.answer
-    out: list[tuple[list[str | int], str]] = []
-    if not a.show:
-        named = [f.quantity for f in a.figures if f.quantity in QUANTITIES]
-        example = ", ".join(f'"{q}"' for q in dict.fromkeys(named)) or '"QUANTITY"'
-        out.append((base + ["answer"], "a spoken answer needs answer.show: learn mode walks "
-                    "through those quantities, as a spoken part has no single quantity of "
-                    f"its own; e.g. show = [{example}] (the quantities of its figures)"))
-    units = {f.id: f.unit or (QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES
-                              else "1") for f in a.figures}
-    for written, reason in _unit_twice(a.model_answer, frozenset(), units):
-        out.append((base + ["answer", "model_answer", _AT + written], reason))
+    out += kind.check_loaded(part, base)
     return out
 
 
@@ -709,7 +686,7 @@ def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     out: list[tuple[list[str | int], str]] = []
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
-        if part.answer_kind == "number":
+        if kind_of(part.answer_kind).amount:
             out += _unit_warnings(part, base)
     out += _default_key_warnings(t)
     out += _set_key_warnings(t)
@@ -849,7 +826,7 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     out: set[str] = set()
     for part in t.all_parts():
         a = part.answer
-        if part.answer_kind == "layout":  # the layout search reads every key
+        if kind_of(part.answer_kind).searches_layout:  # the search reads every key
             return set(KEYS)
         names = {a.quantity, *a.show} | {f.quantity for f in a.figures}
         for text in (a.expr, *(w.if_ for w in a.when), *(f.expr for f in a.figures)):

@@ -158,7 +158,9 @@ def _predraws(template: Template, seed: int, drawing: Drawing) -> None:
     """A template's first draw: its other seeds' derivations too, now or (a one-shot
     command) after the output; not for a layout key, a search that reads the engine
     itself at every draw."""
-    if all(p.answer_kind != "layout" for p in template.all_parts()):
+    from questions.kinds import kind_of
+
+    if not any(kind_of(p.answer_kind).searches_layout for p in template.all_parts()):
         if DEFERRED is None:
             _predraw(template, seed)
         else:
@@ -231,6 +233,7 @@ def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> 
     """
     import time
 
+    from questions.kinds import kind_of
     from questions.variants import make_variant
     from solver import light
 
@@ -242,7 +245,8 @@ def fill_plans(catalog: Catalog, cache: Path, budget: float = FILL_BUDGET_S) -> 
                 break
             view = catalog.fresh(template_id) or cast("Template | None",
                                                       _bank_view(catalog, template_id))
-            if view is None or any(p.answer_kind == "layout" for p in view.all_parts()):
+            if view is None or any(kind_of(p.answer_kind).searches_layout
+                                   for p in view.all_parts()):
                 continue  # (a layout key reads the engine itself at every draw)
             for seed in range(FILL_SEEDS):
                 with contextlib.suppress(Exception):  # a seed that cannot be drawn

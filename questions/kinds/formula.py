@@ -11,7 +11,10 @@ if TYPE_CHECKING:
     from questions.schema import Part
     from questions.variants import PartVariant
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "NAME"]
+
+NAME = "formula"
+"""The kind's name in templates (``answer_kind``)."""
 
 
 def check_part(part: Part) -> None:

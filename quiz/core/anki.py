@@ -148,20 +148,9 @@ def _html(text: str) -> str:
 
 
 def _accepted(pv: PartVariant) -> str:
-    from solver.units import format_value
+    from quiz.core.kinds import kind_of
 
-    key = pv.key
-    if pv.kind == "number" and key.value is not None and key.unit:
-        low = key.value - key.tolerance * abs(key.value)
-        high = key.value + key.tolerance * abs(key.value)
-        text = (f"Accepted: {format_value(low, key.unit)} to {format_value(high, key.unit)} "
-                f"(±{key.tolerance:.0%})")
-        others = "; ".join(f"{a.name}: {format_value(a.value, key.unit)}" for a in pv.accepted)
-        return _html(text + (f". Also accepted: {others}" if others else ""))
-    if pv.kind == "formula" and key.symbols:
-        legend = ", ".join(f"{k} = {v}" for k, v in key.symbols.items())
-        return _html(f"Any equivalent formula ({legend})")
-    return ""
+    return _html(kind_of(pv.kind).accepted_text(pv))
 
 
 def _answer(pv: PartVariant) -> str:

@@ -225,12 +225,13 @@ def _followup_part(variant: Variant, family: str) -> PartVariant:
 
 def _read_earlier(parts: Sequence[PartVariant], texts: dict[int, str]) -> dict[int, float]:
     """The earlier parts' answers as values (those that read as numbers)."""
+    from questions.kinds import kind_of
     from quiz.core.grading import read_answer
     from quiz.core.reading import Unreadable
 
     out: dict[int, float] = {}
     for k, text in texts.items():
-        if 1 <= k <= len(parts) and parts[k - 1].kind == "number":
+        if 1 <= k <= len(parts) and kind_of(parts[k - 1].kind).amount:
             try:
                 out[k] = read_answer(parts[k - 1], text).value.value
             except Unreadable:

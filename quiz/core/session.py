@@ -21,6 +21,7 @@ from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
+from questions.kinds import kind_of as question_kind
 from questions.loader import Bank, Summary
 from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
@@ -376,7 +377,7 @@ class Session(ABC):
         seconds = max(0.0, self.clock() - q.started)
         if g.verdict == "invalid":
             return Outcome(g, q, None, seconds, False)
-        if q.part.kind == "number" and q.followup is None:
+        if question_kind(q.part.kind).amount and q.followup is None:
             self._earlier[q.part.index] = read_answer(q.part, text).value.value
         q.answer_text = text
         more = q.followup is None and q.part.index < len(q.variant.parts)
@@ -984,7 +985,7 @@ thirty seconds; composing it, a few minutes)."""
 
 def spoken_templates(bank: Bank) -> list[str]:
     """The bank's spoken (30-second answer) templates, in id order."""
-    return sorted(tid for tid, t in bank.summaries.items() if t.kind == "spoken")
+    return sorted(tid for tid, t in bank.summaries.items() if kind_of(t.kind).paragraph)
 
 
 def mock_plan(bank: Bank, n: int, rng: random.Random,

@@ -230,11 +230,18 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
             keys.append(("u", "Follow-up", "screen.follow_up"))
         if self.missed and self.outcome.question.followup is None:
             keys.append(("w", "Walk through", "screen.walk"))
-        if self.outcome.question.part.kind == "layout":  # see check_action
+        if self._lab:  # see check_action
             keys.append(("l", "Lab", "screen.open_lab"))
         return keys + [("f", "Flag", "screen.flag"),
                        ("v", "Question", "screen.show_question"),
                        ("?", "Help", "app.open_mode('help')")]
+
+    @property
+    def _lab(self) -> bool:
+        """A layout question: the layout lab is offered."""
+        from questions.kinds import kind_of
+
+        return kind_of(self.outcome.question.part.kind).searches_layout
 
     @property
     def missed(self) -> bool:
@@ -244,7 +251,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer the layout lab only after a layout question."""
         if action == "open_lab":
-            return self.outcome.question.part.kind == "layout"
+            return self._lab
         if action == "walk":  # (a follow-up has no derivation steps of its own)
             return self.missed and self.outcome.question.followup is None
         if action == "follow_up":
