@@ -25,8 +25,7 @@ import contextlib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.followspec import FollowUpSpec
@@ -35,7 +34,6 @@ from questions.variants import Key, KnownMistake, PartVariant
 from solver.errors import QuizError
 
 if TYPE_CHECKING:
-    from questions.derivation import Derivation
     from questions.schema import Scalar, Template
     from questions.variants import Variant
     from solver.inputs import Inputs
@@ -89,26 +87,10 @@ class NotApplicable(QuizError):
 
 @dataclass
 class FollowPart(PartVariant):
-    """A follow-up's question: graded like any part; its worked solution opens with the
-    engine's breakdown before and after the change, side by side."""
-
-    side_by_side: str = ""
-    """The before/after comparison (the first thing the explanation shows)."""
-    synthetic: bool = False
-    """Keyed by the layout engine (no solver derivation to show)."""
-
-    @cached_property
-    def derivation(self) -> Derivation:
-        """The derivation, with the before/after comparison first."""
-        from dataclasses import replace
-
-        from questions.derivation import Derivation
-
-        if self.synthetic:
-            return Derivation(intro=self.side_by_side, answer=self.key.display)
-        base = cast("Derivation", vars(PartVariant)["derivation"].func(self))
-        return replace(base, intro="\n\n".join(x for x in (self.side_by_side, base.intro)
-                                               if x))
+    """A follow-up's question: graded like any part; its worked solution
+    (:func:`questions.derivation.derivation_of`) opens with the engine's breakdown
+    before and after the change, side by side (:attr:`side_by_side`), and one keyed by
+    the engine (:attr:`synthetic`) is that comparison and the key."""
 
 
 @dataclass
@@ -493,7 +475,8 @@ def _follow_part(pv: PartVariant, prompt: str, side: str, *, synthetic: bool = F
     values["prompt"] = prompt
     if mistakes is not None:
         values["mistakes"] = tuple(mistakes)
-    return FollowPart(**values, side_by_side=side, synthetic=synthetic)
+    values["side_by_side"], values["synthetic"] = side, synthetic
+    return FollowPart(**values)
 
 
 # ---------------------------------------------------------------- engine asks

@@ -696,7 +696,7 @@ def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
 def _set_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     """A part's text quoting a drawn or fixed key that the part's `answer.set` changes:
     the text shows the drawn value, the key uses the set one."""
-    from questions.variants import _placeholders
+    from questions.text import _placeholders
 
     parts = t.all_parts()
     out: list[tuple[list[str | int], str]] = []
@@ -766,7 +766,8 @@ def _default_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     drawn preset sets): every variant shows the key's default, which the answer may not
     use (``{micro_batch}`` shows 1 while the key uses the drawn ``microbatches``)."""
     from questions.errors import TemplateError
-    from questions.variants import _placeholders, _split, describe, draw_params, suggest_name
+    from questions.params import _split, draw_params
+    from questions.text import _placeholders, describe, suggest_name
     from solver.errors import SolverError
     from solver.inputs import resolve_inputs
     from solver.keys import KEYS
@@ -817,7 +818,8 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     figures), for the parameters of one draw: a key quoted at its default that an
     answer reads shows what the answer uses."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES, _split
+    from questions.params import _split
+    from questions.text import NAMES
     from solver.engine import derivation
     from solver.inputs import ctx_of, resolve_inputs
     from solver.keys import KEYS

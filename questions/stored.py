@@ -46,7 +46,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from questions.derivation import Derivation
+from questions.derivation import Derivation, derivation_of, keep
 from questions.private import private_file
 
 if TYPE_CHECKING:
@@ -464,7 +464,7 @@ def _part_json(pv: PartVariant) -> dict[str, Any]:
             "key": asdict(pv.key), "mistakes": [asdict(m) for m in pv.mistakes],
             "accepted": [asdict(a) for a in pv.accepted], "overrides": pv.overrides,
             "model": pv.model, "gpu": pv.gpu, "env": pv.env, "follow": follow,
-            "labels": pv.labels, "derivation": pv.derivation.to_json()}
+            "labels": pv.labels, "derivation": derivation_of(pv).to_json()}
 
 
 def encode(value: Any) -> Any:
@@ -551,7 +551,7 @@ def _part(catalog: Catalog, template_id: str, seed: int,
                      tuple(AcceptedVariant(**a) for a in p["accepted"]),
                      dict(p["overrides"]), p["model"], p["gpu"], dict(p["env"]), follow,
                      dict(p["labels"]))
-    pv.__dict__["derivation"] = derivation_from_json(p["derivation"])  # cached_property
+    keep(pv, derivation_from_json(p["derivation"]))
     return pv
 
 

@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     import random
 
 if TYPE_CHECKING:
-    from questions.schema import Part, Scalar, Template
-    from questions.variants import AcceptedVariant, Key, KnownMistake, PartVariant
+    from questions.fields import PartFields as Part
+    from questions.fields import Scalar
+    from questions.model import AcceptedVariant, Key, KnownMistake, PartVariant
     from solver.engine import Inputs
 
 __all__ = ["AddStep", "DrawnKey", "KeyContext", "Location", "QuestionKind", "default_answer_line",
@@ -32,7 +33,7 @@ class KeyContext:
     """What drawing a part's key may use.
 
     Attributes:
-        template: the template.
+        template_id: the template's id (for messages).
         part: the part being drawn.
         inputs: the solver's inputs for this draw (model, GPU, keys).
         value: ``value(set, expr, quantity)``: the answer re-derived with the keys in
@@ -43,7 +44,7 @@ class KeyContext:
             with its placeholders filled in for this draw.
     """
 
-    template: Template
+    template_id: str
     part: Part
     inputs: Inputs
     value: Callable[[Mapping[str, Scalar], str | None, str | None], float]

@@ -12,8 +12,8 @@ from questions.kinds.base import AddStep, DrawnKey, KeyContext, Location, Questi
 if TYPE_CHECKING:
     import random
 
-    from questions.schema import Part
-    from questions.variants import Key, PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
 __all__ = ["CHOICE", "KIND", "MULTI", "key"]
 
@@ -26,7 +26,7 @@ MULTI = "multi"
 def key(correct: tuple[str, ...], display: str | None = None, *, many: bool = False) -> Key:
     """A choice key: the right labels (``many``: a multi-select's), displayed as the
     labels unless ``display`` says otherwise (a yes-or-no step's word)."""
-    from questions.variants import Key
+    from questions.model import Key
 
     return Key(MULTI if many else CHOICE,
                ", ".join(correct) if display is None else display, correct=correct)
@@ -89,7 +89,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The right labels: the first ``answer.when`` that holds, else ``answer.correct``."""
-    from questions.variants import KnownMistake
+    from questions.model import KnownMistake
 
     part, a = ctx.part, ctx.part.answer
     correct = a.correct
@@ -105,7 +105,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
 
 def answer_line(pv: PartVariant) -> str:
     """Each right label with its text."""
-    from questions.variants import picks_text
+    from questions.text import picks_text
 
     return f"Answer: {picks_text(pv.spec.choices, pv.key.correct)}"
 
@@ -148,7 +148,7 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
 def key_words(pv: PartVariant) -> str:
     """Each right label with its option's text (``a) ...; c) ...``); a key already in
     words (a walk-through's yes-or-no step) as it is."""
-    from questions.variants import picks_text
+    from questions.text import picks_text
 
     if not pv.key.correct or pv.key.display != ", ".join(pv.key.correct):
         return pv.key.display
@@ -158,7 +158,7 @@ def key_words(pv: PartVariant) -> str:
 def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
     """Learn mode for a choice or multi-select without arithmetic: one yes-or-no step
     per option (a choice part of its own, answered yes or no)."""
-    from questions.schema import Answer, Part
+    from questions.fields import Answer, PartFields
 
     a = pv.spec.answer
     many = pv.kind == MULTI
@@ -169,7 +169,7 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
         answer = Answer(correct=["a" if right else "b"], explanation=why)
         ask = (f"Is ({label}) one of the right options: “{choice}”? (yes or no)" if many
                else f"Is ({label}) the right option: “{choice}”? (yes or no)")
-        spec = Part.model_construct(prompt=ask, answer_kind=CHOICE, answer=answer,
+        spec = PartFields.model_construct(prompt=ask, answer_kind=CHOICE, answer=answer,
                                     choices=["yes", "no"], rows=[], columns={},
                                     mistakes=[], hints=[], tags=[])
         step_key = key(("a" if right else "b",), "yes" if right else "no")

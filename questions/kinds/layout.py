@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from questions.kinds.base import DrawnKey, KeyContext, QuestionKind, no_checks
 
 if TYPE_CHECKING:
-    from questions.variants import Key
+    from questions.model import Key
 
 __all__ = ["KIND", "NAME", "key"]
 
@@ -17,7 +17,7 @@ NAME = "layout"
 
 def key(display: str, step_time: float) -> Key:
     """A layout key: the layout as typed back, and its step time in seconds."""
-    from questions.variants import Key
+    from questions.model import Key
 
     return Key(NAME, display, value=step_time, unit="s")
 

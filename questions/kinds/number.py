@@ -10,8 +10,8 @@ from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Part
-    from questions.variants import Key, PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
 __all__ = ["KIND", "NAME", "key"]
 
@@ -21,7 +21,7 @@ NAME = "number"
 
 def key(display: str, value: float, unit: str, tolerance: float = 0.03) -> Key:
     """A number key: ``value`` in base ``unit``, graded within ``tolerance``."""
-    from questions.variants import Key
+    from questions.model import Key
 
     return Key(NAME, display, value, unit, tolerance)
 
@@ -72,15 +72,15 @@ def count_mode(a: Any) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
-    from questions.variants import AcceptedVariant, KnownMistake
+    from questions.model import AcceptedVariant, KnownMistake
     from solver.light import QUANTITIES
     from solver.units import COUNT_UNITS, format_value
 
-    t, a = ctx.template, ctx.part.answer
+    a = ctx.part.answer
     value = ctx.value({}, a.expr, a.quantity)
     unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
     if not math.isfinite(value):
-        raise TemplateError(f"{t.id}: the answer is not finite",
+        raise TemplateError(f"{ctx.template_id}: the answer is not finite",
                             reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
     display = format_value(value, unit, binary=binary)

@@ -18,8 +18,9 @@ from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Figure, Part
-    from questions.variants import FigureKey, PartVariant
+    from questions.fields import Figure
+    from questions.fields import PartFields as Part
+    from questions.model import FigureKey, PartVariant
 
 __all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "figure_derivation", "fill_figures"]
 
@@ -95,7 +96,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     given."""
     from questions.dimensions import dim_of_unit
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES, placeholder_problems
+    from questions.text import NAMES, placeholder_problems
     from solver.keys import KEYS
     from solver.quantities import QUANTITIES
     from solver.units import BASE_UNITS
@@ -177,16 +178,16 @@ def fill_figures(text: str, figures: dict[str, str]) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """Every figure's value; the key's display is the model answer for this draw."""
-    from questions.variants import FigureKey, Key, KnownMistake
+    from questions.model import FigureKey, Key, KnownMistake
     from solver.units import format_value
 
-    part, t = ctx.part, ctx.template
+    part = ctx.part
     figures: list[FigureKey] = []
     for f in part.answer.figures:
         value = ctx.value(dict(f.set), f.expr, f.quantity)
         if not math.isfinite(value) or value <= 0:
             reason = f"figure {f.id!r} is not a finite positive number ({value})"
-            raise TemplateError(f"{t.id}: {reason}", reason=reason)
+            raise TemplateError(f"{ctx.template_id}: {reason}", reason=reason)
         unit = _unit(f)
         figures.append(FigureKey(f.id, f.label, value, unit, format_value(value, unit),
                                  f.tolerance, f.weight, dict(f.set), f.quantity or "",
@@ -224,7 +225,7 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
     """
     from questions.derivation import show_expr
     from questions.expr import compile_expr
-    from questions.variants import NAMES, describe
+    from questions.text import NAMES, describe
     from solver.inputs import resolve_inputs
     from solver.light import evaluate, solve
     from solver.units import format_value

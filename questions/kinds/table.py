@@ -8,8 +8,8 @@ from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Part
-    from questions.variants import Key, PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
 __all__ = ["KIND", "NAME", "key"]
 
@@ -19,7 +19,8 @@ NAME = "table"
 
 def key(rows: list[str], cells: dict[str, tuple[str, ...]]) -> Key:
     """A table key: for each of ``rows``, the right column codes."""
-    from questions.variants import Key, table_display
+    from questions.model import Key
+    from questions.text import table_display
 
     return Key(NAME, table_display(rows, cells), cells=cells)
 
@@ -41,7 +42,7 @@ def check_part(part: Part) -> None:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The cells as written; a mistake is a set of rows answered a known wrong way."""
-    from questions.variants import KnownMistake
+    from questions.model import KnownMistake
 
     part = ctx.part
     cells = {r: tuple(c) for r, c in part.answer.cells.items()}
@@ -55,14 +56,14 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
     """Learn mode for a table: one step per row (which columns apply to this row)."""
     from dataclasses import replace
 
-    from questions.schema import Part
+    from questions.fields import PartFields
 
     columns = ", ".join(f"{c} = {meaning}" for c, meaning in pv.spec.columns.items())
     for row in pv.spec.rows:
         cells = {row: pv.key.cells.get(row, ())}
         ask = (f"Just the row {row}: which columns apply ({columns})? Type it as "
                f"`{row}: {' '.join(list(pv.spec.columns)[:2])}`, or `{row}: -` for none.")
-        spec = Part.model_construct(prompt=ask, answer_kind=NAME,
+        spec = PartFields.model_construct(prompt=ask, answer_kind=NAME,
                                     answer=pv.spec.answer, choices=[], rows=[row],
                                     columns=pv.spec.columns, mistakes=[], hints=[], tags=[])
         step_key = key([row], cells)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from questions.derivation import derivation_of, explanation_of
 from quiz.commands.common import catalog, variant_cache
 
 
@@ -57,8 +58,8 @@ def _part_json(pv: Any) -> dict[str, Any]:
 
     out: dict[str, Any] = {"prompt": pv.prompt, "answer_kind": pv.kind,
                            "choices": list(pv.spec.choices), "expected": _expected(pv.key),
-                           "explanation": pv.explanation,
-                           "derivation": pv.derivation.to_json()}
+                           "explanation": explanation_of(pv),
+                           "derivation": derivation_of(pv).to_json()}
     if pv.follow is not None:  # graded against earlier answers too (quiz check --earlier)
         out["follow"] = {"parts": [c.part for c in pv.follow.carried],
                          "credit": pv.follow.credit}
@@ -130,7 +131,7 @@ def print_grade(g: Any, pv: Any, headline: str) -> None:
         print(f"Mistake:  {g.mistake}")
     print(g.feedback)
     print()
-    print(pv.explanation)
+    print(explanation_of(pv))
 
 
 def check_json(variant: Any, part: int, answer: str,
@@ -162,8 +163,8 @@ def check_json(variant: Any, part: int, answer: str,
             "template": variant.template.id, "seed": variant.seed, "part": part,
             "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
             "expected": _expected(g.key), "mistake": g.mistake, "feedback": g.feedback,
-            "explanation": pv.explanation,
-            "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
+            "explanation": explanation_of(pv),
+            "derivation": derivation_of(pv).with_mistake(g.mistake, g.feedback).to_json()}
     if g.checklist is not None:
         data["checklist"] = g.checklist.to_json()
     return data, g
@@ -239,8 +240,8 @@ def followup_check_json(fu: Any, variant: Any, answer: str) -> tuple[dict[str, A
         "template": variant.template.id, "seed": variant.seed,
         "part": fu.extra.get("part", 1), "verdict": g.verdict, "score": g.score,
         "read_as": g.read_as, "expected": _expected(g.key), "mistake": g.mistake,
-        "feedback": g.feedback, "explanation": fu.pv.explanation,
-        "derivation": fu.pv.derivation.with_mistake(g.mistake, g.feedback).to_json(),
+        "feedback": g.feedback, "explanation": explanation_of(fu.pv),
+        "derivation": derivation_of(fu.pv).with_mistake(g.mistake, g.feedback).to_json(),
         "followup": fu.to_json()}
     if g.checklist is not None:
         data["checklist"] = g.checklist.to_json()

@@ -555,6 +555,8 @@ def _preview_part(pv: PartVariant) -> list[str]:
     for i, h in enumerate(spec.hints, 1):
         lines.append(f"Hint {i} (costs {h.cost:g}): {h.text}")
     lines += ["", "Explanation:"]
-    lines += [f"  {line}" for line in pv.explanation.splitlines()]
+    from questions.derivation import explanation_of
+
+    lines += [f"  {line}" for line in explanation_of(pv).splitlines()]
     lines.append("")
     return lines

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
+from questions.derivation import derivation_of
 from quiz.core.errors import NoQuestions
 from quiz.core.outputs import OutputError, replacing
 
@@ -221,7 +222,7 @@ def _note(variant: Variant, pv: PartVariant) -> AnkiNote:
     return AnkiNote(
         guid=note_guid(t.id, t.version, variant.seed, pv.index),
         fields=(html.escape(label), _front(variant, pv), _parameters(variant), _answer(pv),
-                _accepted(pv), derivation_html(pv.derivation), _mistakes(pv)),
+                _accepted(pv), derivation_html(derivation_of(pv)), _mistakes(pv)),
         tags=(f"topic::{t.topic}", *(tag.replace(" ", "_") for tag in t.tags)),
     )
 

@@ -20,6 +20,7 @@ from datetime import datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
+from questions.derivation import derivation_of, explanation_of
 from questions.errors import TemplateError
 from questions.kinds import kind_of as question_kind
 from questions.loader import Bank, Summary
@@ -138,7 +139,7 @@ class Outcome:
     @property
     def explanation(self) -> str:
         """The worked derivation."""
-        return self.question.part.explanation
+        return explanation_of(self.question.part)
 
 
 
@@ -930,7 +931,7 @@ class MockSession(Session):
                    "seconds": round(out.seconds, 1), "answer": q.answer_text,
                    "read_as": out.grade.read_as, "key": out.grade.shown_key,
                    "mistake": out.grade.mistake, "feedback": out.grade.feedback}
-            solutions.append((q.label, q.part.derivation))
+            solutions.append((q.label, derivation_of(q.part)))
             mark = _CHAIN_MARKS.get(out.grade.verdict, out.grade.verdict)
             if q.followup is not None:
                 # Follow-ups are listed and chained to their question; the score stays

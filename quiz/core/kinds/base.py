@@ -16,7 +16,7 @@ from quiz.core.types import Verdict
 from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
 if TYPE_CHECKING:
-    from quiz.core.kinds.spoken import Checklist
+    from quiz.core.rubric import Checklist
 
 __all__ = ["AnswerKind", "Grade", "Read", "by_credit", "invalid", "relative_error",
            "unreadable_message"]

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from questions.derivation import derivation_of
 from quiz.tui import heap
 from quiz.tui.data import percent, seconds_text
 from quiz.tui.widgets.derivation import Derivation
@@ -94,7 +95,7 @@ def prepare(question: Question) -> None:
     from quiz.core.grading import grade
 
     part = question.part
-    _ = part.derivation
+    _ = derivation_of(part)
     if part.kind in _PREPARED:
         return
     _PREPARED.add(part.kind)
@@ -178,7 +179,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
             walk = SizedStatic(_WALK_OFFER, id="feedback-walk-offer")
             walk.display = self.missed and self.leech
             yield walk
-            yield Derivation(out.question.part.derivation, title="Worked solution",
+            yield Derivation(derivation_of(out.question.part), title="Worked solution",
                              id="feedback-derivation")
         yield KeysLine(self._keys())
 
@@ -219,7 +220,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
         question.display = False
         self.query_one("#feedback-summary", Static).update(summary_markup(outcome))
         self.query_one("#feedback-walk-offer").display = self.missed and self.leech
-        self.query_one(Derivation).show(outcome.question.part.derivation)
+        self.query_one(Derivation).show(derivation_of(outcome.question.part))
         self.query_one(KeysLine).set_keys(self._keys())
         self.query_one("#feedback-scroll", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
