@@ -16,7 +16,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from questions.errors import FieldError
-from questions.types import AnswerKind, Verdict
+from questions.types import Verdict
 
 MAX_STEPS = 1e15
 """A range's bounds may be at most this many steps from 0 (float precision ends there)."""
@@ -335,8 +335,9 @@ class PartFields(_Model):
 
     prompt: str
     """The question, with {placeholders} for parameters and quantities."""
-    answer_kind: AnswerKind = "number"
-    """How the answer is typed and graded."""
+    answer_kind: str
+    """How the answer is typed and graded (:class:`questions.schema.Part` admits the
+    registered kinds' names)."""
     answer: Answer
     """The key."""
     choices: list[str] = Field(default_factory=list)

@@ -9,9 +9,17 @@ its kind here).
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, get_args
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    ConfigDict,
+    Field,
+    PlainValidator,
+    WithJsonSchema,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from questions.errors import FieldError
 from questions.fields import (
@@ -32,6 +40,7 @@ from questions.fields import (
     _Model,
 )
 from questions.followspec import FollowUpSpec, check_followups
+from questions.kinds import KINDS, kind_of, number
 from questions.tags import RAPID_FIRE
 from questions.types import AnswerKind
 
@@ -47,13 +56,30 @@ TOPICS = ("memory", "compute", "parallelism", "communication", "pipeline", "infe
           "reliability")
 
 
+def _registered(name: object) -> str:
+    """A registered answer kind's name (pydantic's words for a value not among them)."""
+    if isinstance(name, str) and name in KINDS:
+        return name
+    names = [repr(n) for n in KINDS]
+    expected = f"{', '.join(names[:-1])} or {names[-1]}"
+    raise PydanticCustomError("literal_error", "Input should be {expected}",
+                              {"expected": expected})
+
+
+KindName = Annotated[str, PlainValidator(_registered),
+                     WithJsonSchema({"enum": list(get_args(AnswerKind)), "type": "string"})]
+"""An answer kind's name: any kind registered in :data:`questions.kinds.KINDS` (the
+JSON Schema lists :data:`questions.types.AnswerKind`'s)."""
+
+
 class Part(PartFields):
     """One step of a question: a prompt and its answer (a scenario has several)."""
 
+    answer_kind: KindName = number.NAME
+    """How the answer is typed and graded."""
+
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
-        from questions.kinds import kind_of
-
         kind_of(self.answer_kind).check_part(self)
         return self
 
@@ -89,7 +115,7 @@ class Template(_Model):
     """How long a prepared person takes; used by scheduling."""
     prompt: str = ""
     """A single-part question's prompt (or use [[parts]])."""
-    answer_kind: AnswerKind = "number"
+    answer_kind: KindName = number.NAME
     """A single-part question's answer kind."""
     answer: Answer | None = None
     """A single-part question's key."""
