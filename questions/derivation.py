@@ -372,7 +372,7 @@ def _shown_derivation(pv: PartVariant) -> Derivation:
     return replace(base, intro="\n\n".join(x for x in (pv.side_by_side, base.intro) if x))
 
 
-_SHOWN = "_derivation"
+_SHOWN = "derivation"
 """Where :func:`derivation_of` keeps a part's derivation as shown (never a field, so a
 copy made with ``dataclasses.replace`` for another key starts without it)."""
 
