@@ -241,6 +241,15 @@ def templates_of(bank: Any, kind: str) -> list[str]:
     return out
 
 
+LETTER_TOGGLES = frozenset({"multi"})
+"""Rows whose key ("a, d") is typed as letters toggled one by one (a, space, d)."""
+READING_CACHE = frozenset({"formula"})
+"""Rows whose answer box keeps readings by text: cleared per sample, so that every
+keystroke reads afresh."""
+PARAGRAPHS = frozenset({"spoken"})
+"""Kinds typed in a text area: each sample is also paired with the area's own echo."""
+
+
 def key_script(row: str, display: str) -> list[str]:
     """The keys pressed, in a cycle: the key as shown letter by letter (readings and
     refusals in turn), then deleted letter by letter; arrows move the cursor about."""
@@ -248,7 +257,7 @@ def key_script(row: str, display: str) -> list[str]:
         return ["left", "right", "home", "end"]
     typed = {"spoken": display[:60], "spoken-long": display[-60:],
              "spoken-1500": display[-60:]}.get(row, display)
-    if row == "multi":  # a toggle per letter: "a, d" typed as a, space, d
+    if row in LETTER_TOGGLES:
         typed = " ".join(c for c in typed if c.isalpha())
     keys = [{" ": "space"}.get(c, c) for c in typed]
     return keys + ["backspace"] * len(keys)
@@ -383,7 +392,7 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS,
                 await until_quiet(pilot, lambda: True)
             keys = key_script(row, display)
             for n in range(samples):
-                if row == "formula":
+                if row in READING_CACHE:
                     box._readings.clear()
                 key = keys[n % len(keys)]
                 before = box.paragraph.text
@@ -394,7 +403,7 @@ async def keystrokes(samples: int, rows: tuple[str, ...] = KEY_ROWS,
                 in_gc[row].append((times[1], collections.within(start, start + times[1])))
                 sampled(row, n, times)
                 echo.append(await echo_sample(app, pilot, frames))
-                if kind == "spoken":  # the same key at the end of the same text
+                if kind in PARAGRAPHS:  # the same key at the end of the same text
                     area_echo[row].append(await echo_sample(
                         app, pilot, frames, area=True, text=before, key=key))
             await leave(screen)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from questions.kinds import kind_of
 from questions.located import AT as _AT
 
 if TYPE_CHECKING:
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
 def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     """Names the solver does not know, and expressions that are not allowed."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES, suggest_name
+    from questions.text import NAMES, suggest_name
     from solver.keys import KEYS
     from solver.presets import GPUS, MODELS
     from solver.quantities import QUANTITIES
@@ -139,7 +140,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
     of its part or an expression that compiles."""
     from questions.expr import ExprError, compile_expr
     from questions.kinds.number import GRADER_SLIPS
-    from questions.variants import EXAMPLE_PLACEHOLDER, NAMES, suggest_name
+    from questions.text import EXAMPLE_PLACEHOLDER, NAMES, suggest_name
 
     parts = t.all_parts()
     out: list[tuple[list[str | int], str]] = []
@@ -155,7 +156,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
         # a layout's verdicts ("illegal layout") are names too
         generic = GRADER_SLIPS.fullmatch(ex.mistake or "")
         if ex.mistake is not None and ex.mistake not in known and not generic and \
-                parts[ex.part - 1].answer_kind != "layout":
+                not kind_of(parts[ex.part - 1].answer_kind).names_mistakes:
             close = suggest_name(ex.mistake, known, known)
             hint = f" (did you mean {close!r}?)" if close else \
                 f" (part {ex.part}'s mistakes: {', '.join(map(repr, known)) or 'none'})"
@@ -192,7 +193,7 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
 def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
     """`answer.follow`: earlier number parts whose quantity this part's expr names."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES
+    from questions.text import NAMES
 
     out: list[tuple[list[str | int], str]] = []
     parts = t.all_parts()
@@ -206,7 +207,7 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((loc, "follow-through carries a scenario's earlier answers into a "
                         "later part; a single-part template has none"))
             continue
-        if part.answer_kind != "number" or a.expr is None:
+        if not kind_of(part.answer_kind).amount or a.expr is None:
             out.append((loc, "follow-through needs a number answer given by answer.expr "
                         "that names the earlier parts' quantities"))
             continue
@@ -220,7 +221,7 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
                 continue
             earlier = parts[k - 1]
             q = earlier.answer.quantity
-            if earlier.answer_kind != "number" or q is None:
+            if not kind_of(earlier.answer_kind).amount or q is None:
                 out.append((loc, f"part {k}'s answer is not a solver quantity, so it cannot "
                             "carry forward: give it answer.quantity"))
             elif q not in names:
@@ -254,7 +255,7 @@ def _text_fields(t: Template) -> list[tuple[list[str | int], str]]:
 
 def _check_placeholders(t: Template) -> list[tuple[list[str | int], str]]:
     """Unknown names, fields and format specs of `{placeholders}` in every text field."""
-    from questions.variants import MISTAKE_PLACEHOLDER, NAMES, placeholder_problems
+    from questions.text import MISTAKE_PLACEHOLDER, NAMES, placeholder_problems
 
     own = frozenset(t.params) | frozenset(t.fixed)
     names = NAMES | own
@@ -411,34 +412,10 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))
-    if part.answer_kind == "number" and not any(loc[-1] == "unit" for loc, _ in out):
+    kind = kind_of(part.answer_kind)
+    if kind.amount and not any(loc[-1] == "unit" for loc, _ in out):
         out += _check_dimensions(part, base, compiled_ok)
-    from questions.kinds import kind_of
-
-    out += kind_of(part.answer_kind).check_loaded(part, base)
-    if part.answer_kind == "spoken":
-        out += _check_spoken(part, base)
-    return out
-
-
-def _check_spoken(part: Part, base: list[str | int]) -> list[tuple[list[str | int], str]]:
-    """A spoken answer names `answer.show` (learn mode walks through those quantities:
-    the part has no single quantity of its own), and its model answer does not follow a
-    figure with the figure's own unit."""
-    from solver.quantities import QUANTITIES
-
-    a = part.answer
-    out: list[tuple[list[str | int], str]] = []
-    if not a.show:
-        named = [f.quantity for f in a.figures if f.quantity in QUANTITIES]
-        example = ", ".join(f'"{q}"' for q in dict.fromkeys(named)) or '"QUANTITY"'
-        out.append((base + ["answer"], "a spoken answer needs answer.show: learn mode walks "
-                    "through those quantities, as a spoken part has no single quantity of "
-                    f"its own; e.g. show = [{example}] (the quantities of its figures)"))
-    units = {f.id: f.unit or (QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES
-                              else "1") for f in a.figures}
-    for written, reason in _unit_twice(a.model_answer, frozenset(), units):
-        out.append((base + ["answer", "model_answer", _AT + written], reason))
+    out += kind.check_loaded(part, base)
     return out
 
 
@@ -492,7 +469,7 @@ def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     out: list[tuple[list[str | int], str]] = []
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
-        if part.answer_kind == "number":
+        if kind_of(part.answer_kind).amount:
             out += _unit_warnings(part, base)
     out += _default_key_warnings(t)
     out += _set_key_warnings(t)
@@ -502,7 +479,7 @@ def template_warnings(t: Template) -> list[tuple[list[str | int], str]]:
 def _set_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     """A part's text quoting a drawn or fixed key that the part's `answer.set` changes:
     the text shows the drawn value, the key uses the set one."""
-    from questions.variants import _placeholders
+    from questions.text import _placeholders
 
     parts = t.all_parts()
     out: list[tuple[list[str | int], str]] = []
@@ -572,7 +549,8 @@ def _default_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     drawn preset sets): every variant shows the key's default, which the answer may not
     use (``{micro_batch}`` shows 1 while the key uses the drawn ``microbatches``)."""
     from questions.errors import TemplateError
-    from questions.variants import _placeholders, _split, describe, draw_params, suggest_name
+    from questions.params import _split, draw_params
+    from questions.text import _placeholders, describe, suggest_name
     from solver.errors import SolverError
     from solver.inputs import resolve_inputs
     from solver.keys import KEYS
@@ -623,7 +601,8 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     figures), for the parameters of one draw: a key quoted at its default that an
     answer reads shows what the answer uses."""
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES, _split
+    from questions.params import _split
+    from questions.text import NAMES
     from solver.engine import derivation
     from solver.inputs import ctx_of, resolve_inputs
     from solver.keys import KEYS
@@ -632,7 +611,7 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     out: set[str] = set()
     for part in t.all_parts():
         a = part.answer
-        if part.answer_kind == "layout":  # the layout search reads every key
+        if kind_of(part.answer_kind).searches_layout:  # the search reads every key
             return set(KEYS)
         names = {a.quantity, *a.show} | {f.quantity for f in a.figures}
         for text in (a.expr, *(w.if_ for w in a.when), *(f.expr for f in a.figures)):

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from solver.units import format_value
 
 if TYPE_CHECKING:
-    from questions.variants import PartVariant
+    from questions.model import PartVariant
     from solver.engine import Result
     from solver.light import Worked
 
@@ -336,6 +336,46 @@ def explain(pv: PartVariant) -> Derivation:
     return done
 
 
+def derivation_of(pv: PartVariant) -> Derivation:
+    """The worked derivation people read (computed on first use: it runs the solver's
+    steps), opened by a follow-up's before/after comparison.
+
+    Never raises: a derivation the solver cannot produce becomes one saying why, so
+    feedback and reports always render (the self-test calls :func:`explain` directly
+    and reports the failure as a template bug).
+    """
+    done: Derivation | None = vars(pv).get(_SHOWN)
+    if done is None:
+        done = vars(pv)[_SHOWN] = _shown_derivation(pv)
+    return done
+
+
+def explanation_of(pv: PartVariant) -> str:
+    """The worked derivation as plain text (the JSON contract's ``explanation``)."""
+    return derivation_of(pv).text()
+
+
+def keep(pv: PartVariant, derivation: Derivation) -> None:
+    """Keep ``derivation`` as the part's (a variant read back from the cache)."""
+    vars(pv)[_SHOWN] = derivation
+
+
+def _shown_derivation(pv: PartVariant) -> Derivation:
+    if pv.synthetic:  # keyed by the layout engine: no solver derivation to show
+        return Derivation(intro=pv.side_by_side, answer=pv.key.display)
+    try:
+        base = explain(pv)
+    except (ValueError, LookupError) as exc:  # SolverError, TemplateError, ExprError
+        base = Derivation(intro=f"The worked derivation could not be produced: {exc}")
+    if not pv.side_by_side:
+        return base
+    return replace(base, intro="\n\n".join(x for x in (pv.side_by_side, base.intro) if x))
+
+
+_SHOWN = "derivation"
+"""Where :func:`derivation_of` keeps a part's derivation as shown (never a field, so a
+copy made with ``dataclasses.replace`` for another key starts without it)."""
+
 _EXPLAINED = "_explained"
 """Where :func:`explain` keeps a part's derivation (on the part; never a field, so a
 copy made with ``dataclasses.replace`` for another key starts without it)."""
@@ -343,13 +383,15 @@ copy made with ``dataclasses.replace`` for another key starts without it)."""
 
 def _explain(pv: PartVariant) -> Derivation:
     from questions.expr import compile_expr
-    from questions.variants import NAMES, describe, pv_env_value, reflow
+    from questions.kinds import kind_of
+    from questions.text import NAMES, describe, pv_env_value, reflow
     from solver.keys import KEYS
     from solver.light import QUANTITIES, solve
 
     a = pv.spec.answer
+    amount = kind_of(pv.kind).amount
     names: list[str] = []
-    if pv.kind == "number":
+    if amount:
         if a.quantity:
             names = [a.quantity]
         elif a.expr:
@@ -367,7 +409,7 @@ def _explain(pv: PartVariant) -> Derivation:
                      and (name == a.quantity or name in a.show))
         sections.append(result_section(r, brief=brief, shape_shown=not brief))
     combination = None
-    if pv.kind == "number" and a.expr and pv.key.value is not None and pv.key.unit:
+    if amount and a.expr and pv.key.value is not None and pv.key.unit:
         e = compile_expr(a.expr, NAMES | frozenset(pv.env))
         env = {n: _shown(n, pv_env_value(pv, n), describe) for n in e.names}
         single = len(e.names) == 1 and isinstance(e.tree, ast.Name)
@@ -421,5 +463,6 @@ def _answer(pv: PartVariant) -> str:
     return kind_of(pv.kind).answer_line(pv).removeprefix("Answer: ")
 
 
-__all__ = ["Derivation", "Section", "Step", "convention_words", "explain", "render_text",
+__all__ = ["Derivation", "Section", "Step", "convention_words", "derivation_of", "explain",
+           "explanation_of", "keep", "render_text",
            "result_section", "show_expr"]

@@ -8,14 +8,12 @@ touching the rest of the schema. Drawing and keying are in :mod:`questions.follo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from questions.errors import FieldError
-
-if TYPE_CHECKING:
-    from questions.schema import Template
 
 Change = Literal["seq", "gpus", "gpu", "moe", "global_batch", "interconnect", "precision"]
 """The inputs a follow-up may change."""
@@ -128,11 +126,10 @@ class FollowUpSpec(BaseModel):
                              f"not {value:g}")
 
 
-def check_followups(t: Template) -> Template:
-    """The template-level checks of its follow-ups: a `part` that exists."""
-    n_parts = len(t.parts) or 1
-    for i, f in enumerate(t.followups):
+def check_followups(followups: Sequence[FollowUpSpec], n_parts: int) -> None:
+    """The template-level checks of its follow-ups: a `part` that exists (of the
+    template's ``n_parts``)."""
+    for i, f in enumerate(followups):
         if f.part is not None and f.part > n_parts:
             raise FieldError(("followups", i, "part"), f"part {f.part} does not exist "
                              f"(the template has {n_parts})")
-    return t

@@ -25,16 +25,15 @@ import contextlib
 import random
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.followspec import FollowUpSpec
+from questions.kinds import choice, kind_of, layout, number
 from questions.variants import Key, KnownMistake, PartVariant
 from solver.errors import QuizError
 
 if TYPE_CHECKING:
-    from questions.derivation import Derivation
     from questions.schema import Scalar, Template
     from questions.variants import Variant
     from solver.inputs import Inputs
@@ -52,6 +51,12 @@ STANDARD_ENGINE: tuple[FollowUpSpec, ...] = (
 )
 """Every layout question (a template with a layout part, or one that asks the learner
 to lay out a cluster: tagged lay-it-out with the layout left open) gets these."""
+
+LAYOUT_ASK = "layout"
+"""The follow-up that asks to lay the cluster out again (``ask = "layout"``)."""
+
+PARTS_TOPICS = ("layout", "scenario")
+"""The topics whose templates (when not layout questions) get :data:`STANDARD_PARTS`."""
 
 STANDARD_PARTS: tuple[FollowUpSpec, ...] = (
     FollowUpSpec(change="seq", factor=[2], ask="part"),
@@ -82,26 +87,10 @@ class NotApplicable(QuizError):
 
 @dataclass
 class FollowPart(PartVariant):
-    """A follow-up's question: graded like any part; its worked solution opens with the
-    engine's breakdown before and after the change, side by side."""
-
-    side_by_side: str = ""
-    """The before/after comparison (the first thing the explanation shows)."""
-    synthetic: bool = False
-    """Keyed by the layout engine (no solver derivation to show)."""
-
-    @cached_property
-    def derivation(self) -> Derivation:
-        """The derivation, with the before/after comparison first."""
-        from dataclasses import replace
-
-        from questions.derivation import Derivation
-
-        if self.synthetic:
-            return Derivation(intro=self.side_by_side, answer=self.key.display)
-        base = cast("Derivation", vars(PartVariant)["derivation"].func(self))
-        return replace(base, intro="\n\n".join(x for x in (self.side_by_side, base.intro)
-                                               if x))
+    """A follow-up's question: graded like any part; its worked solution
+    (:func:`questions.derivation.derivation_of`) opens with the engine's breakdown
+    before and after the change, side by side (:attr:`side_by_side`), and one keyed by
+    the engine (:attr:`synthetic`) is that comparison and the key."""
 
 
 @dataclass
@@ -191,11 +180,11 @@ def standard_set(t: Template) -> tuple[FollowUpSpec, ...]:
     """The standard follow-ups of a template (empty for other than layout questions and
     scenarios)."""
     parts = t.all_parts()
-    if any(p.answer_kind == "layout" for p in parts) or (
+    if any(kind_of(p.answer_kind).searches_layout for p in parts) or (
             "lay-it-out" in t.tags and "tp" not in t.params and "tp" not in t.fixed
             and ("gpus" in t.params or "gpus" in t.fixed)):
         return STANDARD_ENGINE
-    if t.topic in ("layout", "scenario"):
+    if t.topic in PARTS_TOPICS:
         return STANDARD_PARTS
     return ()
 
@@ -451,7 +440,7 @@ def _part_again(spec: FollowUpSpec, variant: Variant, new: Mapping[str, Scalar],
     index = spec.part
     if index is None:
         index = next((p.index for p, q in zip(variant.parts, after.parts, strict=True)
-                      if p.kind == "number" and p.key.value and q.key.value
+                      if kind_of(p.kind).amount and p.key.value and q.key.value
                       and abs(q.key.value - p.key.value) > p.key.tolerance
                       * abs(p.key.value)), None)
         if index is None:
@@ -461,7 +450,7 @@ def _part_again(spec: FollowUpSpec, variant: Variant, new: Mapping[str, Scalar],
     pv, was = after.parts[index - 1], variant.parts[index - 1]
     mistakes = pv.mistakes
     side = f"Before the change: {_key_words(was)}.\nAfter it: {_key_words(pv)}."
-    if pv.kind == "number" and was.key.value and pv.key.value and abs(
+    if kind_of(pv.kind).amount and was.key.value and pv.key.value and abs(
             was.key.value - pv.key.value) > 2 * pv.key.tolerance * abs(pv.key.value):
         mistakes = (KnownMistake(
             "figure before the change",
@@ -475,11 +464,7 @@ def _part_again(spec: FollowUpSpec, variant: Variant, new: Mapping[str, Scalar],
 
 def _key_words(pv: PartVariant) -> str:
     """A part's key as people read it (a choice's letters with their options' text)."""
-    from questions.variants import picks_text
-
-    if pv.kind in ("choice", "multi") and pv.key.correct:
-        return picks_text(pv.spec.choices, pv.key.correct)
-    return pv.key.display
+    return kind_of(pv.kind).key_words(pv)
 
 
 def _follow_part(pv: PartVariant, prompt: str, side: str, *, synthetic: bool = False,
@@ -490,7 +475,8 @@ def _follow_part(pv: PartVariant, prompt: str, side: str, *, synthetic: bool = F
     values["prompt"] = prompt
     if mistakes is not None:
         values["mistakes"] = tuple(mistakes)
-    return FollowPart(**values, side_by_side=side, synthetic=synthetic)
+    values["side_by_side"], values["synthetic"] = side, synthetic
+    return FollowPart(**values)
 
 
 # ---------------------------------------------------------------- engine asks
@@ -651,13 +637,13 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
             raise NotApplicable(f"the same layout cannot be built after the change: "
                                 f"{exc}") from exc
 
-    if ask == "layout":
+    if ask == LAYOUT_ASK:
         b1 = after_best()
         from questions.layout import key_of
 
-        key = Key("layout", key_of(b1).display, value=b1.step_time, unit="s")
+        key = layout.key(key_of(b1).display, b1.step_time)
         pv = part("Lay it out again: type the new layout as tp= pp= cp= ep= mb= zero= "
-                  "(recompute=full if you want activations recomputed).", "layout", key,
+                  "(recompute=full if you want activations recomputed).", layout.NAME, key,
                   (), side_by_side([("before", b0), ("best after", b1)]))
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
     if ask == "axis":
@@ -674,8 +660,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         # (a named mistake says its own feedback; the others get theirs as the option's)
         feedback = {lab: o.feedback for lab, o in zip(labels, options, strict=True)
                     if o.feedback and not o.mistake}
-        key = Key("choice", right, correct=(right,))
-        pv = part("What does the best layout change?", "choice", key, mistakes,
+        key = choice.key((right,))
+        pv = part("What does the best layout change?", choice.CHOICE, key, mistakes,
                   side_by_side([("before", b0), ("best after", b1)])
                   + f"\n\nThe best layout after the change: {_typed(b1)} (DP "
                   f"{b1.layout.dp}).", [o.text for o in options],
@@ -700,10 +686,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                     "all of it scaled with the sequence", "Only the activations (and "
                     "logits) grow with the sequence; weights, gradients and optimizer "
                     "states stay as they were.", 0.25, value=b0.memory_per_gpu * r))
-            key = Key("number", format_value(value, "B"), value=value, unit="B",
-                      tolerance=tol)
+            key = number.key(format_value(value, "B"), value, "B", tol)
             pv = part(keep + " How much memory does one GPU need now (model state, "
-                      "activations, logits and buffers)?", "number", key,
+                      "activations, logits and buffers)?", number.NAME, key,
                       _distinct(ms, value, tol), side, tolerance=tol)
             return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
         if ask == "fits":
@@ -716,8 +701,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                                f"It needs {format_value(e1.memory_per_gpu, 'B')} per GPU "
                                f"of {format_value(e1.usable, 'B')} usable.", 0.0,
                                choice=(wrong_pick,)),)
-            key = Key("choice", right, correct=(right,))
-            pv = part(keep + " Does it still fit?", "choice", key, fit_ms, side, fit_options)
+            key = choice.key((right,))
+            pv = part(keep + " Does it still fit?", choice.CHOICE, key, fit_ms, side,
+                      fit_options)
             return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
         movers = _movers(b0, e1)
         if not movers or movers[0][1] < MOVES_AT_LEAST:
@@ -727,8 +713,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         truth = texts[0]
         rng.shuffle(texts)
         right = chr(ord("a") + texts.index(truth))
-        key = Key("choice", right, correct=(right,))
-        pv = part(keep + " Which figure of it moves most?", "choice", key, (), side,
+        key = choice.key((right,))
+        pv = part(keep + " Which figure of it moves most?", choice.CHOICE, key, (), side,
                   [t[:1].upper() + t[1:] for t in texts])
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
     b1 = after_best()
@@ -740,9 +726,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                            f"change; after it the best layout steps in "
                            f"{format_value(b1.step_time, 's')}.", 0.0,
                            value=b0.step_time)]
-        key = Key("number", format_value(b1.step_time, "s"), value=b1.step_time, unit="s",
-                  tolerance=tol)
-        pv = part("What is the best layout's step time now?", "number", key,
+        key = number.key(format_value(b1.step_time, "s"), b1.step_time, "s", tol)
+        pv = part("What is the best layout's step time now?", number.NAME, key,
                   _distinct(ms, b1.step_time, tol), side, tolerance=tol)
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
     tol = TOLERANCE["mfu"]
@@ -755,9 +740,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
             f"run at: after the change that is the FP8 peak ({format_value(b, 'FLOP/s')}), "
             "so the same FLOP/s is a smaller fraction of it.", 0.25,
             value=b1.mfu * b / a))
-    key = Key("number", f"{b1.mfu:.1%}", value=b1.mfu, unit="1", tolerance=tol)
+    key = number.key(f"{b1.mfu:.1%}", b1.mfu, "1", tol)
     pv = part("What MFU does the best layout reach now (a fraction, or a percent)?",
-              "number", key, _distinct(ms, b1.mfu, tol), side, tolerance=tol, unit="1")
+              number.NAME, key, _distinct(ms, b1.mfu, tol), side, tolerance=tol, unit="1")
     return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
 
 

@@ -58,6 +58,11 @@ def _type_text(tp: Any, metadata: Sequence[Any] = ()) -> str:
 
     origin, args = typing.get_origin(tp), typing.get_args(tp)
     text: str
+    listed = next((m.json_schema["enum"] for m in metadata
+                   if isinstance(getattr(m, "json_schema", None), dict)
+                   and "enum" in m.json_schema), None)
+    if listed is not None:  # a name checked against a table (answer_kind): its names
+        return " \\| ".join(f'"{a}"' for a in listed)
     if origin is typing.Annotated:
         return _type_text(args[0], [*args[1:], *metadata])
     if origin in (typing.Union, types.UnionType):

@@ -26,6 +26,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from questions.derivation import Step
     from questions.schema import StepSpec
     from questions.variants import Key, PartVariant, Variant
@@ -80,15 +82,12 @@ class LearnStep:
         """The expected answer of the step."""
         return self.pv.key
 
-    def to_json(self) -> dict[str, Any]:
-        """The step as ``quiz ask --steps --json`` lists it."""
-        key = self.pv.key
-        expected: dict[str, Any] = {"value": key.value, "unit": key.unit,
-                                    "display": key.display}
-        if key.correct:
-            expected["correct"] = list(key.correct)
+    def to_json(self, expected: Mapping[str, Any]) -> dict[str, Any]:
+        """The step as ``quiz ask --steps --json`` lists it, with its key's
+        ``expected`` object (built by :func:`quiz.core.kinds.expected_json`, as for
+        every other key the JSON contract prints)."""
         return {"index": self.index, "quantity": self.quantity, "prompt": self.prompt,
-                "expected": expected, "part": self.part, "answer_kind": self.pv.kind,
+                "expected": dict(expected), "part": self.part, "answer_kind": self.pv.kind,
                 "final": self.final, "explanation": self.explanation,
                 "given": [g.why for g in self.given], "inputs": list(self.inputs)}
 
@@ -206,7 +205,9 @@ def _same(seen: list[tuple[str, float]], unit: str, value: float) -> bool:
 def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, float]],
                 start: int) -> list[LearnStep]:
     from questions.derivation import explain
+    from questions.kinds import kind_of
 
+    kind = kind_of(pv.kind)
     d = explain(pv)
     a = pv.spec.answer
     # Sections the template only shows come first: the chain ends on the key.
@@ -214,7 +215,7 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
                   and s.quantity != a.quantity]
     rest = [s for s in d.sections if s not in shown_only]
     work = [st for sec in (*shown_only, *rest) for st in sec.steps]
-    final_value = pv.key.value if pv.kind == "number" else None
+    final_value = pv.key.value if kind.amount else None
     if d.combination is not None:
         work.append(d.combination)
     by_name = {s.quantity: s for s in specs}
@@ -247,7 +248,7 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
         phrase = step_phrase(st.quantity, st.meaning)
         add(st.quantity, _number_prompt(phrase, not out, False), _step_pv(pv, st, phrase),
             st, _explain(st), what=phrase)
-    if pv.kind == "number":
+    if kind.amount:
         assert pv.key.value is not None and pv.key.unit is not None
         seen.append((pv.key.unit, pv.key.value))
         final_work = next((st for st in reversed(work) if _same(
@@ -262,10 +263,8 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
             prompt = f"{'Now the last step' if out else 'First'}: {how}. What do you get?"
         add(quantity, prompt, pv, final_work,
             _explain(final_work) if final_work else d.text(), final=True, what=what)
-    elif not out and pv.kind in ("choice", "multi"):
-        _option_steps(pv, add)
-    elif not out and pv.kind == "table":
-        _row_steps(pv, add)
+    elif not out and kind.walk_steps is not None:
+        kind.walk_steps(pv, d.text(), add)
     return out
 
 
@@ -308,20 +307,19 @@ def _explain(st: Step, *, result: bool = True) -> str:
 def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
     """A derivation step as a gradable number part: the step's value and unit, the
     part's tolerance, and the part's known mistakes re-derived for this step."""
-    from questions.kinds.number import WHOLE_QUANTITIES
+    from questions.kinds import number
     from questions.schema import Answer, Part
-    from questions.variants import Key
 
     a = pv.spec.answer
     # A step that rounds to a whole number (the requests that fit) is graded exactly.
     answer = Answer(unit=st.unit, tolerance=a.tolerance,
-                    count="exact" if st.quantity in WHOLE_QUANTITIES else "")
+                    count="exact" if st.quantity in number.WHOLE_QUANTITIES else "")
     # Every field given: pydantic inspects a default factory's signature on each
     # model_construct that calls one (1 ms, most of a step's cost).
-    spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind="number",
+    spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind=number.NAME,
                                 answer=answer, choices=[], rows=[], columns={},
                                 mistakes=[], hints=[], tags=[])
-    key = Key("number", st.result, st.value, st.unit, a.tolerance)
+    key = number.key(st.result, st.value, st.unit, a.tolerance)
     return replace(pv, prompt=spec.prompt, spec=spec, key=key,
                    mistakes=_step_mistakes(pv, st), accepted=(), env=dict(pv.env),
                    follow=None)
@@ -350,48 +348,3 @@ def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
         if abs(value - st.value) > pv.key.tolerance * abs(st.value):
             out.append(KnownMistake(m.name, m.feedback, m.credit, value))
     return tuple(out)
-
-
-def _option_steps(pv: PartVariant, add: Any) -> None:
-    """A choice or multi-select without arithmetic: one yes-or-no step per option."""
-    from questions.schema import Answer, Part
-    from questions.variants import Key
-
-    a = pv.spec.answer
-    many = pv.kind == "multi"
-    for i, choice in enumerate(pv.spec.choices):
-        label = chr(ord("a") + i)
-        right = label in pv.key.correct
-        why = a.option_feedback.get(label) or a.explanation or pv.explanation
-        answer = Answer(correct=["a" if right else "b"], explanation=why)
-        ask = (f"Is ({label}) one of the right options: “{choice}”? (yes or no)" if many
-               else f"Is ({label}) the right option: “{choice}”? (yes or no)")
-        spec = Part.model_construct(prompt=ask, answer_kind="choice", answer=answer,
-                                    choices=["yes", "no"], rows=[], columns={},
-                                    mistakes=[], hints=[], tags=[])
-        key = Key("choice", "yes" if right else "no", correct=("a" if right else "b",))
-        step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
-                          follow=None)
-        add(f"option:{label}", ask, step_pv, None,
-            f"({label}) is {'right' if right else 'wrong'}: {why}", what=f"option ({label})")
-
-
-def _row_steps(pv: PartVariant, add: Any) -> None:
-    """A table: one step per row (which columns apply to this row)."""
-    from questions.schema import Part
-    from questions.variants import Key, table_display
-
-    columns = ", ".join(f"{c} = {meaning}" for c, meaning in pv.spec.columns.items())
-    for row in pv.spec.rows:
-        cells = {row: pv.key.cells.get(row, ())}
-        ask = (f"Just the row {row}: which columns apply ({columns})? Type it as "
-               f"`{row}: {' '.join(list(pv.spec.columns)[:2])}`, or `{row}: -` for none.")
-        spec = Part.model_construct(prompt=ask, answer_kind="table",
-                                    answer=pv.spec.answer, choices=[], rows=[row],
-                                    columns=pv.spec.columns, mistakes=[], hints=[], tags=[])
-        key = Key("table", table_display([row], cells), cells=cells)
-        step_pv = replace(pv, prompt=ask, spec=spec, key=key, mistakes=(), accepted=(),
-                          follow=None)
-        add(f"row:{row}", ask, step_pv, None,
-            f"{row}: {key.display.split(': ', 1)[1]}. {pv.spec.answer.explanation}".strip(),
-            what=f"row {row}")

@@ -78,10 +78,11 @@ model's shape, pipelining, a ZeRO stage ...), which would cost its own ask the i
 def _predraw(template: Template, seed: int) -> None:
     """Work out the derivations of the template's seeds 0 to :data:`PREDRAWN` - 1 (not
     for a layout key: a search that reads the engine itself at every draw)."""
+    from questions.kinds import kind_of
     from questions.variants import make_variant
     from solver.errors import QuizError
 
-    if any(p.answer_kind == "layout" for p in template.all_parts()):
+    if any(kind_of(p.answer_kind).searches_layout for p in template.all_parts()):
         return
     for other in range(PREDRAWN):
         if other != seed:
@@ -91,8 +92,10 @@ def _predraw(template: Template, seed: int) -> None:
 
 def _worked(v: Variant) -> Variant:
     """``v`` with every part's derivation worked out (while the plans file is in use)."""
+    from questions.derivation import derivation_of
+
     for pv in v.parts:
-        pv.derivation  # noqa: B018  (a cached property: worked out now)
+        derivation_of(pv)  # kept on the part once worked out
     return v
 
 

@@ -112,7 +112,7 @@ def parse_value(name: str, raw: Value) -> Value:
         if text in _FALSE:
             return False
         raise SolverError(f"{name} takes true or false, not {raw!r}")
-    if key.kind == "choice":
+    if key.kind == "named":
         text = str(raw).strip().lower()
         if text not in key.choices:
             raise SolverError(f"{name} takes one of {', '.join(key.choices)}, not {raw!r}")

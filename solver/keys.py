@@ -26,10 +26,10 @@ class Key:
         group: model, workload, precision, hardware, layout or communication.
         unit: base unit of the value ("B", "FLOP/s", "1", ...); "" for choices and flags.
         description: what it means, in a phrase.
-        kind: "int", "float", "bool" or "choice".
+        kind: "int", "float", "bool" or "named" (one of `choices`).
         default: the value when neither a preset nor `--set` gives one; None = derived or
             required.
-        choices: the allowed names when kind == "choice".
+        choices: the allowed names when kind == "named".
         minimum: smallest legal value (inclusive unless `exclusive_min`).
         maximum: largest legal value, if any.
         exclusive_min: whether `minimum` itself is illegal (sizes must be > 0).
@@ -64,14 +64,14 @@ _ALL = [
     _k("tied_embeddings", "model", "", "input and output embeddings share one matrix",
        kind="bool", default=False),
     _k("mlp", "model", "", "MLP kind: swiglu (3 matrices) or gelu (2 matrices)",
-       kind="choice", choices=("swiglu", "gelu"), default="swiglu"),
+       kind="named", choices=("swiglu", "gelu"), default="swiglu"),
     _k("norm", "model", "", "normalization: rmsnorm (h weights) or layernorm (2h)",
-       kind="choice", choices=("rmsnorm", "layernorm"), default="rmsnorm"),
+       kind="named", choices=("rmsnorm", "layernorm"), default="rmsnorm"),
     _k("biases", "model", "", "linear layers carry biases", kind="bool", default=False),
     _k("position", "model", "", "position encoding: rope (no weights) or learned (seq x h)",
-       kind="choice", choices=("rope", "learned"), default="rope"),
+       kind="named", choices=("rope", "learned"), default="rope"),
     _k("attention", "model", "", "attention kind: gqa (also MHA, MQA) or mla (DeepSeek)",
-       kind="choice", choices=("gqa", "mla"), default="gqa"),
+       kind="named", choices=("gqa", "mla"), default="gqa"),
     _k("q_lora_rank", "model", "1", "MLA: rank of the compressed query", kind="int",
        default=0, minimum=0, exclusive_min=False),
     _k("kv_lora_rank", "model", "1", "MLA: rank of the compressed key/value latent",
@@ -138,7 +138,7 @@ _ALL = [
     _k("ep", "layout", "1", "expert-parallel degree (taken from the data-parallel ranks)",
        kind="int", default=1),
     _k("zero", "layout", "", "ZeRO stage over the dp ranks: 0 none, 1 optimizer, "
-       "2 + gradients, 3 + weights (FSDP)", kind="choice", choices=("0", "1", "2", "3"),
+       "2 + gradients, 3 + weights (FSDP)", kind="named", choices=("0", "1", "2", "3"),
        default="0"),
     _k("interleave", "layout", "1", "virtual pipeline stages per GPU v", kind="int",
        default=1),
@@ -151,12 +151,12 @@ _ALL = [
     _k("flash_attention", "layout", "", "fused attention: no s x s scores are saved",
        kind="bool", default=True),
     _k("recompute", "layout", "", "activation recomputation: none, selective or full",
-       kind="choice", choices=("none", "selective", "full"), default="none"),
+       kind="named", choices=("none", "selective", "full"), default="none"),
     _k("activation_formula", "layout", "",
        "activation constant: korthikanti (34 sbh), megatron (18 + 4f/h) sbh, or "
        "architecture (counted from the shape: SwiGLU, GQA, fused attention, dropout; "
        "the layout engine's default)",
-       kind="choice", choices=("korthikanti", "megatron", "architecture"),
+       kind="named", choices=("korthikanti", "megatron", "architecture"),
        default="korthikanti"),
     _k("buffer_bytes", "layout", "B", "working buffers per GPU (communication, allocator)",
        default=0, minimum=0, exclusive_min=False),
@@ -214,7 +214,7 @@ _ALL = [
     _k("matmul_precision", "precision", "",
        "precision of the layers' matmuls in the layout engine: bf16, or fp8 (at the "
        "GPU's FP8 peak times fp8_efficiency; attention and the optimizer stay BF16/FP32)",
-       kind="choice", choices=("bf16", "fp8"), default="bf16"),
+       kind="named", choices=("bf16", "fp8"), default="bf16"),
     _k("fp8_efficiency", "performance", "1",
        "fraction of the FP8 peak's gain over BF16 that FP8 matmuls keep after casts and "
        "scaling (layout engine; 0.4: 1.4x BF16 on an H100)", default=0.4, maximum=1.0),
@@ -248,7 +248,7 @@ _ALL = [
     _k("logit_bytes", "precision", "B", "bytes of one logit (FP32 = 4)", default=4),
     _k("attention_term", "workload", "",
        "attention-score FLOPs in the count: none (6P only), full (12*L*s*a*d_h per token) "
-       "or causal (half of it)", kind="choice", choices=("none", "full", "causal"),
+       "or causal (half of it)", kind="named", choices=("none", "full", "causal"),
        default="none"),
     _k("tokens_per_param", "workload", "1", "training tokens per parameter (Chinchilla: 20)",
        default=20),
@@ -270,7 +270,7 @@ _ALL = [
     _k("adapter_bytes", "precision", "B", "model-state bytes per trainable adapter "
        "parameter: BF16 weight + gradient + FP32 master + Adam moments (16)", default=16),
     _k("lora_targets", "model", "", "matrices LoRA adapts: all (the 7 linear layers, "
-       "QLoRA) or qv (query and value, the LoRA paper)", kind="choice",
+       "QLoRA) or qv (query and value, the LoRA paper)", kind="named",
        choices=("all", "qv"), default="all"),
     _k("storage_bw", "hardware", "B/s", "aggregate write bandwidth to checkpoint storage"),
     _k("gpu_mtbf", "hardware", "s", "mean time between failures of one GPU (with its share "
@@ -284,5 +284,5 @@ _ALL = [
 KEYS: dict[str, Key] = {k.name: k for k in _ALL}
 """Every key the solver accepts, by name."""
 
-CHOICE_KEYS = frozenset(k.name for k in _ALL if k.kind in ("bool", "choice"))
+CHOICE_KEYS = frozenset(k.name for k in _ALL if k.kind in ("bool", "named"))
 """Keys that select a formula (a convention) instead of entering it as a number."""

@@ -16,11 +16,12 @@ if TYPE_CHECKING:
     import random
 
 if TYPE_CHECKING:
-    from questions.schema import Part, Scalar, Template
-    from questions.variants import AcceptedVariant, Key, KnownMistake, PartVariant
+    from questions.fields import PartFields as Part
+    from questions.fields import Scalar
+    from questions.model import AcceptedVariant, Key, KnownMistake, PartVariant
     from solver.engine import Inputs
 
-__all__ = ["DrawnKey", "KeyContext", "Location", "QuestionKind", "default_answer_line",
+__all__ = ["AddStep", "DrawnKey", "KeyContext", "Location", "QuestionKind", "default_answer_line",
            "no_checks", "no_loaded_checks"]
 
 Location = list[str | int]
@@ -32,7 +33,7 @@ class KeyContext:
     """What drawing a part's key may use.
 
     Attributes:
-        template: the template.
+        template_id: the template's id (for messages).
         part: the part being drawn.
         inputs: the solver's inputs for this draw (model, GPU, keys).
         value: ``value(set, expr, quantity)``: the answer re-derived with the keys in
@@ -43,7 +44,7 @@ class KeyContext:
             with its placeholders filled in for this draw.
     """
 
-    template: Template
+    template_id: str
     part: Part
     inputs: Inputs
     value: Callable[[Mapping[str, Scalar], str | None, str | None], float]
@@ -75,6 +76,16 @@ def default_answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.display}"
 
 
+def default_key_words(pv: PartVariant) -> str:
+    """The key as displayed."""
+    return pv.key.display
+
+
+AddStep = Callable[..., None]
+"""``add(quantity, prompt, step_pv, step, explanation, what=...)``: learn mode's adder of
+one step (:func:`questions.steps.walk`)."""
+
+
 @dataclass(frozen=True)
 class QuestionKind:
     """One answer kind's entry in the question layer's table.
@@ -88,6 +99,23 @@ class QuestionKind:
             located by its field path under ``base``.
         arrange: the part as shown, given a random source seeded by the variant and the
             part (choice answers shuffle their options with it); None keeps it as drawn.
+        amount: the key is one amount in a unit (a solver quantity or an expression of
+            them): loading checks its expressions' dimensions and warns of numbers whose
+            unit it cannot check; its derivation works the amount out and learn mode
+            asks it as the walk's last step; a follow-up asks it again after a change
+            that moves it; an earlier part's answer of this kind carries forward into a
+            later part's expression (follow-through).
+        searches_layout: the key is found by the layout engine's search at every draw
+            (it reads every solver key; no derivations are drawn ahead; the self-test of
+            it costs several draws' worth; feedback offers the layout lab).
+        names_mistakes: the grader names verdicts of its own ("illegal layout"), so a
+            template's example may expect a mistake name the part does not declare.
+        key_words: the key as people read it in a sentence (a choice's letters with
+            their options' text).
+        walk_steps: learn mode's steps for a part without arithmetic of its own (a
+            choice: one yes-or-no step per option; a table: one step per row), given
+            the part's worked explanation and ``add`` (see :data:`AddStep`); None: no
+            such steps.
     """
 
     check_part: Callable[[Part], None]
@@ -95,3 +123,8 @@ class QuestionKind:
     answer_line: Callable[[PartVariant], str] = default_answer_line
     check_loaded: Callable[[Part, Location], list[tuple[Location, str]]] = no_loaded_checks
     arrange: Callable[[PartVariant, random.Random], PartVariant] | None = None
+    amount: bool = False
+    searches_layout: bool = False
+    names_mistakes: bool = False
+    key_words: Callable[[PartVariant], str] = default_key_words
+    walk_steps: Callable[[PartVariant, str, AddStep], None] | None = None

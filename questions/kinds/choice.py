@@ -7,15 +7,29 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from questions.errors import FieldError
-from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+from questions.kinds.base import AddStep, DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     import random
 
-    from questions.schema import Part
-    from questions.variants import PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
-__all__ = ["KIND"]
+__all__ = ["CHOICE", "KIND", "MULTI", "key"]
+
+CHOICE = "choice"
+"""One letter is right (``answer_kind``)."""
+MULTI = "multi"
+"""Every letter that applies (``answer_kind``)."""
+
+
+def key(correct: tuple[str, ...], display: str | None = None, *, many: bool = False) -> Key:
+    """A choice key: the right labels (``many``: a multi-select's), displayed as the
+    labels unless ``display`` says otherwise (a yes-or-no step's word)."""
+    from questions.model import Key
+
+    return Key(MULTI if many else CHOICE,
+               ", ".join(correct) if display is None else display, correct=correct)
 
 
 def check_part(part: Part) -> None:
@@ -32,7 +46,7 @@ def check_part(part: Part) -> None:
     if not a.correct or bad:
         raise FieldError(("answer", "correct"), f"answer.correct must name labels among "
                          f"{', '.join(sorted(labels))}")
-    if part.answer_kind == "choice" and any(
+    if part.answer_kind == CHOICE and any(
             len(c) != 1 for c in [a.correct, *(w.correct for w in a.when)]):
         raise FieldError(("answer",), "a single-choice answer has exactly one correct "
                          "label")
@@ -75,7 +89,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The right labels: the first ``answer.when`` that holds, else ``answer.correct``."""
-    from questions.variants import Key, KnownMistake
+    from questions.model import KnownMistake
 
     part, a = ctx.part, ctx.part.answer
     correct = a.correct
@@ -83,15 +97,15 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         if ctx.holds(w.if_):
             correct = w.correct
             break
-    key = Key(part.answer_kind, ", ".join(correct), correct=tuple(correct))
-    return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit,
+    drawn = key(tuple(correct), many=part.answer_kind == MULTI)
+    return DrawnKey(drawn, tuple(KnownMistake(m.name, m.feedback, m.credit,
                                             choice=tuple(m.choice or ()))
                                for m in part.mistakes))
 
 
 def answer_line(pv: PartVariant) -> str:
     """Each right label with its text."""
-    from questions.variants import picks_text
+    from questions.text import picks_text
 
     return f"Answer: {picks_text(pv.spec.choices, pv.key.correct)}"
 
@@ -131,4 +145,40 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
                    labels=shown)
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange)
+def key_words(pv: PartVariant) -> str:
+    """Each right label with its option's text (``a) ...; c) ...``); a key already in
+    words (a walk-through's yes-or-no step) as it is."""
+    from questions.text import picks_text
+
+    if not pv.key.correct or pv.key.display != ", ".join(pv.key.correct):
+        return pv.key.display
+    return picks_text(pv.spec.choices, pv.key.correct)
+
+
+def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
+    """Learn mode for a choice or multi-select without arithmetic: one yes-or-no step
+    per option (a choice part of its own, answered yes or no)."""
+    from questions.fields import Answer, PartFields
+
+    a = pv.spec.answer
+    many = pv.kind == MULTI
+    for i, choice in enumerate(pv.spec.choices):
+        label = chr(ord("a") + i)
+        right = label in pv.key.correct
+        why = a.option_feedback.get(label) or a.explanation or explanation
+        answer = Answer(correct=["a" if right else "b"], explanation=why)
+        ask = (f"Is ({label}) one of the right options: “{choice}”? (yes or no)" if many
+               else f"Is ({label}) the right option: “{choice}”? (yes or no)")
+        spec = PartFields.model_construct(prompt=ask, answer_kind=CHOICE, answer=answer,
+                                    choices=["yes", "no"], rows=[], columns={},
+                                    mistakes=[], hints=[], tags=[])
+        step_key = key(("a" if right else "b",), "yes" if right else "no")
+        step_pv = replace(pv, prompt=ask, spec=spec, key=step_key, mistakes=(), accepted=(),
+                          follow=None)
+        add(f"option:{label}", ask, step_pv, None,
+            f"({label}) is {'right' if right else 'wrong'}: {why}", what=f"option ({label})")
+
+
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
+                    key_words=key_words, walk_steps=walk_steps)
+"""A single choice and a multi-select (one entry: the part's kind tells them apart)."""

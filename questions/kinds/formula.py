@@ -8,10 +8,13 @@ from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Part
-    from questions.variants import PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import PartVariant
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "NAME"]
+
+NAME = "formula"
+"""The kind's name in templates (``answer_kind``)."""
 
 
 def check_part(part: Part) -> None:
@@ -42,7 +45,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The formula as written; mistakes are wrong formulas."""
-    from questions.variants import Key, KnownMistake
+    from questions.model import Key, KnownMistake
 
     a = ctx.part.answer
     key = Key("formula", a.formula or "", formula=a.formula, symbols=dict(a.symbols))

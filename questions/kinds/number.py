@@ -10,10 +10,20 @@ from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Part
-    from questions.variants import PartVariant
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "NAME", "key"]
+
+NAME = "number"
+"""The kind's name in templates (``answer_kind``)."""
+
+
+def key(display: str, value: float, unit: str, tolerance: float = 0.03) -> Key:
+    """A number key: ``value`` in base ``unit``, graded within ``tolerance``."""
+    from questions.model import Key
+
+    return Key(NAME, display, value, unit, tolerance)
 
 
 def check_part(part: Part) -> None:
@@ -62,15 +72,15 @@ def count_mode(a: Any) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
-    from questions.variants import AcceptedVariant, Key, KnownMistake
+    from questions.model import AcceptedVariant, KnownMistake
     from solver.light import QUANTITIES
     from solver.units import COUNT_UNITS, format_value
 
-    t, a = ctx.template, ctx.part.answer
+    a = ctx.part.answer
     value = ctx.value({}, a.expr, a.quantity)
     unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
     if not math.isfinite(value):
-        raise TemplateError(f"{t.id}: the answer is not finite",
+        raise TemplateError(f"{ctx.template_id}: the answer is not finite",
                             reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
     display = format_value(value, unit, binary=binary)
@@ -79,7 +89,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     if count_mode(a) in ("exact", "floor") and value == int(value) and abs(value) < 1e15:
         # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
         display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
-    key = Key("number", display, value, unit, a.tolerance)
+    drawn = key(display, value, unit, a.tolerance)
     mistakes = []
     for m in ctx.part.mistakes:
         if m.scale is not None:
@@ -90,7 +100,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
     accepted = [AcceptedVariant(acc.name, acc.note, ctx.value(acc.set, a.expr, a.quantity))
                 for acc in a.accept]
-    return DrawnKey(key, tuple(mistakes), tuple(accepted))
+    return DrawnKey(drawn, tuple(mistakes), tuple(accepted))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -102,4 +112,4 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.display}"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, amount=True)

@@ -18,10 +18,11 @@ from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Figure, Part
-    from questions.variants import FigureKey, PartVariant
+    from questions.fields import Figure
+    from questions.fields import PartFields as Part
+    from questions.model import FigureKey, PartVariant
 
-__all__ = ["KIND", "MAX_UNSTATED_SHARE", "figure_derivation", "fill_figures"]
+__all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "figure_derivation", "fill_figures"]
 
 MAX_UNSTATED_SHARE = 0.2
 """The most that claims and order rules together may be worth: an answer that states
@@ -91,10 +92,11 @@ def check_part(part: Part) -> None:
 
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     """Figures name quantities, keys and expressions the solver knows; the model
-    answer's placeholders exist."""
+    answer's placeholders exist and do not say a figure's unit twice; `answer.show` is
+    given."""
     from questions.dimensions import dim_of_unit
     from questions.expr import ExprError, compile_expr
-    from questions.variants import NAMES, placeholder_problems
+    from questions.text import NAMES, placeholder_problems
     from solver.keys import KEYS
     from solver.quantities import QUANTITIES
     from solver.units import BASE_UNITS
@@ -125,12 +127,25 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
             out.append((at + ["unit"], "a figure with an expr needs its unit"))
     names = NAMES | frozenset({"model", "gpu"}) | frozenset(f.id for f in a.figures)
     texts = {"model": True, "gpu": True} | {f.id: True for f in a.figures}
+    from questions.checks import _unit_twice
     from questions.located import AT
 
     for written, reason in placeholder_problems(a.model_answer, names, texts,
                                                 [f.id for f in a.figures]):
         # located on the placeholder's own line of the (long) model answer
         out.append((base + ["answer", "model_answer", AT + written], f"{written}: {reason}"))
+    # Learn mode walks through `answer.show`: a spoken part has no quantity of its own.
+    if not a.show:
+        named = [f.quantity for f in a.figures if f.quantity in QUANTITIES]
+        example = ", ".join(f'"{q}"' for q in dict.fromkeys(named)) or '"QUANTITY"'
+        out.append((base + ["answer"], "a spoken answer needs answer.show: learn mode walks "
+                    "through those quantities, as a spoken part has no single quantity of "
+                    f"its own; e.g. show = [{example}] (the quantities of its figures)"))
+    # The model answer does not follow a figure with the figure's own unit.
+    units = {f.id: f.unit or (QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES
+                              else "1") for f in a.figures}
+    for written, reason in _unit_twice(a.model_answer, frozenset(), units):
+        out.append((base + ["answer", "model_answer", AT + written], reason))
     return out
 
 
@@ -164,16 +179,16 @@ def fill_figures(text: str, figures: dict[str, str]) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """Every figure's value; the key's display is the model answer for this draw."""
-    from questions.variants import FigureKey, Key, KnownMistake
+    from questions.model import FigureKey, Key, KnownMistake
     from solver.units import format_value
 
-    part, t = ctx.part, ctx.template
+    part = ctx.part
     figures: list[FigureKey] = []
     for f in part.answer.figures:
         value = ctx.value(dict(f.set), f.expr, f.quantity)
         if not math.isfinite(value) or value <= 0:
             reason = f"figure {f.id!r} is not a finite positive number ({value})"
-            raise TemplateError(f"{t.id}: {reason}", reason=reason)
+            raise TemplateError(f"{ctx.template_id}: {reason}", reason=reason)
         unit = _unit(f)
         figures.append(FigureKey(f.id, f.label, value, unit, format_value(value, unit),
                                  f.tolerance, f.weight, dict(f.set), f.quantity or "",
@@ -211,7 +226,7 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
     """
     from questions.derivation import show_expr
     from questions.expr import compile_expr
-    from questions.variants import NAMES, describe
+    from questions.text import NAMES, describe
     from solver.inputs import resolve_inputs
     from solver.light import evaluate, solve
     from solver.units import format_value
@@ -229,5 +244,8 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
     return (f"{show_expr(e.tree)} = {show_expr(e.tree, env)} = "
             f"{format_value(figure.value, figure.unit)}")
 
+
+NAME = "spoken"
+"""The kind's name in templates (``answer_kind``)."""
 
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)

@@ -5,12 +5,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from questions.errors import FieldError
-from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
+from questions.kinds.base import AddStep, DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.schema import Part
+    from questions.fields import PartFields as Part
+    from questions.model import Key, PartVariant
 
-__all__ = ["KIND"]
+__all__ = ["KIND", "NAME", "key"]
+
+NAME = "table"
+"""The kind's name in templates (``answer_kind``)."""
+
+
+def key(rows: list[str], cells: dict[str, tuple[str, ...]]) -> Key:
+    """A table key: for each of ``rows``, the right column codes."""
+    from questions.model import Key
+    from questions.text import table_display
+
+    return Key(NAME, table_display(rows, cells), cells=cells)
 
 
 def check_part(part: Part) -> None:
@@ -30,15 +42,36 @@ def check_part(part: Part) -> None:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The cells as written; a mistake is a set of rows answered a known wrong way."""
-    from questions.variants import Key, KnownMistake, table_display
+    from questions.model import KnownMistake
 
     part = ctx.part
     cells = {r: tuple(c) for r, c in part.answer.cells.items()}
-    key = Key("table", table_display(part.rows, cells), cells=cells)
-    return DrawnKey(key, tuple(
+    return DrawnKey(key(part.rows, cells), tuple(
         KnownMistake(m.name, m.feedback, m.credit,
                      cells={r: tuple(c) for r, c in (m.cells or {}).items()})
         for m in part.mistakes))
 
 
-KIND = QuestionKind(check_part, draw_key)
+def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
+    """Learn mode for a table: one step per row (which columns apply to this row)."""
+    from dataclasses import replace
+
+    from questions.fields import PartFields
+
+    columns = ", ".join(f"{c} = {meaning}" for c, meaning in pv.spec.columns.items())
+    for row in pv.spec.rows:
+        cells = {row: pv.key.cells.get(row, ())}
+        ask = (f"Just the row {row}: which columns apply ({columns})? Type it as "
+               f"`{row}: {' '.join(list(pv.spec.columns)[:2])}`, or `{row}: -` for none.")
+        spec = PartFields.model_construct(prompt=ask, answer_kind=NAME,
+                                    answer=pv.spec.answer, choices=[], rows=[row],
+                                    columns=pv.spec.columns, mistakes=[], hints=[], tags=[])
+        step_key = key([row], cells)
+        step_pv = replace(pv, prompt=ask, spec=spec, key=step_key, mistakes=(), accepted=(),
+                          follow=None)
+        add(f"row:{row}", ask, step_pv, None,
+            f"{row}: {step_key.display.split(': ', 1)[1]}. "
+            f"{pv.spec.answer.explanation}".strip(), what=f"row {row}")
+
+
+KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps)

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from questions.derivation import derivation_of, explanation_of
 from quiz.commands.common import catalog, plan_cache
 
 
@@ -53,22 +54,23 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _part_json(pv: Any) -> dict[str, Any]:
-    key = pv.key
-    expected: dict[str, Any] = {"display": key.display}
-    if key.value is not None:
-        expected |= {"value": key.value, "unit": key.unit}
-    if key.correct:
-        expected["correct"] = list(key.correct)
+    from quiz.core.kinds import kind_of
+
     out: dict[str, Any] = {"prompt": pv.prompt, "answer_kind": pv.kind,
-                           "choices": list(pv.spec.choices), "expected": expected,
-                           "explanation": pv.explanation,
-                           "derivation": pv.derivation.to_json()}
+                           "choices": list(pv.spec.choices), "expected": _expected(pv.key),
+                           "explanation": explanation_of(pv),
+                           "derivation": derivation_of(pv).to_json()}
     if pv.follow is not None:  # graded against earlier answers too (quiz check --earlier)
         out["follow"] = {"parts": [c.part for c in pv.follow.carried],
                          "credit": pv.follow.credit}
-    from quiz.core.kinds import kind_of
-
     return out | kind_of(pv.kind).json_fields(pv)
+
+
+def _expected(key: Any) -> dict[str, Any]:
+    """The ``expected`` object (one builder for ask and check)."""
+    from quiz.core.kinds import expected_json
+
+    return expected_json(key)
 
 
 def ask_json(variant: Any) -> dict[str, Any]:
@@ -129,7 +131,7 @@ def print_grade(g: Any, pv: Any, headline: str) -> None:
         print(f"Mistake:  {g.mistake}")
     print(g.feedback)
     print()
-    print(pv.explanation)
+    print(explanation_of(pv))
 
 
 def check_json(variant: Any, part: int, answer: str,
@@ -160,9 +162,9 @@ def check_json(variant: Any, part: int, answer: str,
     data: dict[str, Any] = {
             "template": variant.template.id, "seed": variant.seed, "part": part,
             "verdict": g.verdict, "score": g.score, "read_as": g.read_as,
-            "expected": g.expected_json(), "mistake": g.mistake, "feedback": g.feedback,
-            "explanation": pv.explanation,
-            "derivation": pv.derivation.with_mistake(g.mistake, g.feedback).to_json()}
+            "expected": _expected(g.key), "mistake": g.mistake, "feedback": g.feedback,
+            "explanation": explanation_of(pv),
+            "derivation": derivation_of(pv).with_mistake(g.mistake, g.feedback).to_json()}
     if g.checklist is not None:
         data["checklist"] = g.checklist.to_json()
     return data, g
@@ -175,7 +177,7 @@ def _steps(args: argparse.Namespace, variant: Any) -> int:
 
     steps = walk(variant).steps
     if args.json:
-        print(json.dumps([s.to_json() for s in steps], indent=2))
+        print(json.dumps([s.to_json(_expected(s.key)) for s in steps], indent=2))
         return 0
     print(f"{variant.id}  —  {variant.template.title}: {len(steps)} step(s)")
     for s in steps:
@@ -200,7 +202,7 @@ def _check_step(args: argparse.Namespace, variant: Any) -> int:
     explanation = step.explanation
     data = {"template": variant.template.id, "seed": variant.seed, "part": step.part,
             "step": step.index, "quantity": step.quantity, "verdict": g.verdict,
-            "score": g.score, "read_as": g.read_as, "expected": g.expected_json(),
+            "score": g.score, "read_as": g.read_as, "expected": _expected(g.key),
             "mistake": g.mistake, "feedback": g.feedback, "explanation": explanation}
     if args.json:
         print(json.dumps(data, indent=2))
@@ -237,9 +239,9 @@ def followup_check_json(fu: Any, variant: Any, answer: str) -> tuple[dict[str, A
     data: dict[str, Any] = {
         "template": variant.template.id, "seed": variant.seed,
         "part": fu.extra.get("part", 1), "verdict": g.verdict, "score": g.score,
-        "read_as": g.read_as, "expected": g.expected_json(), "mistake": g.mistake,
-        "feedback": g.feedback, "explanation": fu.pv.explanation,
-        "derivation": fu.pv.derivation.with_mistake(g.mistake, g.feedback).to_json(),
+        "read_as": g.read_as, "expected": _expected(g.key), "mistake": g.mistake,
+        "feedback": g.feedback, "explanation": explanation_of(fu.pv),
+        "derivation": derivation_of(fu.pv).with_mistake(g.mistake, g.feedback).to_json(),
         "followup": fu.to_json()}
     if g.checklist is not None:
         data["checklist"] = g.checklist.to_json()

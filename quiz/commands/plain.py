@@ -97,7 +97,9 @@ def run(args: argparse.Namespace) -> int:
             if kind.paragraph:
                 print(f"\n{kind.key_label}:\n{g.key.display}")
             print("\nWorked solution:")
-            print(q.part.derivation.text(), flush=True)
+            from questions.derivation import derivation_of
+
+            print(derivation_of(q.part).text(), flush=True)
             q = session.next()
             break
 

@@ -459,7 +459,9 @@ def _cost(source: str, kind: str = "") -> float:
         size = Path(source).stat().st_size
     except OSError:
         return 0.0
-    return size * (4 if kind == "layout" else 1)
+    from questions.kinds import kind_of
+
+    return size * (4 if kind and kind_of(kind).searches_layout else 1)
 
 
 def _reload(args: argparse.Namespace) -> Callable[[], Bank]:
@@ -535,13 +537,8 @@ def _preview_part(pv: PartVariant) -> list[str]:
     lines.append("")
     extra = ""
     if key.value is not None and key.unit:
-        from questions.kinds.number import count_mode
-
         unit = "" if key.unit == "1" else f" {key.unit}"  # a ratio or count has no unit
-        graded = {"exact": "graded exactly (a whole number)",
-                  "either": "its floor or ceiling graded correct"}.get(
-            count_mode(spec.answer) if pv.kind == "number" else "",
-            f"tolerance {key.tolerance:.0%}")
+        graded = kind_of(pv.kind).tolerance_words(pv)
         extra = f"   ({key.value:.6g}{unit}, {graded})"
     lines += [f"Answer kind: {pv.kind}", f"Key: {key_text(pv)}{extra}"]
     for acc in pv.accepted:
@@ -569,6 +566,8 @@ def _preview_part(pv: PartVariant) -> list[str]:
     for i, h in enumerate(spec.hints, 1):
         lines.append(f"Hint {i} (costs {h.cost:g}): {h.text}")
     lines += ["", "Explanation:"]
-    lines += [f"  {line}" for line in pv.explanation.splitlines()]
+    from questions.derivation import explanation_of
+
+    lines += [f"  {line}" for line in explanation_of(pv).splitlines()]
     lines.append("")
     return lines

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
+from questions.derivation import derivation_of
 from quiz.core.errors import NoQuestions
 from quiz.core.outputs import OutputError, replacing
 
@@ -148,20 +149,9 @@ def _html(text: str) -> str:
 
 
 def _accepted(pv: PartVariant) -> str:
-    from solver.units import format_value
+    from quiz.core.kinds import kind_of
 
-    key = pv.key
-    if pv.kind == "number" and key.value is not None and key.unit:
-        low = key.value - key.tolerance * abs(key.value)
-        high = key.value + key.tolerance * abs(key.value)
-        text = (f"Accepted: {format_value(low, key.unit)} to {format_value(high, key.unit)} "
-                f"(±{key.tolerance:.0%})")
-        others = "; ".join(f"{a.name}: {format_value(a.value, key.unit)}" for a in pv.accepted)
-        return _html(text + (f". Also accepted: {others}" if others else ""))
-    if pv.kind == "formula" and key.symbols:
-        legend = ", ".join(f"{k} = {v}" for k, v in key.symbols.items())
-        return _html(f"Any equivalent formula ({legend})")
-    return ""
+    return _html(kind_of(pv.kind).accepted_text(pv))
 
 
 def _answer(pv: PartVariant) -> str:
@@ -232,7 +222,7 @@ def _note(variant: Variant, pv: PartVariant) -> AnkiNote:
     return AnkiNote(
         guid=note_guid(t.id, t.version, variant.seed, pv.index),
         fields=(html.escape(label), _front(variant, pv), _parameters(variant), _answer(pv),
-                _accepted(pv), derivation_html(pv.derivation), _mistakes(pv)),
+                _accepted(pv), derivation_html(derivation_of(pv)), _mistakes(pv)),
         tags=(f"topic::{t.topic}", *(tag.replace(" ", "_") for tag in t.tags)),
     )
 

@@ -159,9 +159,11 @@ def read_earlier(parts: Sequence[PartVariant], answers: Sequence[str]) -> dict[i
     Raises:
         Unreadable: an answer that cannot be read (its message names the part).
     """
+    from questions.kinds import kind_of as question_kind
+
     out: dict[int, float] = {}
     for pv, text in zip(parts, answers, strict=False):
-        if pv.kind != "number":
+        if not question_kind(pv.kind).amount:
             continue
         try:
             read = kind_of(pv.kind).read(pv, text.replace("{key}", pv.key.display))

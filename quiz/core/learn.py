@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
+from questions.derivation import explanation_of
 from quiz.core.clock import utc_now
 from quiz.core.grading import Grade, grade
 from quiz.core.store import Attempt
@@ -223,7 +224,7 @@ class Walkthrough:
         attempt_id = self._record(pv, g, text, guided=phase == "whole")
         self._next_part()
         what = "the whole question" if phase == "whole" else "cold"
-        return WalkAnswer(g, phase, label, pv.explanation, True, attempt_id, what)
+        return WalkAnswer(g, phase, label, explanation_of(pv), True, attempt_id, what)
 
     def reveal(self) -> LearnStep | None:
         """Show the step's key and working and move on (None outside the steps)."""

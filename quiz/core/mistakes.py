@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+from questions.derivation import derivation_of, explanation_of
 from quiz.core.store import Attempt, Store
 
 if TYPE_CHECKING:
@@ -196,7 +197,7 @@ def mistakes(store: Store, bank: Bank, *, topic: str | None = None,
                 feedback = g.feedback
                 if not kind_of(pv.kind).paragraph:  # a paragraph reads as its checklist
                     read_as = g.read_as
-            key, explanation, derivation = pv.key.display, pv.explanation, pv.derivation
+            key, explanation, derivation = pv.key.display, explanation_of(pv), derivation_of(pv)
             shown: str | None = key_text(pv)
         except (QuizError, ValueError, ArithmeticError) as exc:
             key, feedback, explanation = "?", f"This variant cannot be drawn now: {exc}", ""
@@ -225,12 +226,13 @@ def _followup_part(variant: Variant, family: str) -> PartVariant:
 
 def _read_earlier(parts: Sequence[PartVariant], texts: dict[int, str]) -> dict[int, float]:
     """The earlier parts' answers as values (those that read as numbers)."""
+    from questions.kinds import kind_of
     from quiz.core.grading import read_answer
     from quiz.core.reading import Unreadable
 
     out: dict[int, float] = {}
     for k, text in texts.items():
-        if 1 <= k <= len(parts) and parts[k - 1].kind == "number":
+        if 1 <= k <= len(parts) and kind_of(parts[k - 1].kind).amount:
             try:
                 out[k] = read_answer(parts[k - 1], text).value.value
             except Unreadable:

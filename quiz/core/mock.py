@@ -8,9 +8,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from questions.derivation import derivation_of
 from questions.loader import Bank
 from quiz.core.grading import Grade
-from quiz.core.kinds import key_text
+from quiz.core.kinds import key_text, kind_of
 from quiz.core.session import Outcome, Question, Session
 from quiz.core.settings import Settings
 from quiz.core.store import Store
@@ -214,7 +215,7 @@ class MockSession(Session):
                    "seconds": round(out.seconds, 1), "answer": q.answer_text,
                    "read_as": out.grade.read_as, "key": out.grade.shown_key,
                    "mistake": out.grade.mistake, "feedback": out.grade.feedback}
-            solutions.append((q.label, q.part.derivation))
+            solutions.append((q.label, derivation_of(q.part)))
             mark = _CHAIN_MARKS.get(out.grade.verdict, out.grade.verdict)
             if q.followup is not None:
                 # Follow-ups are listed and chained to their question; the score stays
@@ -269,7 +270,7 @@ thirty seconds; composing it, a few minutes)."""
 
 def spoken_templates(bank: Bank) -> list[str]:
     """The bank's spoken (30-second answer) templates, in id order."""
-    return sorted(tid for tid, t in bank.summaries.items() if t.kind == "spoken")
+    return sorted(tid for tid, t in bank.summaries.items() if kind_of(t.kind).paragraph)
 
 
 def mock_plan(bank: Bank, n: int, rng: random.Random,

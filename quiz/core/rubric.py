@@ -21,13 +21,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 from quiz.core.reading import Unreadable, read_number
 from solver.units import BASE_UNITS, UNITS
 
-__all__ = ["MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Mention", "Normalized", "denied_scopes",
-           "find_phrase", "mentions", "normalize"]
+__all__ = ["HONEST", "MAX_MENTIONS", "MAX_SPOKEN_CHARS", "Checklist", "Item", "Mention",
+           "Normalized", "denied_scopes", "find_phrase", "mentions", "normalize"]
 
 MAX_SPOKEN_CHARS: Final = 4000
 """Longest spoken answer read (a 30-second answer is 80 to 150 words)."""
@@ -346,3 +346,101 @@ def _negated(text: str, k: int) -> bool:
     """Whether one of the two words before position ``k`` (in the same clause) negates."""
     before = text[max(0, k - 40):k].split("|")[-1].split()[-2:]
     return any(w in NEGATIONS for w in before)
+
+
+# ---------------------------------------------------------------- the checklist
+
+HONEST: Final = ("This is a checklist of the figures and phrases a strong answer states, "
+                 "not a judge of your prose: the score is the weighted share of the "
+                 "items ticked.")
+"""What the checklist says of itself (``quiz check --json``'s ``checklist.note``)."""
+
+
+@dataclass(frozen=True)
+class Item:
+    """One line of the checklist.
+
+    Attributes:
+        kind: ``figure``, ``claim`` or ``order``.
+        id: the rubric's id (for an order rule, ``before<after``).
+        label: what the rubric calls it.
+        status: figures ``right``, ``wrong``, ``mistake``, ``missing``; claims
+            ``present``, ``contradicted``, ``missing``; order rules ``kept``, ``broken``.
+        weight: its share of the rubric.
+        earned: the part of ``weight`` earned.
+        said: what the answer said for it (the figure's span, the phrase), or "".
+        expected: the key's figure, or the claim's first phrase.
+        note: the known mistake's feedback, or how the solver derives the figure.
+        mistake: the known mistake matched, if any.
+        value: the figure as said, in base units (None when not said).
+        key_value: the figure's key in base units (figures only).
+        unit: the base unit (figures only).
+        position: where it is said in the text (None when not said).
+    """
+
+    kind: str
+    id: str
+    label: str
+    status: str
+    weight: float
+    earned: float
+    said: str = ""
+    expected: str = ""
+    note: str = ""
+    mistake: str | None = None
+    value: float | None = None
+    key_value: float | None = None
+    unit: str = ""
+    position: int | None = None
+
+    def line(self) -> str:
+        """The item as one line of plain text."""
+        mark = {"right": "✓", "present": "✓", "kept": "✓", "mistake": "✗", "wrong": "✗",
+                "contradicted": "✗", "broken": "✗"}.get(self.status, "·")
+        if self.kind == "figure":
+            head = f"{mark} {self.label}: "
+            if self.status == "right":
+                return head + f"{self.said} (key {self.expected})"
+            if self.status == "missing":
+                return head + f"missing (key {self.expected})"
+            what = "known mistake" if self.status == "mistake" else "wrong"
+            return head + f"{self.said} is {what}; the key is {self.expected}"
+        if self.kind == "claim":
+            if self.status == "present":
+                return f"✓ {self.label} (you said \"{self.said}\")"
+            if self.status == "contradicted":
+                return f"✗ {self.label}: you said the opposite (\"{self.said}\")"
+            return f"· {self.label}: missing (say e.g. \"{self.expected}\")"
+        return f"{mark} order: {self.label}" + ("" if self.status == "kept" else
+                                               " (not in this order)")
+
+    def to_json(self) -> dict[str, Any]:
+        """The item as JSON."""
+        return {"kind": self.kind, "id": self.id, "label": self.label,
+                "status": self.status, "weight": self.weight, "earned": self.earned,
+                "said": self.said, "expected": self.expected, "note": self.note,
+                "mistake": self.mistake, "value": self.value, "key_value": self.key_value,
+                "unit": self.unit}
+
+
+@dataclass(frozen=True)
+class Checklist:
+    """A spoken answer's checklist: its items, the score, the model answer."""
+
+    items: tuple[Item, ...]
+    score: float
+    model_answer: str
+
+    def lines(self) -> list[str]:
+        """The items as plain text, each with its note on the next line."""
+        out: list[str] = []
+        for item in self.items:
+            out.append(item.line())
+            if item.note and item.status in ("wrong", "mistake"):
+                out.append(f"    {item.note}")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``checklist`` object of ``quiz check --json``."""
+        return {"score": self.score, "items": [i.to_json() for i in self.items],
+                "model_answer": self.model_answer, "note": HONEST}

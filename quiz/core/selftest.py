@@ -138,9 +138,8 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             continue
         g = grade(pv, typed)
         credit = m.credit
-        if m.choice and pv.kind == "multi":  # never below the automatic partial credit
-            picked, right = set(m.choice), set(key.correct)
-            credit = max(credit, (len(picked & right) - len(picked - right)) / len(right))
+        if m.choice:  # (a multi-select's: never below the automatic partial credit)
+            credit = kind_of(pv.kind).mistake_credit(pv, m)
         want = "partial" if credit > 0 else "incorrect"
         if g.mistake != m.name or g.verdict != want:
             fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
@@ -435,7 +434,8 @@ def _check_example(t: Template, i: int, seed: int,
     except ExampleError as exc:
         return failed(str(exc))
     # Examples name options by the template's letters; the variant shows its own.
-    typed = as_shown(pv, answer) if pv.kind in ("choice", "multi") else answer
+    has_options = kind_of(pv.kind).has_options
+    typed = as_shown(pv, answer) if has_options else answer
     try:
         earlier = read_earlier(v.parts[: ex.part - 1], typed_earlier)
     except Unreadable as exc:
@@ -445,7 +445,7 @@ def _check_example(t: Template, i: int, seed: int,
         want = ex.verdict + (f" and match mistake {ex.mistake!r}" if ex.mistake else "")
         got = g.verdict + (f" matching {g.mistake!r}" if g.mistake else
                            " with no known mistake")
-        if pv.labels and pv.kind in ("choice", "multi"):
+        if pv.labels and has_options:
             # in the file's letters (the variant's own are shuffled)
             back = {shown: label for label, shown in pv.labels.items()}
             right = ", ".join(sorted(back.get(x, x) for x in pv.key.correct))

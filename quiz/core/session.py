@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from questions.derivation import explanation_of
 from questions.errors import TemplateError
+from questions.kinds import kind_of as question_kind
 from questions.loader import Bank
 from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
@@ -135,7 +137,7 @@ class Outcome:
     @property
     def explanation(self) -> str:
         """The worked derivation."""
-        return self.question.part.explanation
+        return explanation_of(self.question.part)
 
 
 
@@ -374,7 +376,7 @@ class Session(ABC):
         seconds = max(0.0, self.clock() - q.started)
         if g.verdict == "invalid":
             return Outcome(g, q, None, seconds, False)
-        if q.part.kind == "number" and q.followup is None:
+        if question_kind(q.part.kind).amount and q.followup is None:
             self._earlier[q.part.index] = read_answer(q.part, text).value.value
         q.answer_text = text
         more = q.followup is None and q.part.index < len(q.variant.parts)

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from questions.derivation import derivation_of
+
 # The home's figures live apart (start-up imports them alone); here for the screens.
 from quiz.tui.today import HomeSummary as HomeSummary
 from quiz.tui.today import home_summary as home_summary
@@ -264,7 +266,7 @@ def preview_template(bank: Bank, template_id: str, seed: int) -> TemplatePreview
     parts = [
         PartPreview(pv.index, pv.kind, pv.prompt, list(pv.spec.choices), key_text(pv),
                     [(m.name, m.credit, m.feedback) for m in pv.mistakes],
-                    pv.derivation)
+                    derivation_of(pv))
         for pv in variant.parts
     ]
     params = [(k, describe(k, v)) for k, v in variant.params.items()]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from questions.derivation import explanation_of
 from quiz import locations
 from quiz.core.store import Store
 from quiz.tui.screens.feedback import FeedbackScreen
@@ -75,7 +76,7 @@ async def test_u_asks_the_followup_and_records_it_under_its_family(data_dir: Pat
         assert "follow-up 1" in label
         await answer(pilot, q.part.key.display)
         done = await feedback_shown(pilot)
-        assert "best after" in done.outcome.question.part.explanation
+        assert "best after" in explanation_of(done.outcome.question.part)
         assert done.outcome.grade.verdict == "correct"
         # the chain goes on: another follow-up, then Enter moves to a new question
         await pilot.press("u")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 import pytest
 from helpers import run_cli
@@ -66,3 +67,47 @@ def test_bad_references_are_one_line_errors(
 ) -> None:
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
+
+
+def _bank_ids() -> list[str]:  # (ids in order: a failure names the same one each run)
+    from questions.catalog import load_bank
+
+    return sorted(load_bank().templates)
+
+
+def test_ask_and_check_print_the_same_expected_for_every_part_of_the_bank(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    # One builder (quiz.core.kinds.expected_json) for both: a choice's `correct` is there
+    # for every choice key and no other, a value and unit only where the key has one.
+    from questions.types import AnswerKind
+    from quiz.core.kinds import kind_of
+
+    kinds = set()
+    for tid in _bank_ids():
+        code, out, err = run(capsys, "ask", f"{tid}#0", "--json")
+        assert code == 0, err
+        asked = json.loads(out)
+        parts = asked.get("parts", [asked])
+        for k, part in enumerate(parts, start=1):
+            kinds.add(part["answer_kind"])
+            code, out, err = run(capsys, "check", f"{tid}#0", "--part", str(k), "--answer",
+                                 part["expected"]["display"], "--json")
+            assert code == 0, err
+            assert json.loads(out)["expected"] == part["expected"], (tid, k)
+            lettered = kind_of(part["answer_kind"]).has_options
+            assert ("correct" in part["expected"]) == lettered, (tid, k)
+    assert kinds == set(get_args(AnswerKind))  # every kind is in the bank
+
+
+@pytest.mark.parametrize("tid", ["parallelism/activations-only-axis#1",
+                                 "memory/model-state#0"])
+def test_a_walk_through_step_prints_the_expected_its_check_prints(
+        capsys: pytest.CaptureFixture[str], tid: str) -> None:
+    _, out, _ = run(capsys, "ask", tid, "--steps", "--json")
+    steps = json.loads(out)
+    for step in steps:
+        _, out, _ = run(capsys, "check", tid, "--step", str(step["index"]), "--answer",
+                        step["expected"]["display"], "--json")
+        checked = json.loads(out)
+        assert checked["expected"] == step["expected"]
+        assert checked["verdict"] == "correct"

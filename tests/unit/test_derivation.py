@@ -8,7 +8,7 @@ import pytest
 import sympy as sp
 from helpers import bundled_bank
 
-from questions.derivation import Derivation, convention_words, explain, show_expr
+from questions.derivation import Derivation, convention_words, derivation_of, explain, show_expr
 from questions.variants import make_variant
 from quiz.tui.data import derivation_blocks
 from solver.engine import solve
@@ -66,7 +66,7 @@ def test_conventions_are_in_words() -> None:
 
 def test_the_app_renders_the_structure_not_its_text() -> None:
     pv = make_variant(BANK.get("memory/model-state"), 3).parts[0]
-    d = pv.derivation
+    d = derivation_of(pv)
     kinds = [b.kind for b in derivation_blocks(d)]
     assert kinds[-1] == "answer" and "step" in kinds and "math" in kinds
     graded = d.with_mistake("weights only", "Only the weights.")

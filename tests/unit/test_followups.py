@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from helpers import bundled_bank, run_cli, seeds
 
+from questions.derivation import explanation_of
 from questions.errors import TemplateError
 from questions.followups import (
     NotApplicable,
@@ -95,7 +96,7 @@ def test_three_followups_draw_and_grade_over_the_seeds(tid: str) -> None:
             g = grade(fu.pv, fu.pv.key.display)
             assert g.verdict == "correct", (v.id, k, fu.family, g.feedback)
             assert grade(fu.pv, "}{ hostile ((( text").verdict in ("invalid", "incorrect")
-            assert fu.pv.explanation
+            assert explanation_of(fu.pv)
             graded += 1
             if graded == 3:
                 break
@@ -198,13 +199,13 @@ def test_the_seed_case_chain() -> None:
     assert moe.after is not None and moe.before is not None
     assert moe.after.layout != moe.before.layout
     # the same active size: the FLOPs per token stay; the parameters grow
-    assert moe.after.mfu > 0 and moe.pv.explanation.count("before") >= 1
+    assert moe.after.mfu > 0 and explanation_of(moe.pv).count("before") >= 1
 
 
 def test_explanation_sets_the_engine_breakdown_side_by_side() -> None:
     v = seed_case()
     fu = draw(v, family_k(v, "seqx2-memory"))
-    text = fu.pv.explanation
+    text = explanation_of(fu.pv)
     assert "before" in text and "same after" in text
     for line in ("memory per GPU", "activations", "step time", "MFU"):
         assert line in text

@@ -26,12 +26,14 @@ from hypothesis import strategies as st
 
 import questions.kinds
 import questions.layout as qlayout
-import questions.variants as qvariants
+import questions.params as qparams
+import questions.text as qtext
 import quiz.core.rubric as rubric
 import quiz.core.selftest as selftest
 import solver.engine as engine
 import solver.inputs as inputs
 import solver.layouts as slayouts
+from questions.derivation import derivation_of
 from questions.loader import load_template
 from questions.schema import Template
 from questions.variants import draw_params, make_variant
@@ -275,7 +277,7 @@ def test_a_template_drawn_differently_each_time_fails_as_not_deterministic(
 ) -> None:
     t = template("memory/model-state")
     assert check_template(t, seeds=2) == []
-    real = qvariants._draw
+    real = qparams._draw
     calls = [0]
 
     def drifting(spec: Any, rng: random.Random) -> Any:  # a draw with a memory of its own
@@ -286,7 +288,7 @@ def test_a_template_drawn_differently_each_time_fails_as_not_deterministic(
         return spec.choices[(spec.choices.index(value) + 1) % len(spec.choices)] \
             if spec.choices else value * 2
 
-    monkeypatch.setattr(qvariants, "_draw", drifting)
+    monkeypatch.setattr(qparams, "_draw", drifting)
     failures = [f for f in check_template(t, seeds=8) if f.check == "deterministic"]
     assert failures, "a variant that changes between draws passed the self-test"
 
@@ -447,12 +449,12 @@ def test_a_remembered_text_is_what_working_it_out_gives(
 
 
 def test_a_text_field_is_reflowed_and_split_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    qvariants._text_plan.cache_clear()
-    reflowed = spy(monkeypatch, qvariants, "reflow")
+    qtext._text_plan.cache_clear()
+    reflowed = spy(monkeypatch, qtext, "reflow")
     text = "A {model} with\n{layers} layers;\n\n- {hidden:raw} wide"
     env = {"layers": 80.0, "hidden": 8192.0}
-    first = qvariants._format(text, env, {"model": "llama3-70b"})
-    again = qvariants._format(text, {**env, "layers": 40.0}, {"model": "llama3-70b"})
+    first = qtext._format(text, env, {"model": "llama3-70b"})
+    again = qtext._format(text, {**env, "layers": 40.0}, {"model": "llama3-70b"})
     assert first == "A Llama 3 70B with 80 layers;\n\n- 8192.0 wide"
     assert again == first.replace("80", "40")
     assert len(reflowed) == 1
@@ -469,6 +471,6 @@ def test_a_parts_derivation_is_worked_once_and_a_copy_for_another_key_afresh(
     pv = v.parts[0]
     first = qderivation.explain(pv)
     walk(v)
-    assert pv.derivation is first and len(worked) == 1  # the walk and the feedback too
+    assert derivation_of(pv) is first and len(worked) == 1  # the walk and the feedback too
     other = replace(pv, key=replace(pv.key, value=2 * (pv.key.value or 0)))
     assert qderivation.explain(other) is not first and len(worked) == 2

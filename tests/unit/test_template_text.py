@@ -3,6 +3,7 @@ explanations and notes, with short preset names, number formats and lookups."""
 
 from __future__ import annotations
 
+from questions.derivation import explanation_of
 from questions.loader import parse_template
 from questions.variants import make_variant, short_name
 
@@ -50,7 +51,7 @@ def test_every_text_field_is_rendered() -> None:
     assert pv.spec.hints[0].text == "(p - 1) / m with p = 4"
     assert pv.mistakes[0].feedback.startswith("The B200 also reads ")
     assert "{" not in pv.mistakes[0].feedback
-    assert "With m = 12 micro-batches the bubble is 25%." in pv.explanation
+    assert "With m = 12 micro-batches the bubble is 25%." in explanation_of(pv)
 
 
 def test_short_names() -> None:

@@ -13,15 +13,16 @@ counterparts in ``questions.kinds`` (schema checks and keys) and ``quiz.tui.kind
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from questions.lazytable import LazyTable
 from quiz.core.kinds.base import AnswerKind
 
 if TYPE_CHECKING:
-    from questions.variants import PartVariant
+    from questions.variants import Key, PartVariant
 
-__all__ = ["KINDS", "key_text", "kind_of"]
+__all__ = ["KINDS", "expected_json", "key_text", "kind_of"]
 
 
 # Each entry imports its own module when first asked for: grading one kind (a one-shot
@@ -29,21 +30,30 @@ __all__ = ["KINDS", "key_text", "kind_of"]
 def _number() -> AnswerKind:
     from quiz.core.kinds import number
 
-    return AnswerKind(number.read, number.grade, number.check_key)
+    return AnswerKind(number.read, number.grade, number.check_key,
+                      accepted_text=number.accepted_text,
+                      tolerance_words=number.tolerance_words)
 
 
 def _formula() -> AnswerKind:
     from quiz.core.kinds import formula
 
     return AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields,
-                      warm_texts=formula.warm_texts)
+                      warm_texts=formula.warm_texts, accepted_text=formula.accepted_text)
 
 
 def _choice() -> AnswerKind:
     from quiz.core.kinds import choice
 
     return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines,
-                      key_text=choice.key_text)
+                      key_text=choice.key_text, has_options=True,
+                      expected_fields=choice.expected_fields)
+
+
+def _multi() -> AnswerKind:
+    from quiz.core.kinds import choice
+
+    return replace(_choice(), mistake_credit=choice.mistake_credit)
 
 
 def _table() -> AnswerKind:
@@ -68,7 +78,7 @@ def _spoken() -> AnswerKind:
 
 
 KINDS: Mapping[str, AnswerKind] = LazyTable({
-    "number": _number, "formula": _formula, "choice": _choice, "multi": _choice,
+    "number": _number, "formula": _formula, "choice": _choice, "multi": _multi,
     "table": _table, "layout": _layout, "spoken": _spoken})
 """Every answer kind the core can read and grade (the keys are
 :data:`questions.types.AnswerKind`'s names; a test keeps them equal)."""
@@ -88,3 +98,14 @@ def key_text(pv: PartVariant) -> str:
     """A part's key as shown to people: a choice's letters with their options' text,
     any other key as it displays (``key.display`` is what typing back grades right)."""
     return kind_of(pv.kind).key_text(pv)
+
+
+def expected_json(key: Key) -> dict[str, Any]:
+    """The JSON contract's ``expected`` object of a key: its display, its value and unit
+    when it has a value, and what its kind adds (a choice's ``correct`` labels, even
+    when no label is right). The one builder for ``quiz ask --json`` and ``quiz check
+    --json``."""
+    out: dict[str, Any] = {"display": key.display}
+    if key.value is not None:
+        out |= {"value": key.value, "unit": key.unit}
+    return out | kind_of(key.kind).expected_fields(key)

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from questions.variants import Key, PartVariant
+from questions.variants import Key, KnownMistake, PartVariant
 from quiz.core.types import Verdict
 from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
 if TYPE_CHECKING:
-    from quiz.core.kinds.spoken import Checklist
+    from quiz.core.rubric import Checklist
 
 __all__ = ["AnswerKind", "Grade", "Read", "by_credit", "invalid", "relative_error",
            "unreadable_message"]
@@ -51,16 +51,6 @@ class Grade:
     def shown_key(self) -> str:
         """The key as shown to people: :attr:`key_text`, else ``key.display``."""
         return self.key_text or self.key.display
-
-    def expected_json(self) -> dict[str, Any]:
-        """The `expected` object of the JSON contract."""
-        out: dict[str, Any] = {"display": self.key.display}
-        if self.key.value is not None:
-            out |= {"value": self.key.value, "unit": self.key.unit}
-        if self.key.kind in ("choice", "multi"):
-            out["correct"] = list(self.key.correct)
-        return out
-
 
 def by_credit(credit: float) -> Verdict:
     """``partial`` for an answer worth some credit, ``incorrect`` for none."""
@@ -125,6 +115,16 @@ class AnswerKind:
         warm_texts: texts that are never the key and never typed, whose readings do
             once, ahead of the typing, the work a part's first readings would do (the
             live preview reads them in a worker while the question is read).
+        has_options: the part shows lettered options, in an order of its variant's own
+            (a template's examples name them by the file's letters).
+        mistake_credit: the score a known mistake's answer gets (a multi-select's never
+            below the same picks as an unnamed slip).
+        accepted_text: what else grades right, in a sentence (a number's range, a
+            formula's letters), for cards taken elsewhere (Anki); "" when nothing.
+        tolerance_words: how close an answer with a value must be, for authors (a
+            count is graded exactly).
+        expected_fields: what the JSON contract's ``expected`` object adds for this
+            kind (a choice's ``correct`` labels).
     """
 
     read: Callable[[PartVariant, str], Read]
@@ -136,3 +136,9 @@ class AnswerKind:
     key_text: Callable[[PartVariant], str] = lambda pv: pv.key.display
     paragraph: bool = False
     warm_texts: Callable[[PartVariant], tuple[str, ...]] = lambda pv: ()
+    has_options: bool = False
+    mistake_credit: Callable[[PartVariant, KnownMistake], float] = lambda pv, m: m.credit
+    accepted_text: Callable[[PartVariant], str] = lambda pv: ""
+    tolerance_words: Callable[[PartVariant], str] = \
+        lambda pv: f"tolerance {pv.key.tolerance:.0%}"
+    expected_fields: Callable[[Key], dict[str, Any]] = lambda key: {}

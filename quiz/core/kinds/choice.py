@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
-from questions.variants import PartVariant, picks_text
+from questions.variants import Key, KnownMistake, PartVariant, picks_text
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import (
     MAX_CHOICE_CHARS,
@@ -15,7 +16,8 @@ from quiz.core.reading import (
 )
 from solver.formula import clean_text
 
-__all__ = ["as_shown", "example_picks", "grade", "key_text", "read"]
+__all__ = ["as_shown", "example_picks", "expected_fields", "grade", "key_text",
+           "mistake_credit", "read"]
 
 
 def example_picks(pv: PartVariant) -> str:
@@ -71,6 +73,20 @@ def key_text(pv: PartVariant) -> str:
     return picks_text(pv.spec.choices, pv.key.correct)
 
 
+def _auto_credit(pv: PartVariant, picked: set[str]) -> float:
+    """A multi-select's partial credit: right picks minus wrong picks, over the key (0
+    for a single choice)."""
+    right = set(pv.key.correct)
+    if pv.kind != "multi" or not right:
+        return 0.0
+    return max(0.0, (len(picked & right) - len(picked - right)) / len(right))
+
+
+def mistake_credit(pv: PartVariant, m: KnownMistake) -> float:
+    """A known mistake's score: never below the same picks as an unnamed slip."""
+    return max(m.credit, _auto_credit(pv, set(m.choice)))
+
+
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     """Grade the letters picked; the grade shows the key with its options' text."""
     g = _grade(pv, text)
@@ -89,13 +105,10 @@ def _grade(pv: PartVariant, text: str) -> Grade:
     if picked == right:
         return Grade("correct", 1.0, r.read_as, None, "Correct.", key)
     why = _why(pv, picked, right)
-    # Partial credit for a multi-select: right picks minus wrong picks, over the key.
-    auto = max(0.0, (len(picked & right) - len(picked - right)) / len(right)) \
-        if pv.kind == "multi" else 0.0
+    auto = _auto_credit(pv, picked)
     for m in pv.mistakes:
         if m.choice and set(m.choice) == picked:
-            # A named mistake never scores below the same picks as an unnamed slip.
-            score = max(m.credit, auto)
+            score = mistake_credit(pv, m)
             return Grade(by_credit(score), round(score, 4), r.read_as, m.name,
                          " ".join([m.feedback, *why]), key)
     if pv.kind == "multi":
@@ -133,6 +146,11 @@ def as_shown(pv: PartVariant, text: str) -> str:
     except Unreadable:
         return text
     return ", ".join(sorted(pv.labels[chr(ord("a") + written.index(p))] for p in picked))
+
+
+def expected_fields(key: Key) -> dict[str, Any]:
+    """The right labels (``correct``), in the letters the variant shows."""
+    return {"correct": list(key.correct)}
 
 
 def prompt_lines(pv: PartVariant) -> list[str]:

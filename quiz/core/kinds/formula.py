@@ -15,7 +15,15 @@ from questions.variants import Key, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
-__all__ = ["grade", "key_example", "letters_of", "read", "warm_texts"]
+__all__ = ["accepted_text", "grade", "key_example", "letters_of", "read", "warm_texts"]
+
+
+def accepted_text(pv: PartVariant) -> str:
+    """Any equivalent formula, with what each letter stands for."""
+    if not pv.key.symbols:
+        return ""
+    legend = ", ".join(f"{k} = {v}" for k, v in pv.key.symbols.items())
+    return f"Any equivalent formula ({legend})"
 
 
 def letters_of(key: Key) -> dict[str, Any]:

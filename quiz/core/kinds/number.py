@@ -17,7 +17,8 @@ from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import MAX_NUMBER_CHARS, Reading, Unreadable, read_number
 from solver.units import COUNT_FAMILY, UNITS, format_value
 
-__all__ = ["MAX_NEAR_MISS", "MAX_TOLERANCE", "check_key", "generic_slips", "grade", "read"]
+__all__ = ["MAX_NEAR_MISS", "MAX_TOLERANCE", "accepted_text", "check_key", "generic_slips",
+           "grade", "read", "tolerance_words"]
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -368,6 +369,27 @@ def _count_mode(pv: PartVariant) -> str:
     from questions.kinds.number import count_mode
 
     return count_mode(pv.spec.answer)
+
+
+def tolerance_words(pv: PartVariant) -> str:
+    """A count is graded exactly (or its floor and ceiling); any other value within its
+    tolerance."""
+    return {"exact": "graded exactly (a whole number)",
+            "either": "its floor or ceiling graded correct"}.get(
+        _count_mode(pv), f"tolerance {pv.key.tolerance:.0%}")
+
+
+def accepted_text(pv: PartVariant) -> str:
+    """The range that grades right, and the other conventions' values."""
+    key = pv.key
+    if key.value is None or not key.unit:
+        return ""
+    low = key.value - key.tolerance * abs(key.value)
+    high = key.value + key.tolerance * abs(key.value)
+    text = (f"Accepted: {format_value(low, key.unit)} to {format_value(high, key.unit)} "
+            f"(±{key.tolerance:.0%})")
+    others = "; ".join(f"{a.name}: {format_value(a.value, key.unit)}" for a in pv.accepted)
+    return text + (f". Also accepted: {others}" if others else "")
 
 
 MAX_TOLERANCE = 0.5

@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from questions.derivation import derivation_of
 from quiz.tui import heap
 from quiz.tui.data import percent, seconds_text
 from quiz.tui.messages import FlagRequested, WalkRequested
@@ -96,7 +97,7 @@ def prepare(question: Question) -> None:
     from quiz.core.grading import grade
 
     part = question.part
-    _ = part.derivation
+    _ = derivation_of(part)
     if part.kind in _PREPARED:
         return
     _PREPARED.add(part.kind)
@@ -180,7 +181,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
             walk = SizedStatic(_WALK_OFFER, id="feedback-walk-offer")
             walk.display = self.missed and self.leech
             yield walk
-            yield Derivation(out.question.part.derivation, title="Worked solution",
+            yield Derivation(derivation_of(out.question.part), title="Worked solution",
                              id="feedback-derivation")
         yield KeysLine(self._keys())
 
@@ -221,7 +222,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
         question.display = False
         self.query_one("#feedback-summary", Static).update(summary_markup(outcome))
         self.query_one("#feedback-walk-offer").display = self.missed and self.leech
-        self.query_one(Derivation).show(outcome.question.part.derivation)
+        self.query_one(Derivation).show(derivation_of(outcome.question.part))
         self.query_one(KeysLine).set_keys(self._keys())
         self.query_one("#feedback-scroll", VerticalScroll).scroll_home(animate=False)
         self.refresh_bindings()
@@ -232,11 +233,18 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
             keys.append(("u", "Follow-up", "screen.follow_up"))
         if self.missed and self.outcome.question.followup is None:
             keys.append(("w", "Walk through", "screen.walk"))
-        if self.outcome.question.part.kind == "layout":  # see check_action
+        if self._lab:  # see check_action
             keys.append(("l", "Lab", "screen.open_lab"))
         return keys + [("f", "Flag", "screen.flag"),
                        ("v", "Question", "screen.show_question"),
                        ("?", "Help", "app.open_mode('help')")]
+
+    @property
+    def _lab(self) -> bool:
+        """A layout question: the layout lab is offered."""
+        from questions.kinds import kind_of
+
+        return kind_of(self.outcome.question.part.kind).searches_layout
 
     @property
     def missed(self) -> bool:
@@ -246,7 +254,7 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Offer the layout lab only after a layout question."""
         if action == "open_lab":
-            return self.outcome.question.part.kind == "layout"
+            return self._lab
         if action == "walk":  # (a follow-up has no derivation steps of its own)
             return self.missed and self.outcome.question.followup is None
         if action == "follow_up":

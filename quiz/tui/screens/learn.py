@@ -24,6 +24,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from questions.derivation import derivation_of
 from quiz.core.words import plural
 from quiz.tui import heap
 from quiz.tui.messages import AnswerSubmitted, LearnChosen, TaskFailed, WalkAnswered, WalkReady
@@ -208,7 +209,7 @@ class WalkScreen(AnsweringScreen):
             w = Walkthrough(variant, self.state.store, self.state.settings, cold=cold,
                             mode=cast("Mode", self.mode), now=self.now or utc_now)
             for pv in (*variant.parts, *(cold.parts if cold else ())):
-                _ = pv.derivation  # the worked solutions, off the event loop
+                _ = derivation_of(pv)  # the worked solutions, off the event loop
         except Exception as exc:  # a template that cannot draw: report, go on
             self.post_message(TaskFailed(f"walking through {template_id}", str(exc)))
             return

@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
+from questions.derivation import derivation_of
 from quiz.tui import heap
 from quiz.tui.data import percent
 from quiz.tui.kinds import ask_in, asked_as
@@ -248,7 +249,7 @@ class QuestionScreen(AnsweringScreen):
         """Grade and record an answer (in the grading worker)."""
         outcome = self.session.submit(text)
         if outcome.grade.verdict != "invalid" and self.mock is None:
-            _ = outcome.question.part.derivation  # warm the cache off the loop
+            _ = derivation_of(outcome.question.part)  # warm the cache off the loop
         return outcome
 
     @on(AnswerGraded)
@@ -335,7 +336,7 @@ class QuestionScreen(AnsweringScreen):
             if expire_with is not None and mock.current is not None:
                 mock.expire(expire_with)
             for o in mock.answered:  # derive off the event loop (sympy printing)
-                _ = o.question.part.derivation
+                _ = derivation_of(o.question.part)
             report = mock.finish()
         except Exception as exc:
             self.post_message(TaskFailed("scoring the mock interview", str(exc)))

@@ -179,7 +179,7 @@ class SettingsScreen(Screen[None]):
         text = event.value.strip()
         number: object
         try:
-            number = float(text) if event.input.type == "number" else int(text)
+            number = int(text) if event.input.type == "integer" else float(text)
         except ValueError:
             number = text  # the model rejects it with its own words
         self._apply(name, number, save=name != "desired_retention")

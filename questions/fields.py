@@ -1,0 +1,356 @@
+"""The building blocks of the template format: every model a template's fields hold,
+and the fields of a part (:class:`PartFields`).
+
+Kept below :mod:`questions.schema` (which adds the part's checks by answer kind and the
+template itself), so that the answer kinds (:mod:`questions.kinds`) and the value types
+of a drawn variant (:mod:`questions.model`) name a part's fields without importing the
+schema that dispatches to them. Every field has a docstring, which is also its
+description in the JSON Schema and in AUTHORING.md.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from questions.errors import FieldError
+from questions.types import Verdict
+
+MAX_STEPS = 1e15
+"""A range's bounds may be at most this many steps from 0 (float precision ends there)."""
+
+Scalar = str | int | float | bool
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ParamSpec(_Model):
+    """How one parameter of a variant is drawn from the seed."""
+
+    choices: list[Scalar] | None = None
+    """Pick one of these (preset names for `model` and `gpu`)."""
+    range: tuple[float, float] | None = None
+    """Draw from [low, high] (inclusive)."""
+    step: float | None = None
+    """Snap a drawn range value to a multiple of this step."""
+    log: bool = False
+    """Draw uniformly in log space (for quantities spanning orders of magnitude)."""
+    sig: int | None = Field(default=None, ge=1, le=6)
+    """Round a drawn value to this many significant digits (before the answer is derived)."""
+    integer: bool = False
+    """Round a drawn value to a whole number."""
+    free: bool = False
+    """Not a solver key: a number for the prompt, constraints and expressions only
+    (e.g. `deadline_days`, `tokens_per_second`)."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ParamSpec:
+        if (self.choices is None) == (self.range is None):
+            raise FieldError((), "give exactly one of choices or range")
+        if self.choices is not None and not self.choices:
+            raise FieldError(("choices",), "choices must not be empty")
+        if self.range is not None:
+            lo, hi = self.range
+            if not lo <= hi:
+                raise FieldError(("range",), "range must be [low, high] with low <= high")
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise FieldError(("range",), "range must be finite numbers")
+            if self.log and lo <= 0:
+                raise FieldError(("range",), "a log range must be positive")
+            if self.step is not None:
+                if not (math.isfinite(self.step) and self.step > 0):
+                    raise FieldError(("step",), "step must be a positive number")
+                if max(abs(lo), abs(hi)) / self.step > MAX_STEPS:
+                    raise FieldError(("step",), f"step {self.step:g} is too small for the range "
+                                     f"[{lo:g}, {hi:g}]: at most {MAX_STEPS:.0e} steps "
+                                     "from 0")
+        return self
+
+
+class Accepted(_Model):
+    """Another convention whose answer also grades correct (with a note saying so)."""
+
+    name: str
+    """The convention, e.g. "published FSDP figure, without (N-1)/N"."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys that switch to this convention."""
+    note: str
+    """Shown when the answer matched this convention rather than the default."""
+
+
+class Condition(_Model):
+    """A choice key that depends on the drawn numbers."""
+
+    if_: str = Field(alias="if")
+    """An expression over solver keys, quantities and free parameters, e.g.
+    "memory_per_gpu <= hbm_bytes"."""
+    correct: list[str]
+    """The right labels when the expression holds."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True,
+                              populate_by_name=True)
+
+
+class Figure(_Model):
+    """For spoken answers: a figure the answer should state, derived by the solver."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=40)]
+    """A short name (lower case, digits, _): `{id}` in the model answer shows the figure,
+    and order rules name it."""
+    label: str = Field(min_length=2, max_length=60)
+    """What the checklist calls it, e.g. "model state"."""
+    quantity: str | None = None
+    """A solver quantity (see `quiz solve --list`)."""
+    expr: str | None = None
+    """Or an expression over solver quantities and keys."""
+    unit: str | None = None
+    """Base unit (B, FLOP, s, param, B/s, FLOP/s, 1); default: the quantity's."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys changed for this figure only (e.g. tp = 8 for a per-GPU figure)."""
+    tolerance: float = Field(default=0.1, gt=0, lt=1)
+    """Relative tolerance; a typed answer's 3% applies when this is looser, and a figure
+    said rounded ("1.3 TB") is also right within the rounding said."""
+    weight: float = Field(default=2.0, gt=0, le=100)
+    """Its share of the score, relative to the other items."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Figure:
+        if (self.quantity is None) == (self.expr is None):
+            raise FieldError((), "a figure needs exactly one of quantity or expr")
+        return self
+
+
+class Claim(_Model):
+    """For spoken answers: a choice the answer should state, recognized by its phrases."""
+
+    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=40)]
+    """A short name for order rules."""
+    label: str = Field(min_length=2, max_length=60)
+    """What the checklist calls it, e.g. "TP inside the node"."""
+    phrases: list[Annotated[str, Field(min_length=2, max_length=80)]] = Field(min_length=1)
+    """Ways of saying it (case, punctuation and spacing do not matter; "..." stands for
+    up to four words of the same clause), e.g. "tp ... inside the node", "tensor
+    parallel within a node", "tp 8 on nvlink". A phrase right after "not", "no",
+    "never" or "without" does not count."""
+    against: list[Annotated[str, Field(min_length=2, max_length=80)]] = Field(
+        default_factory=list)
+    """Phrases that state the opposite ("tp across nodes"): said (not negated), they
+    mark the claim contradicted, worth nothing."""
+    weight: float = Field(default=0.5, gt=0, le=100)
+    """Its share of the score, relative to the other items."""
+
+
+class OrderRule(_Model):
+    """For spoken answers: two items the answer should state in this order."""
+
+    before: str
+    """A figure or claim id said first."""
+    after: str
+    """A figure or claim id said later."""
+    label: str = Field(min_length=2, max_length=60)
+    """What the checklist calls it, e.g. "the inventory before the axes"."""
+    weight: float = Field(default=0.5, gt=0, le=100)
+    """Its share of the score, relative to the other items."""
+
+
+class Answer(_Model):
+    """What the right answer is, and how close is close enough."""
+
+    quantity: str | None = None
+    """A solver quantity (see `quiz solve --list`)."""
+    expr: str | None = None
+    """An expression over solver quantities and keys, e.g. "tp_bytes / intra_bw"."""
+    unit: str | None = None
+    """Base unit of the answer (B, FLOP, s, param, B/s, FLOP/s, 1; the counts tokens and
+    requests; the rates 1/s, tokens/s and requests/s); default: the quantity's."""
+    tolerance: float = Field(default=0.03, gt=0, lt=1)
+    """Relative tolerance for a number (0.03 = within 3%)."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """Solver keys fixed for this answer, on top of the drawn parameters."""
+    binary: bool = False
+    """Display bytes in GiB/TiB in the key."""
+    count: Literal["", "exact", "floor", "either"] = ""
+    """For a number that counts things: "exact" grades the whole-number key exactly (128
+    collectives, the smallest number of micro-batches); "floor" takes the floor of a
+    real-valued key as the key and grades it exactly (the largest batch that fits: one
+    more does not fit); "either" accepts the floor and the ceiling of a real-valued key
+    (GPUs needed when the prompt does not say which). An `expr` whose outermost call is
+    floor() or ceil(), or a `quantity` that rounds to a whole number (the requests that
+    fit), is "exact" without saying so."""
+    bare_unit: str | None = None
+    """The unit a bare number is read in (e.g. "days" when the prompt asks for days);
+    without it a bare number is in the base unit."""
+    formula: str | None = None
+    """For answer_kind = "formula": the expected formula in the prompt's letters."""
+    symbols: dict[str, str] = Field(default_factory=dict)
+    """For formulas: letter in the prompt -> solver key or quantity it stands for."""
+    correct: list[str] = Field(default_factory=list)
+    """For choice/multi: the labels (a, b, ...) of the right choices."""
+    option_feedback: dict[str, str] = Field(default_factory=dict)
+    """For multi (and choice): label -> why that option is right or wrong, shown when it
+    is picked wrongly or missed, e.g. b = "Interleaving shrinks the bubble, it does not
+    remove it."."""
+    when: list[Condition] = Field(default_factory=list)
+    """For choice/multi: keys that depend on the draw; the first whose `if` holds wins,
+    otherwise `correct` applies."""
+    cells: dict[str, list[str]] = Field(default_factory=dict)
+    """For tables: row -> the column codes that are right for it ([] for none)."""
+    accept: list[Accepted] = Field(default_factory=list)
+    """Other conventions also graded correct."""
+    explanation: str = ""
+    """For choice, multi and table answers: why the key is right, in words."""
+    show: list[str] = Field(default_factory=list)
+    """Solver quantities whose worked derivation the explanation adds."""
+    why: str = ""
+    """For an `expr` answer: what its final combination of quantities does, in words
+    (the last step of the worked solution)."""
+    follow: list[int] = Field(default_factory=list)
+    """For a scenario's number part: the earlier parts (1-based) whose answers carry
+    forward. Each such part's answer is a `quantity` that this part's `expr` names; an
+    answer right from the learner's own earlier answers (even wrong ones) earns
+    `follow_credit`, and the feedback says so (error carried forward)."""
+    follow_credit: float = Field(default=1.0, gt=0, le=1)
+    """The score of an answer right only from the learner's own earlier answers (1 =
+    full credit)."""
+    figures: list[Figure] = Field(default_factory=list)
+    """For spoken answers: the figures the answer should state."""
+    claims: list[Claim] = Field(default_factory=list)
+    """For spoken answers: the choices the answer should state."""
+    order: list[OrderRule] = Field(default_factory=list)
+    """For spoken answers: items to state in a given order."""
+    model_answer: str = ""
+    """For spoken answers: an answer that states every figure and claim, written with
+    `{figure_id}` and the usual placeholders, so it is right for every variant."""
+
+    @field_validator("tolerance", mode="before")
+    @classmethod
+    def _tolerance(cls, v: object) -> object:
+        if isinstance(v, int | float) and not isinstance(v, bool) and not 0 < v < 1:
+            raise ValueError(f"tolerance is relative to the key (0.03 accepts answers "
+                             f"within 3% of it): give a number above 0 and below 1, "
+                             f"not {v!r}")
+        return v
+
+
+class Mistake(_Model):
+    """A known wrong answer: how to recognize it, what to say, what it is worth."""
+
+    name: str
+    """A short name, e.g. "forgot the master copy"."""
+    feedback: str
+    """Why it is wrong and how to fix it, in a sentence or two."""
+    credit: float = Field(default=0.0, ge=0, lt=1)
+    """Partial credit when matched (0 = none)."""
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """The answer re-derived with these keys changed (e.g. bytes_per_param = 12)."""
+    expr: str | None = None
+    """An alternative expression over quantities and keys."""
+    scale: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes); not 0
+    (no mistake gives 0) and a finite number."""
+    formula: str | None = None
+    """For formula answers: the wrong formula, in the prompt's letters."""
+    choice: list[str] | None = None
+    """For choice answers: the labels that are this mistake."""
+    cells: dict[str, list[str]] | None = None
+    """For table answers: rows answered this (wrong) way are this mistake."""
+    figure: str | None = None
+    """For spoken answers: the id of the figure this is a wrong value of (derived with
+    set, expr or scale from that figure)."""
+
+    @model_validator(mode="after")
+    def _one_recognizer(self) -> Mistake:
+        given = [x for x in (self.set or None, self.expr, self.scale, self.formula,
+                             self.choice, self.cells) if x is not None]
+        if len(given) != 1:
+            raise FieldError((), "give exactly one of set, expr, scale, formula, choice, "
+                             "cells")
+        if self.scale == 0:
+            raise FieldError(("scale",), "a scale of 0 makes every answer 0; give the "
+                             "factor the mistake is off by (1000, 8, 0.5, ...)")
+        return self
+
+
+class Hint(_Model):
+    """A nudge the user may ask for; it costs part of the score."""
+
+    text: str
+    """The hint."""
+    cost: float = Field(default=0.2, ge=0, le=1)
+    """How much of the score it costs (0.2 = the answer is worth at most 0.8)."""
+
+
+class Example(_Model):
+    """A typed answer and the verdict it must get; `quiz templates test` checks them."""
+
+    answer: str
+    """What a user might type. `{key}` is replaced by the key's display, `{part:N}` by
+    part N's, `{mistake:NAME}` by what the known mistake NAME types and `{expr:EXPR}` by
+    an expression's value; an answer with these is checked on every seed."""
+    verdict: Verdict
+    """The verdict it must get."""
+    seed: int = 0
+    """The variant it is graded against."""
+    mistake: str | None = None
+    """The known mistake it must be recognized as, if any."""
+    part: int = 1
+    """For scenarios: which part (1-based)."""
+    earlier: list[str] = Field(default_factory=list)
+    """For follow-through: the answers typed to parts 1, 2, ... before this one
+    (`{key}` is each part's key; `{part:N}`, `{mistake:NAME}` and `{expr:EXPR}` work as
+    in `answer`)."""
+
+
+class StepSpec(_Model):
+    """How learn mode asks one step of a part's worked derivation (optional: without
+    it every step that computes something is asked, its prompt made from the quantity's
+    meaning)."""
+
+    quantity: str
+    """The step, by the solver quantity it computes (as `quiz ask ID --steps` lists
+    it), e.g. "params_per_gpu"."""
+    part: int = Field(default=1, ge=1)
+    """For scenarios: which part's derivation (1-based)."""
+    prompt: str = ""
+    """A friendlier prompt for the step, e.g. "First: how many parameters does one GPU
+    hold?"."""
+    skip: bool = False
+    """Show the step worked out instead of asking it."""
+
+    @model_validator(mode="after")
+    def _prompt_or_skip(self) -> StepSpec:
+        if bool(self.prompt.strip()) == self.skip:
+            raise FieldError(("prompt",) if not self.skip else ("skip",),
+                             "give a step either a prompt or skip = true (not both)")
+        return self
+
+
+class PartFields(_Model):
+    """The fields of one part (:class:`questions.schema.Part` adds the checks of its
+    answer kind)."""
+
+    prompt: str
+    """The question, with {placeholders} for parameters and quantities."""
+    answer_kind: str
+    """How the answer is typed and graded (:class:`questions.schema.Part` admits the
+    registered kinds' names)."""
+    answer: Answer
+    """The key."""
+    choices: list[str] = Field(default_factory=list)
+    """For choice/multi: the options, labelled a, b, c ... in order."""
+    rows: list[str] = Field(default_factory=list)
+    """For tables: the row names (e.g. the five axes)."""
+    columns: dict[str, str] = Field(default_factory=dict)
+    """For tables: column code -> meaning (e.g. w = "weights")."""
+    mistakes: list[Mistake] = Field(default_factory=list)
+    """Known mistakes, checked in order after the key."""
+    hints: list[Hint] = Field(default_factory=list)
+    """Hints, shown one at a time."""
+    tags: list[str] = Field(default_factory=list)
+    """In a scenario, the template's tags this part drills (e.g. the rapid-fire item of
+    its step): its answers count under these in the stats. The tags no part names count
+    once per scenario, through its first part."""
