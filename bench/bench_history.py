@@ -145,7 +145,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
                     topic=entry.topic, answered_at=when, seconds=rng.uniform(10, 120),
                     tags=tuple(entry.tags))))
         marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
-        with store._transaction() as conn:
+        with store.transaction() as conn:
             conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
         drill = Drill(store, Settings())
         for entry in entries:

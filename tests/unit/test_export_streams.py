@@ -156,7 +156,7 @@ def test_export_memory_does_not_grow_with_the_history(tmp_path: Path) -> None:
                 topic="memory", answered_at=T + timedelta(seconds=i), seconds=3.0,
                 tags=("rapid-fire-1",))) for i in range(size)]
             marks = ", ".join("?" * len(rows[0]))
-            with store._transaction() as conn:
+            with store.transaction() as conn:
                 conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
                                  rows)
             del rows
@@ -180,13 +180,13 @@ def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> No
             verdict="correct", score=1.0, topic="memory", seconds=3.0,
             answered_at=T + timedelta(days=1, seconds=i))) for i in range(3000)]
         marks = ", ".join("?" * len(attempts[0]))
-        with store._transaction() as conn:
+        with store.transaction() as conn:
             conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
                              attempts)
         document["attempts"] = document["attempts"][:2] + [
             {**document["attempts"][2], "answer": "new"}]
         read = 0
-        stream = store._stream
+        stream = store.stream
 
         def counting(*args: Any, **kwargs: Any) -> Iterator[Any]:
             nonlocal read
@@ -194,7 +194,7 @@ def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> No
                 read += 1
                 yield row
 
-        store._stream = counting  # type: ignore[method-assign]
+        store.stream = counting  # type: ignore[method-assign]
         result = import_history(store, parse(json.dumps(document), "json"))
         assert (result.added, result.already) == (1, 2)
         assert read == 3  # the three attempts at the file's three times

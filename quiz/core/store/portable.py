@@ -277,13 +277,13 @@ first review it gave (by the review log's index)."""
 def _attempt_rows(store: Store, mock_start: dict[int | None, str],
                   where: str = "", params: Sequence[object] = ()) -> Iterator[AttemptRow]:
     """Every attempt as a file row, oldest first, streamed (a page of rows at a time)."""
-    for row in store._stream(_ATTEMPTS_SQL.format(where=where), params):
+    for row in store.stream(_ATTEMPTS_SQL.format(where=where), params):
         yield _file_row(store, row, mock_start)
 
 
 def _file_row(store: Store, row: sqlite3.Row, mock_start: dict[int | None, str]) -> AttemptRow:
     """A stored attempt as a file row, every field validated."""
-    a = store._read_row(row_to_attempt, row, "attempt")
+    a = store.read_row(row_to_attempt, row, "attempt")
     try:
         return AttemptRow(
             template=a.template_id, version=a.template_version, seed=a.seed, mode=a.mode,
@@ -321,7 +321,7 @@ def _attempt_items(store: Store, mock_start: dict[int | None, str]) -> Iterator[
     comparisons a row instead of a model built and dumped.
     """
     tags_of: dict[str, tuple[str, ...] | None] = {}
-    for row in store._stream(_ATTEMPTS_SQL.format(where=""), ()):
+    for row in store.stream(_ATTEMPTS_SQL.format(where=""), ()):
         item = _plain_item(row, mock_start, tags_of)
         yield item if item is not None else _written(_file_row(store, row, mock_start))
 
@@ -494,7 +494,7 @@ def write_history(store: Store, fmt: str, out: TextIO) -> int:
         raise ValueError(f"unknown history format {fmt!r}: use one of {', '.join(FORMATS)}")
     mocks, mock_start = _mocks(store)
     # Through the index of guided attempts: the file's format comes before its rows.
-    guided = bool(store._rows("SELECT EXISTS (SELECT 1 FROM attempts WHERE guided = 1)")[0][0])
+    guided = bool(store.rows("SELECT EXISTS (SELECT 1 FROM attempts WHERE guided = 1)")[0][0])
     rows = _attempt_items(store, mock_start)
     if fmt == "json":
         head = json.dumps({"format": FORMAT_NAME, "history_format": _format_of(guided)},
@@ -973,12 +973,12 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     # with the default 2 MB most updates wrote and read back a page (100 MB saved 13 %
     # of the CPU of 100,000 rows). 64 MB: the index builds of a bulk import sort in as
     # much again, and 1,000,000 rows peaked at 249 MB with 100 MB.
-    cache = store._rows("PRAGMA cache_size")[0][0]
-    store._rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
+    cache = store.rows("PRAGMA cache_size")[0][0]
+    store.rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
     try:
         return _import(store, rows, source, mock_start, latest, expected)
     finally:
-        store._rows(f"PRAGMA cache_size = {int(cache):d}")
+        store.rows(f"PRAGMA cache_size = {int(cache):d}")
 
 
 _IMPORT_CACHE_KIB: Final = 64 * 1024
@@ -992,7 +992,7 @@ indexes at the end: a sorted build instead of a million scattered page updates."
 def _import(store: Store, rows: Iterable[Row], source: str,
             mock_start: dict[int | None, str], latest: str,
             expected: int | None) -> ImportResult:
-    with store._transaction() as conn:
+    with store.transaction() as conn:
         before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
         indexes: list[tuple[str, str]] = []
         if expected is not None and expected >= max(_BULK_ROWS, before):
@@ -1190,7 +1190,7 @@ def _match(store: Store, conn: sqlite3.Connection, row: AttemptRow, before: int,
     """Whether an attempt the history had before the import, not matched yet, is this
     row (and if so, mark it matched)."""
     key = row.key()
-    for stored in store._stream(_MATCH_SQL, (row.answered_at, before)):
+    for stored in store.stream(_MATCH_SQL, (row.answered_at, before)):
         if stored["id"] not in matched and _file_row(store, stored, mock_start).key() == key:
             matched.add(stored["id"])
             return True
