@@ -15,7 +15,7 @@ round by round; the empty history is the baseline:
 - stats: the stats screen's figures (``tui.data.stats_data``) after opening;
 - mistakes: the mistakes screen's data (``core.mistakes.mistakes`` and ``leeches``, the
   bank loaded first as the app has it);
-- export: ``quiz history export`` (``portable.write_history``, JSON, to /dev/null);
+- export: ``quiz history export`` (``writer.write_history``, JSON, to /dev/null);
 - cli-stats: ``quiz stats --json``, the whole command as a process (interpreter start
   included: what a script calling it waits for).
 
@@ -83,7 +83,7 @@ if what == "home":
     out["home"] = time.perf_counter() - t3
     out["usable"] = out["open"] + out["home"]
 elif what == "export":
-    from quiz.core.store.portable import write_history
+    from quiz.core.store.writer import write_history
     with open(os.devnull, "w", encoding="utf-8", newline="") as sink:
         t4 = time.perf_counter()
         write_history(state.store, "json", sink)

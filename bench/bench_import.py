@@ -61,7 +61,7 @@ def write_file(path: Path, rows: int, fmt: str, seed: int = 7) -> None:
     """A history file of ``rows`` attempts, as the exporter lays it out."""
     from questions.catalog import build
     from questions.loader import bank_files
-    from quiz.core.store.portable import _csv_row, _json_list
+    from quiz.core.store.writer import csv_row, json_list
 
     entries = list(build(bank_files([])).entries.values())
     rng = random.Random(seed)
@@ -94,9 +94,9 @@ def write_file(path: Path, rows: int, fmt: str, seed: int = 7) -> None:
     with path.open("w", encoding="utf-8", newline="") as out:
         if fmt == "json":
             out.write('{\n "format": "quiz-history",\n "history_format": 1,\n "attempts": ')
-            _json_list(attempts(), out)
+            json_list(attempts(), out)
             out.write(',\n "mock_sessions": ')
-            _json_list(mocks, out)
+            json_list(mocks, out)
             out.write("\n}\n")
         else:
             import csv
@@ -108,21 +108,25 @@ def write_file(path: Path, rows: int, fmt: str, seed: int = 7) -> None:
                              "rating"])
             for row in attempts():
                 row["mode"] = "drill"  # CSV carries no mock sessions
-                writer.writerow(_csv_row(row, False))
+                writer.writerow(csv_row(row, False))
 
 
-def measure(file: Path, source: Path | None) -> tuple[float, float, float, str]:
-    """One import in a fresh process into a new data folder: (wall seconds, CPU seconds,
-    peak RSS MB, its output)."""
+def measure(file: Path, source: Path | None, decode: bool = False
+            ) -> tuple[float, float, float, str]:
+    """One import in a fresh process into a new data folder (or, ``decode``: only
+    reading and decoding the file, row by row with the JSON module, as the import did
+    before): (wall seconds, CPU seconds, peak RSS MB, its output)."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
     with tempfile.TemporaryDirectory(prefix="bench-import-") as data, \
             tempfile.TemporaryFile("w+") as out:
+        command = [sys.executable, "-P", "-c", _DECODE, str(file)] if decode else [
+            sys.executable, "-P", "-m", "quiz.cli", "--data-dir", data, "history", "import",
+            str(file)]
         start = time.perf_counter()
-        child = subprocess.Popen(
-            [sys.executable, "-P", "-m", "quiz.cli", "--data-dir", data, "history",
-             "import", str(file)], stdout=out, stderr=subprocess.STDOUT, text=True, env=env)
+        child = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True,
+                                 env=env)
         _, status, usage = os.wait4(child.pid, 0)
         seconds = time.perf_counter() - start
         out.seek(0)
@@ -130,6 +134,19 @@ def measure(file: Path, source: Path | None) -> tuple[float, float, float, str]:
     if status != 0:
         raise SystemExit(f"import failed ({status}): {text}")
     return seconds, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text
+
+
+_DECODE = """
+import sys
+from pathlib import Path
+from quiz.core.store import reader
+with reader.open_file(Path(sys.argv[1])) as handle:
+    print(sum(1 for _ in reader.rows(handle, None, sys.argv[1])), "rows decoded")
+"""
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):7.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
 def main() -> None:
@@ -142,47 +159,36 @@ def main() -> None:
     ns = ap.parse_args()
     folder = ns.keep or Path(tempfile.mkdtemp(prefix="bench-import-files-"))
     folder.mkdir(parents=True, exist_ok=True)
-    files = {}
-    for size in (0, ns.rows):
-        path = folder / f"history-{size}.{ns.format}"
-        if not path.exists():
-            start = time.perf_counter()
-            write_file(path, size, ns.format)
-            print(f"wrote {path} ({path.stat().st_size / 1e6:.0f} MB) in "
-                  f"{time.perf_counter() - start:.1f} s", flush=True)
-        files[size] = path
-    sources: dict[str, Path | None] = {"after": None}
+    path = folder / f"history-{ns.rows}.{ns.format}"
+    if not path.exists():
+        start = time.perf_counter()
+        write_file(path, ns.rows, ns.format)
+        print(f"wrote {path} ({path.stat().st_size / 1e6:.0f} MB) in "
+              f"{time.perf_counter() - start:.1f} s", flush=True)
+    runs: dict[str, tuple[Path | None, bool]] = {"decode": (None, True), "after": (None, False)}
     if ns.compare:
-        sources["before"] = ns.compare
-    times: dict[tuple[str, int], list[float]] = {}
-    cpus: dict[tuple[str, int], list[float]] = {}
-    peaks: dict[tuple[str, int], float] = {}
+        runs["before"] = (ns.compare, False)
+    times: dict[str, list[float]] = {name: [] for name in runs}
+    cpus: dict[str, list[float]] = {name: [] for name in runs}
+    ratios: dict[str, list[float]] = {name: [] for name in runs}
+    peaks: dict[str, float] = {}
     for round_ in range(ns.rounds):
-        for size in (0, ns.rows):
-            for name, source in sources.items():
-                seconds, cpu, rss, text = measure(files[size], source)
-                times.setdefault((name, size), []).append(seconds)
-                cpus.setdefault((name, size), []).append(cpu)
-                peaks[name, size] = max(peaks.get((name, size), 0.0), rss)
-                print(f"round {round_ + 1} {name:>6} {size:>9,} rows: {seconds:8.2f} s "
-                      f"(CPU {cpu:7.2f} s) {rss:7.0f} MB  {text[:60]}", flush=True)
-    print(f"\n{'code':>6} {'rows':>9}  median s  CPU s  peak MB  x baseline  "
-          "CPU us/row")
-    for name in sources:
-        base = statistics.median(times[name, 0])
-        cpu_base = statistics.median(cpus[name, 0])
-        for size in (0, ns.rows):
-            median = statistics.median(times[name, size])
-            cpu = statistics.median(cpus[name, size])
-            per_row = (cpu - cpu_base) / size * 1e6 if size else 0.0
-            print(f"{name:>6} {size:>9,} {median:9.2f} {cpu:6.1f} {peaks[name, size]:8.0f} "
-                  f"{median / base:10.1f} {per_row:10.1f}")
+        for name, (source, decode) in runs.items():
+            seconds, cpu, rss, text = measure(path, source, decode)
+            times[name].append(seconds)
+            cpus[name].append(cpu)
+            ratios[name].append(cpu / cpus["decode"][-1])
+            peaks[name] = max(peaks.get(name, 0.0), rss)
+            print(f"round {round_ + 1} {name:>6}: {seconds:8.2f} s (CPU {cpu:7.2f} s) "
+                  f"{rss:7.0f} MB  {text[:60]}", flush=True)
+    print(f"\n{ns.rows:,} rows ({ns.format}), {ns.rounds} rounds: median (min-max)")
+    print(f"{'run':>6}  {'wall s':>20}  {'CPU s':>20}  {'CPU / decode':>20}  peak MB")
+    for name in runs:
+        print(f"{name:>6}  {_spread(times[name]):>20}  {_spread(cpus[name]):>20}  "
+              f"{_spread(ratios[name]):>20}  {peaks[name]:7.0f}")
     if ns.compare:
-        after, before = (statistics.median(times[n, ns.rows]) for n in ("after", "before"))
-        cpu_after, cpu_before = (statistics.median(cpus[n, ns.rows]) for n in ("after", "before"))
-        print(f"after/before at {ns.rows:,} rows: time {after / before:.2f}, CPU "
-              f"{cpu_after / cpu_before:.2f}, peak RSS "
-              f"{peaks['after', ns.rows] / peaks['before', ns.rows]:.2f}")
+        paired = [a / b for a, b in zip(cpus["after"], cpus["before"], strict=True)]
+        print(f"after/before CPU, paired by round: {_spread(paired)}")
     print("goal: <= 30 s and <= 300 MB at 1,000,000 rows")
 
 

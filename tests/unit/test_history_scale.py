@@ -32,10 +32,10 @@ from quiz.core.mistakes import leeches, mistakes
 from quiz.core.settings import Settings
 from quiz.core.state import AppState
 from quiz.core.store import Attempt, Store
-from quiz.core.store.portable import write_history
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 from quiz.core.store.schema import MIGRATIONS, statements
 from quiz.core.store.stats import STREAK_WINDOW, home_figures
+from quiz.core.store.writer import write_history
 from quiz.core.trends import history_trends, item_trends, topic_trends
 from quiz.tui.data import TREND_DAYS, home_summary, stats_data
 
