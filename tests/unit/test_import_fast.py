@@ -117,3 +117,28 @@ def test_the_command_names_a_bad_row_among_many(
     assert code == 2
     assert err.strip() == (f"quiz: {path}: attempt 2346: score: Input should be less than "
                            "or equal to 1")
+
+
+@pytest.mark.parametrize("layout", ["indent", "compact", "default", "spaced", "cut"])
+def test_any_layout_reads_the_same_rows_quickly_or_not(layout: str) -> None:
+    """Spans are cut where an item ends before a comma (``},``): any other layout, or a
+    ``},`` inside an answer, reads the same rows, one at a time where it must."""
+    import io
+
+    from quiz.core.store.fileformat import MockRow, fields_of
+    from quiz.core.store.validate import read_rows
+
+    rows = [GOOD | {"seed": i} for i in range(2500)]
+    if layout == "cut":
+        rows = [r | {"answer": "}, {"} for r in rows]
+    doc = {"format": "quiz-history", "history_format": 1, "attempts": rows,
+           "mock_sessions": []}
+    text = {"indent": json.dumps(doc, indent=1),
+            "compact": json.dumps(doc, separators=(",", ":")),
+            "spaced": json.dumps(doc).replace("}, {", "} , {")}.get(layout, json.dumps(doc))
+    fast = [(where, fields_of(row)) for _, where, row in
+            read_rows(io.StringIO(text), fast=True) if not isinstance(row, MockRow)]
+    slow = [(where, fields_of(row)) for _, where, row in
+            read_rows(io.StringIO(text), fast=False) if not isinstance(row, MockRow)]
+    assert [(w, typed(f)) for w, f in fast] == [(w, typed(f)) for w, f in slow]
+    assert len(fast) == 2500

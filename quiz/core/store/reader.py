@@ -200,7 +200,8 @@ class _Json:
         # ("},\n  {") and compact JSON ("},{") can be cut. Anywhere else (another
         # layout, or inside a string) decoding the span fails and it is not taken.
         end = self.buf.rfind("},", self.pos, self.pos + SPAN_CHARS)
-        if end < 0:
+        if end < 0:  # not this far, whatever the layout: one at a time, then look again
+            self.single_until = self.start + min(len(self.buf), self.pos + SPAN_CHARS)
             return None
         return Span(self.buf[self.pos:end + 1])
 
