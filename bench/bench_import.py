@@ -1,44 +1,26 @@
-"""`quiz history import` of a big history file: time and peak RSS.
+"""`quiz history import` of a big history file: CPU, wall time and peak RSS, paired.
 
 Writes a synthetic history file as `quiz history export` would (JSON or CSV): the
 bundled bank's templates, topics and tags, an answer every 30-90 s, three verdicts,
 an FSRS rating on every attempt (the drill reviews a card per answer), a mock session
 every 500 attempts with its attempts linked. Then runs the whole command, `python -m
 quiz.cli --data-dir NEW history import FILE`, in a fresh process into a new data folder,
-and reads its peak RSS from wait4. The baseline, in the same run, alternating round by
-round, is the same command on a file with no attempts (interpreter, imports, opening
-the history, the backup): the ratio says what the rows cost.
+and reads its CPU time and peak RSS from wait4. The baseline, in the same run,
+alternating round by round, is reading and decoding the same file in a fresh process
+(``quiz.core.store.reader`` row by row with the JSON module, as the import did before
+it validated spans): ``CPU / decode`` says what the import costs beyond reading the
+file, whatever the machine's load.
 
-Prints, per size: median wall time, peak RSS (largest over the rounds), the ratio to the
-baseline, and microseconds per row above the baseline. Asserts nothing.
+Prints per run (decode, after, and before with ``--compare``): median (min-max) wall
+and CPU seconds, the CPU ratio to the round's decode, the peak RSS; with ``--compare``
+the after/before CPU ratio paired by round. Asserts nothing.
 
 Run: python bench/bench_import.py [--rows 1000000] [--rounds 2] [--format json|csv]
 [--keep DIR] [--compare SOURCE]
 (``--keep`` writes the file into DIR once and reuses it; ``--compare`` also runs a
-source tree of the code before a change, e.g. ``git archive main | tar -x -C SOURCE``,
-alternating with this one, and prints after/before ratios; the old import needed
-about 2.5 GB for 1,000,000 rows.)
-Goal (issue 26): 1,000,000 rows in <= 30 s and <= 300 MB peak RSS.
-
-Measured 2026-12-02 on the shared 2-core machine (load 2-4; CPU time and peak RSS are
-the figures to compare), JSON, after the replay written out, the summary sums added up in
-Python and the reviews replayed as they are inserted, alternating with the streaming
-import before them (b183639):
-
-- 100,000 rows, three rounds (two runs): CPU 8.2 vs 9.7 s (77 vs 92 us a row, after/before
-  0.84) and 7.1 vs 9.6 s (0.74); peak RSS 103 vs 111 MB.
-- 1,000,000 rows (430 MB file), one round at load ~4: CPU 87.8 vs 99.7 s (0.88), wall
-  110 vs 117 s, peak RSS 188 vs 176 MB (the sums and the online replay's cards). Alone at
-  load ~1.6: CPU 72.7 s, wall 76.8 s. The 30 s goal is not met on this machine. Where a
-  1,000,000-row import's CPU went before these changes (98 s; timed by phase): the row
-  loop 56 s (SQLite's inserts of attempts and reviews 23 s; reading, decoding and
-  validating the rows most of the rest), index builds 13 s, the summary GROUP BYs 11 s,
-  replaying and rewriting the log 12 s. The last two are now a few seconds; the loop
-  and the index builds remain.
-
-Measured 2026-12-01, the streaming import (JSON): 100,000 rows CPU 12.7 s vs 28.6 s for
-the code before (d0089e2), peak RSS 119 vs 343 MB; 1,000,000 rows CPU 98 s, wall 178 s
-at load ~4, peak RSS 176 MB (the code before needed about 2.5 GB).
+source tree of the code before a change, e.g. ``git archive main quiz questions solver |
+tar -x -C SOURCE``.) Goal (issue 26): 1,000,000 rows in <= 30 s and <= 300 MB peak
+RSS. The figures and what bought them: bench/README.md, "History import".
 """
 
 from __future__ import annotations
