@@ -98,7 +98,7 @@ _MATCH_SQL: Final = ATTEMPTS_SQL.format(where="WHERE answered_at = ? AND id <= ?
 
 def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history file",
                 expected: int | None = None) -> ImportResult:
-    """Merge a history file's validated rows (:func:`read_rows`) into ``store`` as they
+    """Merge a history file's validated rows (:func:`.validate.read_rows`) into ``store`` as they
     come, in one transaction: a bad row, a row dated in the future or an attempt that
     names a mock session the file lacks rolls the whole import back. Call
     :func:`backup_before_import` first.
