@@ -15,7 +15,7 @@ round by round; the empty history is the baseline:
 - stats: the stats screen's figures (``tui.data.stats_data``) after opening;
 - mistakes: the mistakes screen's data (``core.mistakes.mistakes`` and ``leeches``, the
   bank loaded first as the app has it);
-- export: ``quiz history export`` (``portable.write_history``, JSON, to /dev/null);
+- export: ``quiz history export`` (``writer.write_history``, JSON, to /dev/null);
 - cli-stats: ``quiz stats --json``, the whole command as a process (interpreter start
   included: what a script calling it waits for).
 
@@ -83,7 +83,7 @@ if what == "home":
     out["home"] = time.perf_counter() - t3
     out["usable"] = out["open"] + out["home"]
 elif what == "export":
-    from quiz.core.store.portable import write_history
+    from quiz.core.store.writer import write_history
     with open(os.devnull, "w", encoding="utf-8", newline="") as sink:
         t4 = time.perf_counter()
         write_history(state.store, "json", sink)
@@ -145,7 +145,7 @@ def build_history(data: Path, size: int, seed: int = 15) -> float:
                     topic=entry.topic, answered_at=when, seconds=rng.uniform(10, 120),
                     tags=tuple(entry.tags))))
         marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
-        with store._transaction() as conn:
+        with store.transaction() as conn:
             conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
         drill = Drill(store, Settings())
         for entry in entries:

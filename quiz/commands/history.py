@@ -1,7 +1,8 @@
 """`quiz history export|import`: move your history between machines or into a spreadsheet.
 
-The file formats and the merge rules live in :mod:`quiz.core.store.portable`; this module only
-reads arguments, files and prints one-line results.
+The file formats and the merge rules live in the store package
+(:mod:`quiz.core.store.fileformat` and its neighbours); this module only reads
+arguments, files and prints one-line results.
 """
 
 from __future__ import annotations
@@ -75,7 +76,7 @@ def _open_store(args: argparse.Namespace) -> Any:
 
 def _export(args: argparse.Namespace) -> int:
     from quiz.core.outputs import STDOUT, check_target, replacing
-    from quiz.core.store.portable import write_history
+    from quiz.core.store.writer import write_history
 
     fmt = _format_for(args.out, args.format)
     if args.out is None or args.out == STDOUT:
@@ -97,13 +98,10 @@ def _import(args: argparse.Namespace) -> int:
     import itertools
 
     from quiz import locations
-    from quiz.core.store.portable import (
-        HistoryFileError,
-        backup_before_import,
-        import_rows,
-        read_rows,
-    )
+    from quiz.core.store.fileformat import HistoryFileError
+    from quiz.core.store.merge import backup_before_import, import_rows
     from quiz.core.store.reader import ReadError, open_file
+    from quiz.core.store.validate import read_rows
 
     path = Path(args.file)
     source = str(path)
@@ -112,7 +110,7 @@ def _import(args: argparse.Namespace) -> int:
     except ReadError as exc:
         raise HistoryFileError(str(exc)) from None
     with handle:
-        rows = read_rows(handle, args.format, source=source)  # streamed, validated
+        rows = read_rows(handle, args.format, source=source, fast=True)  # streamed, validated
         first = next(rows, None)  # the header and first row checked before any backup
         folder = locations.data_dir(args.data_dir)
         with _open_store(args) as store:

@@ -5,7 +5,7 @@ The golden files in ``exports/`` were written by the export of commit 7f3b27d (w
 read every attempt into memory, then wrote the text) from :func:`fixed_history`; a change
 to the files' bytes is a change to the format, and needs a new ``history_format``. The
 one change since: a file with guided attempts says ``history_format`` 2 (see
-``portable.HISTORY_FORMAT``), so that an older quiz refuses it.
+``fileformat.HISTORY_FORMAT``), so that an older quiz refuses it.
 """
 
 from __future__ import annotations
@@ -25,14 +25,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quiz.core.store import Attempt, Review, Store, Verdict
-from quiz.core.store.portable import (
-    HistoryFileError,
-    export_history,
-    import_history,
-    parse,
-    write_history,
-)
+from quiz.core.store.fileformat import HistoryFileError
+from quiz.core.store.merge import import_history
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
+from quiz.core.store.validate import parse
+from quiz.core.store.writer import export_history, write_history
 
 GOLDEN = Path(__file__).parent / "exports"
 T = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)
@@ -156,7 +153,7 @@ def test_export_memory_does_not_grow_with_the_history(tmp_path: Path) -> None:
                 topic="memory", answered_at=T + timedelta(seconds=i), seconds=3.0,
                 tags=("rapid-fire-1",))) for i in range(size)]
             marks = ", ".join("?" * len(rows[0]))
-            with store._transaction() as conn:
+            with store.transaction() as conn:
                 conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
                                  rows)
             del rows
@@ -180,13 +177,13 @@ def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> No
             verdict="correct", score=1.0, topic="memory", seconds=3.0,
             answered_at=T + timedelta(days=1, seconds=i))) for i in range(3000)]
         marks = ", ".join("?" * len(attempts[0]))
-        with store._transaction() as conn:
+        with store.transaction() as conn:
             conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})",
                              attempts)
         document["attempts"] = document["attempts"][:2] + [
             {**document["attempts"][2], "answer": "new"}]
         read = 0
-        stream = store._stream
+        stream = store.stream
 
         def counting(*args: Any, **kwargs: Any) -> Iterator[Any]:
             nonlocal read
@@ -194,7 +191,7 @@ def test_import_reads_only_the_attempts_at_the_files_times(tmp_path: Path) -> No
                 read += 1
                 yield row
 
-        store._stream = counting  # type: ignore[method-assign]
+        store.stream = counting  # type: ignore[method-assign]
         result = import_history(store, parse(json.dumps(document), "json"))
         assert (result.added, result.already) == (1, 2)
         assert read == 3  # the three attempts at the file's three times
@@ -210,20 +207,20 @@ json_values = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(json_text, json_values | st.lists(json_text, max_size=3), max_size=6))
 def test_an_item_is_written_as_the_json_module_indents_it(item: dict[str, Any]) -> None:
-    from quiz.core.store.portable import _indented
+    from quiz.core.store.writer import indented
 
-    assert _indented(item) == json.dumps(item, indent=1, ensure_ascii=False)
+    assert indented(item) == json.dumps(item, indent=1, ensure_ascii=False)
 
 
 def test_export_builds_no_model_for_rows_that_keep_the_rules(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The cost that made the export slow: a pydantic row validated and dumped per
     attempt. A stored row that meets every rule as it is goes to the file directly."""
-    from quiz.core.store import portable
+    from quiz.core.store import writer
 
     path = tmp_path / "history.db"
     fixed_history(path, guided=True)
-    built = spy(monkeypatch, portable, "_file_row")
+    built = spy(monkeypatch, writer, "file_row")
     with Store.open(path, tz=UTC) as store:
         assert export_history(store, "json").encode() == (GOLDEN / "guided.json").read_bytes()
     assert built == []
@@ -264,7 +261,7 @@ def same_export_either_way(tmp_path_factory: pytest.TempPathFactory,
     """Rows edited by hand (CHECK constraints off) into shapes the model rules on: the
     export writes the same bytes, or fails the same way, as with every row validated by
     the model."""
-    from quiz.core.store import portable
+    from quiz.core.store import writer
 
     path = tmp_path_factory.mktemp("h") / "history.db"
     fixed_history(path, guided=False)
@@ -278,7 +275,7 @@ def same_export_either_way(tmp_path_factory: pytest.TempPathFactory,
     def export(direct: bool) -> str:
         with Store.open(path, tz=UTC) as store, pytest.MonkeyPatch.context() as patch:
             if not direct:
-                patch.setattr(portable, "_plain_item", lambda *args: None)
+                patch.setattr(writer, "_plain_item", lambda *args: None)
             try:
                 return export_history(store, fmt)
             except Exception as exc:  # the same failure, whichever way
@@ -293,7 +290,7 @@ def test_a_reader_of_format_1_refuses_guided_attempts_and_reads_the_rest(
     """A quiz from before guided attempts would read them as cold answers (reviews for
     the spaced repetition): a file holding one says format 2, which such a reader
     refuses as newer, in one line. A file without one stays format 1, read by all."""
-    from quiz.core.store import portable
+    from quiz.core.store import fileformat
 
     texts = {}
     for guided in (False, True):
@@ -302,7 +299,7 @@ def test_a_reader_of_format_1_refuses_guided_attempts_and_reads_the_rest(
             texts[guided] = export_history(store, fmt)
     assert [sum(r.guided for r in parse(texts[g], fmt).attempts) for g in (False, True)] \
         == [0, 1]
-    monkeypatch.setattr(portable, "HISTORY_FORMAT", 1)  # a reader of format 1
+    monkeypatch.setattr(fileformat, "HISTORY_FORMAT", 1)  # a reader of format 1
     assert len(parse(texts[False], fmt).attempts) == 16
     with pytest.raises(HistoryFileError, match=r"^h: written by a newer quiz \(history "
                        r"format 2; this version reads up to 1\): upgrade quiz to import it$"):

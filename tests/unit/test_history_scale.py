@@ -32,10 +32,10 @@ from quiz.core.mistakes import leeches, mistakes
 from quiz.core.settings import Settings
 from quiz.core.state import AppState
 from quiz.core.store import Attempt, Store
-from quiz.core.store.portable import write_history
 from quiz.core.store.records import ATTEMPT_COLUMNS, attempt_to_row
 from quiz.core.store.schema import MIGRATIONS, statements
 from quiz.core.store.stats import STREAK_WINDOW, home_figures
+from quiz.core.store.writer import write_history
 from quiz.core.trends import history_trends, item_trends, topic_trends
 from quiz.tui.data import TREND_DAYS, home_summary, stats_data
 
@@ -56,7 +56,7 @@ def attempt(i: int, when: datetime, verdict: str = "correct", template: int = 0)
 
 def reference(store: Store, recent: int = 50, weakest: int = 5) -> dict[str, Any]:
     """The stats as reading every row gives them (what quiz computed before migration 3)."""
-    rows = store._query("SELECT id, template_id, verdict, score, answered_at, topic, tags "
+    rows = store.query("SELECT id, template_id, verdict, score, answered_at, topic, tags "
                         "FROM attempts ORDER BY answered_at, id")
     good, unreadable = [], []
     for row in rows:
@@ -262,7 +262,7 @@ def test_a_streak_longer_than_the_days_read_first_is_read_on_to_its_start(
 
 def insert(store: Store, rows: list[tuple[object, ...]]) -> None:
     marks = ", ".join("?" * len(ATTEMPT_COLUMNS.split(",")))
-    with store._transaction() as conn:
+    with store.transaction() as conn:
         conn.executemany(f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) VALUES ({marks})", rows)
 
 
@@ -387,7 +387,7 @@ def test_the_mistakes_list_reads_the_latest_misses_not_every_attempt(tmp_path: P
 def counting_rows(store: Store) -> Callable[[], int]:
     """Count the rows the store's streamed queries hand out from now on."""
     read = 0
-    stream = store._stream
+    stream = store.stream
 
     def counting(sql: str, params: Sequence[object] = (), size: int = 500
                  ) -> Iterator[sqlite3.Row]:
@@ -396,7 +396,7 @@ def counting_rows(store: Store) -> Callable[[], int]:
             read += 1
             yield row
 
-    store._stream = counting  # type: ignore[method-assign]
+    store.stream = counting  # type: ignore[method-assign]
     return lambda: read
 
 

@@ -26,14 +26,11 @@ from helpers import cpu_guard, run_cli
 
 from quiz.core.store import Attempt, Store
 from quiz.core.store import reader as file_reader
-from quiz.core.store.portable import (
-    HistoryFileError,
-    export_history,
-    import_history,
-    parse,
-    read_rows,
-)
+from quiz.core.store.fileformat import HistoryFileError
+from quiz.core.store.merge import import_history, import_rows
 from quiz.core.store.schema import quarter_of
+from quiz.core.store.validate import parse, read_rows
+from quiz.core.store.writer import export_history
 
 T = datetime(2025, 3, 10, 15, 0, tzinfo=UTC)
 
@@ -306,11 +303,8 @@ def test_a_refused_import_leaves_the_history_and_its_trigger_as_they_were(
 ) -> None:
     path = history_file(tmp_path, {}, {}, {"seed": -1})
     with Store.open(tmp_path / "h.db") as store:
-        with pytest.raises(HistoryFileError):
-            from quiz.core.store.portable import import_rows
-
-            with path.open() as handle:
-                import_rows(store, read_rows(handle))
+        with pytest.raises(HistoryFileError), path.open() as handle:
+            import_rows(store, read_rows(handle))
         assert store.count_attempts() == 0
         names = [r[0] for r in store._conn.execute(
             "SELECT name FROM sqlite_master WHERE type = 'trigger'")]
@@ -363,6 +357,5 @@ def test_a_bulk_import_builds_the_same_indexes_and_rows(tmp_path: Path) -> None:
 
 
 def import_history_expected(store: Store, text: str, expected: int | None) -> None:
-    from quiz.core.store.portable import import_rows
 
     import_rows(store, read_rows(io.StringIO(text)), expected=expected)

@@ -183,7 +183,7 @@ def test_a_history_export_that_cannot_be_written_is_one_line_and_leaves_nothing(
     data: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from quiz.core.store import portable
+    from quiz.core.store import writer
 
     Store.open(data / "history.db").close()
 
@@ -191,7 +191,7 @@ def test_a_history_export_that_cannot_be_written_is_one_line_and_leaves_nothing(
         handle.write("{")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(portable, "write_history", full)
+    monkeypatch.setattr(writer, "write_history", full)
     target = tmp_path / "h.json"
     err = one_line_exit_2(capsys, "history", "export", "--out", str(target))
     assert "No space left on device" in err

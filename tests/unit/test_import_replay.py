@@ -1,4 +1,4 @@
-"""The import's FSRS replay (portable._Replay) gives the cards fsrs's own scheduler
+"""The import's FSRS replay (replay.Replay) gives the cards fsrs's own scheduler
 gives, byte for byte: the same card JSON and the same state before each review."""
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 from quiz.core.clock import from_utc_text, to_utc_text
 from quiz.core.schedule import NEW, _card_id
 from quiz.core.store import Store
-from quiz.core.store.portable import _Replay, import_history, parse, rebuild_cards
+from quiz.core.store.merge import import_history
+from quiz.core.store.replay import Replay, rebuild_cards
+from quiz.core.store.validate import parse
 
 T0 = datetime(2024, 3, 1, 9, 30, tzinfo=UTC)
 
@@ -59,7 +61,7 @@ def timed(items: list[tuple[str, int, int]]) -> list[tuple[str, int, str]]:
 @given(reviews)
 def test_replay_gives_fsrs_cards(items: list[tuple[str, int, int]]) -> None:
     log = timed(items)
-    replay = _Replay()
+    replay = Replay()
     states = [replay.review(t, r, at) for t, r, at in log]
     assert (states, replay.cards_json()) == fsrs_replay(log)
 
@@ -84,7 +86,7 @@ def test_replay_walks_every_state() -> None:
                  ("a", 1, 20 * 86_400 * 10**6), ("a", 2, 60 * 10**6),
                  ("a", 1, 2 * 86_400 * 10**6), ("a", 3, 86_400 * 10**6),
                  ("a", 2, 5 * 86_400 * 10**6), ("a", 3, 3600 * 10**6)])
-    replay = _Replay()
+    replay = Replay()
     states = [replay.review(t, r, at) for t, r, at in log]
     assert {1, 2, 3} <= set(states)
     assert (states, replay.cards_json()) == fsrs_replay(log)

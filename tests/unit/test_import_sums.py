@@ -1,4 +1,4 @@
-"""The summary sums an import adds up in Python (portable._Summaries) are those the
+"""The summary sums an import adds up in Python (sums.Summaries) are those the
 summary trigger (schema migration 3) would have made row by row."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quiz.core.clock import to_utc_text
-from quiz.core.store.portable import _quarter
 from quiz.core.store.schema import quarter_of
+from quiz.core.store.sums import quarter_key
 
 stored = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9998, 12, 31),
                       timezones=st.just(UTC)).map(to_utc_text)
@@ -25,11 +25,11 @@ odd = st.one_of(st.text(max_size=40), st.sampled_from([
 def test_the_quarter_is_sqlites(at: str) -> None:
     conn = sqlite3.connect(":memory:")
     expected = conn.execute(f"SELECT {quarter_of('?1')}", (at,)).fetchone()[0]
-    assert _quarter(at, conn) == expected
+    assert quarter_key(at, conn) == expected
 
 
 def test_the_quarters_of_an_hour() -> None:
     conn = sqlite3.connect(":memory:")
     base = datetime(2024, 3, 1, 9, tzinfo=UTC)
-    keys = {_quarter(to_utc_text(base + timedelta(minutes=m)), conn) for m in range(60)}
+    keys = {quarter_key(to_utc_text(base + timedelta(minutes=m)), conn) for m in range(60)}
     assert keys == {f"2024-03-01T09:{q:02d}" for q in (0, 15, 30, 45)}

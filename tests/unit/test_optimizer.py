@@ -131,7 +131,7 @@ def test_reset_restores_the_defaults_and_keeps_the_fit_on_record(
     reset(store)
     assert parameters_in_force(store) == (DEFAULT_PARAMETERS, None)
     assert tuple(Drill(store, Settings()).scheduler.parameters) == DEFAULT_PARAMETERS
-    assert store._rows("SELECT count(*) FROM fsrs_parameters")[0][0] == 2
+    assert store.rows("SELECT count(*) FROM fsrs_parameters")[0][0] == 2
 
 
 def test_a_fit_no_better_than_the_parameters_in_force_is_not_applied(

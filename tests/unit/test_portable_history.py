@@ -1,5 +1,5 @@
-"""Portable history (quiz.core.store.portable, `quiz history export|import`): export, merge,
-validation, backups and the FSRS rebuild."""
+"""Portable history (`quiz history export|import`: quiz.core.store's fileformat, writer,
+validate and merge): export, merge, validation, backups and the FSRS rebuild."""
 
 from __future__ import annotations
 
@@ -19,14 +19,10 @@ from hypothesis import strategies as st
 from quiz.core.schedule import Drill
 from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Store
-from quiz.core.store.portable import (
-    HISTORY_FORMAT,
-    HistoryFileError,
-    backup_before_import,
-    export_history,
-    import_history,
-    parse,
-)
+from quiz.core.store.fileformat import HISTORY_FORMAT, HistoryFileError
+from quiz.core.store.merge import backup_before_import, import_history
+from quiz.core.store.validate import parse
+from quiz.core.store.writer import export_history
 
 
 def attempt(**overrides: object) -> Attempt:

@@ -9,10 +9,18 @@ A small package, one concern per module:
 - :mod:`~quiz.core.store.records`: the domain objects (:class:`Attempt`,
   :class:`Review`, :class:`MockResult`) and their row converters; ``sqlite3.Row``
   never leaks.
+- :mod:`~quiz.core.store.database`: the query layer (:class:`Database`): the connection
+  behind a lock, queries, streams, transactions; what ``history`` and ``stats`` share.
 - :mod:`~quiz.core.store.stats`: the summary behind ``quiz stats`` and the stats screen.
-- :mod:`~quiz.core.store.history`: :class:`Store`, the connection and its queries.
-- :mod:`~quiz.core.store.portable`: ``quiz history export|import``: JSON/CSV files of
-  every attempt, merged back without duplicates, FSRS cards rebuilt from the merged log.
+- :mod:`~quiz.core.store.history`: :class:`Store` (a :class:`Database`), its queries.
+- ``quiz history export|import`` (JSON/CSV files of every attempt, merged back without
+  duplicates, FSRS cards rebuilt from the merged log), one job a module:
+  :mod:`~quiz.core.store.fileformat` (the rows and their rules),
+  :mod:`~quiz.core.store.writer` (export), :mod:`~quiz.core.store.csvcells` (CSV
+  escaping), :mod:`~quiz.core.store.reader` (a file as a stream of raw rows),
+  :mod:`~quiz.core.store.validate` (the rows validated), :mod:`~quiz.core.store.merge`
+  (the import), :mod:`~quiz.core.store.replay` (the FSRS replay) and
+  :mod:`~quiz.core.store.sums` (the summary sums of a bulk import).
 
 Opening never throws a user's history away: a file that is not SQLite, is damaged, or
 holds someone else's schema is moved aside, a fresh history is started, and

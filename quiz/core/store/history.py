@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any
 
 from questions.private import private_folder
-from quiz.core.clock import local_day, to_utc_text, utc_now
+from quiz.core.clock import to_utc_text, utc_now
 from quiz.core.errors import StoreError
 from quiz.core.store import recovery
 from quiz.core.store import stats as stats_queries
+from quiz.core.store.database import Database
 from quiz.core.store.records import (
     ATTEMPT_COLUMNS,
     FLAG_COLUMNS,
@@ -44,10 +43,8 @@ from quiz.core.store.stats import Stats
 
 __all__ = ["Store"]
 
-T = TypeVar("T")
 
-
-class Store:
+class Store(Database):
     """The SQLite history. Create with :meth:`Store.open`; use as a context manager.
 
     All methods are safe to call from several threads (they share one connection
@@ -66,16 +63,8 @@ class Store:
         recovery_message: str | None = None,
     ) -> None:
         """Wrap an open, migrated connection. Use :meth:`Store.open` instead."""
-        self._conn = conn
-        self._lock = threading.RLock()
+        super().__init__(conn, path, now=now, tz=tz)
         self._closed = False
-        self._batch = 0
-        self.path = path
-        """The history file."""
-        self.now = now
-        """The clock (returns aware datetimes); injectable for tests."""
-        self.tz = tz
-        """The local time zone for "days"; None means the system's."""
         self.recovered_from = recovered_from
         """Where an unusable file found at :attr:`path` was moved, or None."""
         self.recovery_message = recovery_message
@@ -188,85 +177,14 @@ class Store:
     ) -> None:
         self.close()
 
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._environment("save to"):
-            if self._batch:  # inside batch(): its transaction commits
-                yield self._conn
-                return
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                if self._conn.in_transaction:  # a failed COMMIT (disk full) leaves it open
-                    self._conn.execute("ROLLBACK")
-                raise
-
-    @contextmanager
-    def batch(self) -> Iterator[None]:
-        """Make the writes inside one transaction: one commit (one fsync) for them all,
-        all saved or none. A write that fails inside leaves the others to commit if the
-        caller handles its error; an error leaving the block rolls everything back.
-
-        The store is held by this thread until the block ends.
-        """
-        with self._transaction():
-            self._batch += 1
-            try:
-                yield
-            finally:
-                self._batch -= 1
-
-    def _query(self, sql: str, params: Sequence[object] = ()) -> list[sqlite3.Row]:
-        with self._lock, self._environment("read"):
-            return self._conn.execute(sql, params).fetchall()
-
-    def _stream(self, sql: str, params: Sequence[object] = (),
-                size: int = 500) -> Iterator[sqlite3.Row]:
-        """The rows of a query, fetched ``size`` at a time (the lock is held while
-        fetching, not between): memory does not grow with the result."""
-        with self._lock, self._environment("read"):
-            cursor = self._conn.execute(sql, params)
-        try:
-            while True:
-                with self._lock, self._environment("read"):
-                    rows = cursor.fetchmany(size)
-                if not rows:
-                    return
-                yield from rows
-                del rows  # not held while the next page is fetched
-        finally:
-            cursor.close()
-
-    def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
-        """Like :meth:`_query`, as plain tuples (cheaper for thousands of rows)."""
-        with self._lock, self._environment("read"):
-            cursor = self._conn.cursor()
-            cursor.row_factory = None
-            return cursor.execute(sql, params).fetchall()
-
-    @contextmanager
-    def _environment(self, doing: str) -> Iterator[None]:
-        """Failures of the environment (a read-only file, a full disk, a lock held too
-        long, an I/O error) as one-line :class:`StoreError`; nothing was written."""
-        try:
-            yield
-        except sqlite3.OperationalError as exc:
-            raise StoreError(f"{self.path}: could not {doing} the history: {exc}") from exc
-
     @property
     def schema_version(self) -> int:
         """The ``user_version`` of the open database."""
-        return int(self._query("PRAGMA user_version")[0][0])
-
-    def today(self) -> date:
-        """Return the current local day according to the store's clock and zone."""
-        return local_day(self.now(), self.tz)
+        return int(self.query("PRAGMA user_version")[0][0])
 
     def integrity_ok(self) -> bool:
         """Run ``PRAGMA integrity_check`` (slow on big files; fine for a history)."""
-        rows = self._query("PRAGMA integrity_check")
+        rows = self.query("PRAGMA integrity_check")
         return [tuple(row) for row in rows] == [("ok",)]
 
     # ----------------------------------------------------------------- attempts
@@ -286,7 +204,7 @@ class Store:
             sqlite3.IntegrityError: ``session_id`` names no mock session.
         """
         validate_attempt(attempt)
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             cursor = conn.execute(
                 f"INSERT INTO attempts ({ATTEMPT_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -321,8 +239,8 @@ class Store:
             clauses.append("session_id = ?")
             params.append(session_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
-        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+        rows = self.query(f"SELECT * FROM attempts {where} ORDER BY answered_at, id", params)
+        return [self.read_row(row_to_attempt, row, "attempt") for row in rows]
 
     def iter_attempts(self, *, newest_first: bool = False, not_correct: bool = False,
                       about: str | None = None) -> Iterator[Attempt]:
@@ -346,9 +264,9 @@ class Store:
             params += [about, about, len(prefix), prefix, json.dumps(about)]
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
         order = "DESC" if newest_first else ""
-        for row in self._stream(f"SELECT * FROM attempts {where} "
+        for row in self.stream(f"SELECT * FROM attempts {where} "
                                 f"ORDER BY answered_at {order}, id {order}", params):
-            yield self._read_row(row_to_attempt, row, "attempt")
+            yield self.read_row(row_to_attempt, row, "attempt")
 
     def variant_attempts(self, variants: Collection[tuple[str, int]]) -> list[Attempt]:
         """Every attempt at these variants (template id, seed), oldest first: one indexed
@@ -356,23 +274,23 @@ class Store:
         if not variants:
             return []
         pairs = sorted(variants)
-        rows = self._query("SELECT * FROM attempts WHERE "
+        rows = self.query("SELECT * FROM attempts WHERE "
                            + " OR ".join(["(template_id = ? AND seed = ?)"] * len(pairs)),
                            [value for pair in pairs for value in pair])
         rows.sort(key=lambda row: (row["answered_at"], row["id"]))
-        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
+        return [self.read_row(row_to_attempt, row, "attempt") for row in rows]
 
     def misses(self, template_id: str | None = None) -> dict[str, int]:
         """Incorrect answers per template (from the summary table, at any size); only
         ``template_id``'s when given."""
         where = "WHERE template_id = ?" if template_id is not None else ""
-        return {str(tid): int(n) for tid, n in self._rows(
+        return {str(tid): int(n) for tid, n in self.rows(
             "SELECT template_id, total(attempts - correct - partial) FROM attempt_groups "
             f"{where} GROUP BY template_id", () if template_id is None else (template_id,))}
 
     def guided_misses(self, template_id: str) -> int:
         """Incorrect guided answers at a template (through the index of guided ones)."""
-        return int(self._rows(
+        return int(self.rows(
             "SELECT count(*) FROM attempts WHERE template_id = ? AND guided = 1 "
             "AND verdict = 'incorrect'", (template_id,))[0][0])
 
@@ -380,7 +298,7 @@ class Store:
         """Templates walked through in learn mode (with a guided attempt), and those of
         them answered right cold (unguided) after their first walk-through: by the index
         of guided attempts, then one look-up per walked template."""
-        rows = self._rows(
+        rows = self.rows(
             "SELECT g.template_id, EXISTS (SELECT 1 FROM attempts AS a "
             "WHERE a.template_id = g.template_id AND a.answered_at > g.first "
             "AND a.guided = 0 AND a.verdict = 'correct') FROM (SELECT template_id, "
@@ -391,20 +309,11 @@ class Store:
     def walked_attempts(self) -> list[Attempt]:
         """The attempts at templates walked through in learn mode (those with a guided
         attempt), oldest first: what learn-mode progress reads, without every attempt."""
-        rows = self._query(
+        rows = self.query(
             "SELECT * FROM attempts WHERE template_id IN "
             "(SELECT template_id FROM attempts WHERE guided = 1) "
             "ORDER BY answered_at, id")
-        return [self._read_row(row_to_attempt, row, "attempt") for row in rows]
-
-    def _read_row(self, convert: Callable[[sqlite3.Row], T], row: sqlite3.Row,
-                  what: str) -> T:
-        """A row as a domain object; a malformed row is a one-line error naming it."""
-        try:
-            return convert(row)
-        except (ValueError, TypeError, KeyError, OverflowError) as exc:
-            raise StoreError(f"{self.path}: {what} {row['id']} cannot be read ({exc}); "
-                             "run quiz history restore to pick a backup") from exc
+        return [self.read_row(row_to_attempt, row, "attempt") for row in rows]
 
     def stats(self, *, recent: int = 50, weakest: int = 5) -> Stats:
         """Summarize the history for ``quiz stats --json`` and the stats screen.
@@ -460,7 +369,7 @@ class Store:
             KeyError: no session has this id.
         """
         finite(score, "score")
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             cursor = conn.execute(
                 "UPDATE mock_sessions SET finished_at = ?, score = ?, report_json = ? WHERE id = ?",
                 (
@@ -477,7 +386,7 @@ class Store:
         """Store a whole mock session in one go (finished or not); return its id."""
         if result.score is not None:
             finite(result.score, "score")
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             cursor = conn.execute(
                 "INSERT INTO mock_sessions "
                 "(started_at, finished_at, minutes, n_questions, score, report_json) "
@@ -501,8 +410,8 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [self._read_row(row_to_mock, row, "mock session")
-                for row in self._query(sql, params)]
+        return [self.read_row(row_to_mock, row, "mock session")
+                for row in self.query(sql, params)]
 
     # ----------------------------------------------------------------- flags
 
@@ -513,7 +422,7 @@ class Store:
             ValueError: an unknown reason, an empty template id, or a naive time.
         """
         row = flag_to_row(flag)
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             cursor = conn.execute(
                 f"INSERT INTO flags ({FLAG_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", row)
         assert cursor.lastrowid is not None
@@ -521,19 +430,19 @@ class Store:
 
     def flags(self) -> list[Flag]:
         """Every flag, newest first."""
-        rows = self._query("SELECT * FROM flags ORDER BY flagged_at DESC, id DESC")
+        rows = self.query("SELECT * FROM flags ORDER BY flagged_at DESC, id DESC")
         return [row_to_flag(row) for row in rows]
 
     # ----------------------------------------------------------------- FSRS cards
 
     def get_card(self, template_id: str) -> str | None:
         """Return the serialized FSRS card of a template, or None if never reviewed."""
-        rows = self._query("SELECT card_json FROM cards WHERE template_id = ?", (template_id,))
+        rows = self.query("SELECT card_json FROM cards WHERE template_id = ?", (template_id,))
         return str(rows[0][0]) if rows else None
 
     def cards(self) -> dict[str, str]:
         """Return every stored card as ``{template_id: card_json}``."""
-        return {row[0]: row[1] for row in self._query("SELECT template_id, card_json FROM cards")}
+        return {row[0]: row[1] for row in self.query("SELECT template_id, card_json FROM cards")}
 
     def put_card(self, template_id: str, card_json: str, review: Review | None = None) -> None:
         """Save a template's card and, if given, the review that produced it, atomically.
@@ -554,7 +463,7 @@ class Store:
             if not (1 <= review.rating <= 4 and 0 <= review.state_before <= 3):
                 raise ValueError(f"bad rating or state in {review!r}")
         updated_at = to_utc_text(review.reviewed_at if review is not None else self.now())
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO cards (template_id, card_json, updated_at) VALUES (?, ?, ?) "
                 "ON CONFLICT (template_id) DO UPDATE SET "
@@ -588,22 +497,22 @@ class Store:
             clauses.append("template_id = ?")
             params.append(template_id)
         where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
-        rows = self._query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
-        return [self._read_row(row_to_review, row, "review") for row in rows]
+        rows = self.query(f"SELECT * FROM review_log {where} ORDER BY reviewed_at, id", params)
+        return [self.read_row(row_to_review, row, "review") for row in rows]
 
     def review_rows(self) -> list[tuple[str, int, str, int]]:
         """Every logged review as ``(template_id, rating, reviewed_at, state_before)``,
         grouped by template and oldest first within one (plain tuples: the optimizer
         reads the whole log, and a 100,000-row log as objects costs seconds). The time
         is the stored UTC text (:func:`quiz.core.clock.from_utc_text` reads it)."""
-        return [(str(t), int(r), str(at), int(s)) for t, r, at, s in self._rows(
+        return [(str(t), int(r), str(at), int(s)) for t, r, at, s in self.rows(
             "SELECT template_id, rating, reviewed_at, state_before FROM review_log "
             "ORDER BY template_id, reviewed_at, id")]
 
     def lapses(self, template_id: str) -> int:
         """How often a template's card was forgotten after it was learned: reviews of a
         card in the Review state rated Again (FSRS state 2, rating 1)."""
-        return int(self._rows(
+        return int(self.rows(
             "SELECT count(*) FROM review_log WHERE template_id = ? AND state_before = 2 "
             "AND rating = 1", (template_id,))[0][0])
 
@@ -612,7 +521,7 @@ class Store:
     def fsrs_parameters(self) -> str | None:
         """The FSRS parameters in force as stored (JSON text, opaque to the store), or
         None for FSRS's defaults (never fitted, or reset since)."""
-        rows = self._rows("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1")
+        rows = self.rows("SELECT parameters FROM fsrs_parameters ORDER BY id DESC LIMIT 1")
         return None if not rows or rows[0][0] is None else str(rows[0][0])
 
     def set_fsrs_parameters(self, parameters: str | None, *, reviews: int = 0,
@@ -624,7 +533,7 @@ class Store:
             reviews: How many reviews the fit used.
             metrics: JSON text of the held-out figures (before and after).
         """
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             conn.execute("INSERT INTO fsrs_parameters (set_at, parameters, reviews, metrics) "
                          "VALUES (?, ?, ?, ?)",
                          (to_utc_text(self.now()), parameters, max(0, reviews), metrics))
@@ -634,7 +543,7 @@ class Store:
     def suspend(self, template_id: str, lapses: int, when: datetime | None = None) -> None:
         """Take a template out of the daily drill (a leech); suspending twice keeps the
         first time and the newer lapse count."""
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             conn.execute("INSERT INTO suspended (template_id, suspended_at, lapses) "
                          "VALUES (?, ?, ?) ON CONFLICT (template_id) DO UPDATE SET "
                          "lapses = excluded.lapses",
@@ -642,7 +551,7 @@ class Store:
 
     def unsuspend(self, template_id: str) -> bool:
         """Bring a suspended template back into the drill; False if it was not suspended."""
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             cursor = conn.execute("DELETE FROM suspended WHERE template_id = ?",
                                   (template_id,))
         return cursor.rowcount > 0
@@ -650,7 +559,7 @@ class Store:
     def suspended(self) -> dict[str, tuple[str, int]]:
         """Suspended templates: ``{template_id: (suspended_at UTC text, lapses)}``,
         oldest suspension first."""
-        return {str(t): (str(at), int(n)) for t, at, n in self._rows(
+        return {str(t): (str(at), int(n)) for t, at, n in self.rows(
             # CAST: a hand-edited count that is not a number reads as 0, not an error.
             "SELECT template_id, suspended_at, CAST(lapses AS INTEGER) FROM suspended "
             "ORDER BY suspended_at, template_id")}

@@ -13,7 +13,7 @@ a field takes any JSON (a mock session's report).
 
 The rows come out as ``(kind, where, raw)``: ``kind`` is ``"attempt"``, ``"mock"`` or
 ``"header"``, ``where`` names the row for messages (``attempt 3``, ``line 7``), and
-``raw`` is the decoded value, not yet validated (:mod:`quiz.core.store.portable` does).
+``raw`` is the decoded value, not yet validated (:mod:`quiz.core.store.validate` does).
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from typing import Any, Final, TextIO
 
 from quiz.core.errors import QuizError
 
-__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_VALUE_CHARS", "ReadError", "open_file",
-           "rows"]
+__all__ = ["MAX_DEPTH", "MAX_FILE_BYTES", "MAX_VALUE_CHARS", "SPAN_CHARS", "ReadError",
+           "Span", "open_file", "rows"]
 
 MAX_FILE_BYTES: Final = 4 * 2**30
 """The largest history file read (4 GiB: about 8 million attempts as JSON)."""
@@ -44,12 +44,31 @@ MAX_DEPTH: Final = 32
 the app writes, at 4)."""
 
 _CHUNK: Final = 1 << 16
+SPAN_CHARS: Final = 1 << 18
+"""The most characters of attempts handed over at once as a :class:`Span`."""
 _SPACE: Final = re.compile(r"[ \t\n\r]*")
 _DECODER: Final = json.JSONDecoder()
 
 
 class ReadError(QuizError, ValueError):
     """The file cannot be read as a history; one line naming it (and the row)."""
+
+
+class Span:
+    """Several items of a JSON file's ``attempts`` list at once: ``text`` is the items
+    and the commas between them (no brackets), up to the end of one item, at most
+    :data:`SPAN_CHARS` characters (so no item in it is longer than a row may be).
+
+    Handed over in place of single rows when :func:`rows` is asked for spans: the
+    taker sets :attr:`taken` to how many items it read from the text, and reading
+    goes on after them; left at 0, the same items come again one at a time (the
+    text may even end inside a string: only decoding it can tell)."""
+
+    __slots__ = ("taken", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.taken = 0
 
 
 def open_file(path: Path) -> TextIO:
@@ -111,13 +130,16 @@ def too_deep(value: object, limit: int = MAX_DEPTH) -> bool:
     return False
 
 
-def rows(handle: TextIO, fmt: str | None, source: str) -> Iterator[tuple[str, str, Any]]:
+def rows(handle: TextIO, fmt: str | None, source: str,
+         spans: bool = False) -> Iterator[tuple[str, str, Any]]:
     """The rows of a history file, streamed (see the module docstring).
 
     Args:
         handle: the open file (text).
         fmt: ``json`` or ``csv``; None: JSON when the text starts with ``{``.
         source: the file's name, for messages.
+        spans: hand a JSON file's attempts over several at a time where the layout
+            allows, as ``("attempts", where, Span)`` (see :class:`Span`).
 
     Raises:
         ReadError: text that is not UTF-8, not JSON or CSV, a row too large or too deep.
@@ -127,7 +149,7 @@ def rows(handle: TextIO, fmt: str | None, source: str) -> Iterator[tuple[str, st
         if fmt is None:
             fmt = "json" if first.lstrip().startswith("{") else "csv"
         if fmt == "json":
-            yield from _Json(handle, first, source).rows()
+            yield from _Json(handle, first, source, spans).rows()
         elif fmt == "csv":
             yield from _csv_rows(handle, first, source)
         else:
@@ -149,20 +171,39 @@ class _Json:
     """A JSON document read a chunk at a time: the top-level object's fields, and the
     items of its lists one by one."""
 
-    def __init__(self, handle: TextIO, first: str, source: str) -> None:
+    def __init__(self, handle: TextIO, first: str, source: str, spans: bool = False) -> None:
         self.handle = handle
         self.buf = first
         self.pos = 0
         self.eof = not first
         self.line = 1  # the line of buf[0]
         self.source = source
+        self.spans = spans
+        self.start = 0  # where buf[0] is in the file's text
+        self.single_until = 0  # read one item at a time up to here (a span not taken)
 
     def _fill(self) -> None:
         chunk = _read(self.handle, self.source)
         self.line += self.buf.count("\n", 0, self.pos)
+        self.start += self.pos
         self.buf = self.buf[self.pos:] + chunk
         self.pos = 0
         self.eof = not chunk
+
+    def _span(self) -> Span | None:
+        """The items ahead as a :class:`Span`, or None (one item at a time here)."""
+        if self.start + self.pos < self.single_until:
+            return None
+        while len(self.buf) - self.pos < SPAN_CHARS and not self.eof:
+            self._fill()
+        # An item's end, then the comma before the next: where the exporter's layout
+        # ("},\n  {") and compact JSON ("},{") can be cut. Anywhere else (another
+        # layout, or inside a string) decoding the span fails and it is not taken.
+        end = self.buf.rfind("},", self.pos, self.pos + SPAN_CHARS)
+        if end < 0:  # not this far, whatever the layout: one at a time, then look again
+            self.single_until = self.start + min(len(self.buf), self.pos + SPAN_CHARS)
+            return None
+        return Span(self.buf[self.pos:end + 1])
 
     def _line_at(self, pos: int) -> int:
         return self.line + self.buf.count("\n", 0, pos)
@@ -226,9 +267,19 @@ class _Json:
                         self.pos += 1
                     else:
                         while True:
-                            count += 1
-                            where = f"{lists[key].replace('mock', 'mock session')} {count}"
-                            yield lists[key], where, self._value(where)
+                            span = self._span() if self.spans and key == "attempts" else None
+                            if span is not None:
+                                yield "attempts", f"attempt {count + 1}", span
+                                if span.taken:
+                                    count += span.taken
+                                    self.pos += len(span.text)
+                                else:
+                                    self.single_until = self.start + self.pos + len(span.text)
+                                    continue
+                            else:
+                                count += 1
+                                where = f"{lists[key].replace('mock', 'mock session')} {count}"
+                                yield lists[key], where, self._value(where)
                             if self._expect(",]", "',' or ']' after a row") == "]":
                                 break
                 else:

@@ -12,7 +12,7 @@ from quiz.core.clock import from_utc_text, local_day, local_day_start
 from quiz.core.store.schema import ODD_QUARTER, quarter_of
 
 if TYPE_CHECKING:
-    from quiz.core.store.history import Store
+    from quiz.core.store.database import Database
 
 __all__ = ["DayAccuracy", "DayTally", "GroupStats", "HomeFigures", "Readable", "Stats",
            "TemplateStats", "count_attempts", "has_attempts", "home_figures", "readable",
@@ -83,7 +83,7 @@ class Readable(NamedTuple):
     """What more days read later need (see :func:`_window`)."""
 
 
-def stats(store: Store, *, recent: int = 50, weakest: int = 5,
+def stats(store: Database, *, recent: int = 50, weakest: int = 5,
           base: Readable | None = None) -> Stats:
     """Summarize the history for ``quiz stats --json`` and the stats screen.
 
@@ -143,7 +143,7 @@ def stats(store: Store, *, recent: int = 50, weakest: int = 5,
     }
 
 
-def readable(store: Store, since: date | None = None) -> Readable:
+def readable(store: Database, since: date | None = None) -> Readable:
     """Totals per (template, topic, tags) and per local day, from the summary tables.
 
     The attempts behind tags or a time that cannot be read are found by a scan (only
@@ -190,7 +190,7 @@ STREAK_WINDOW: Final = 64
 back, four times as many days each time, until it ends."""
 
 
-def home_figures(store: Store, *, recent: int = 50) -> HomeFigures:
+def home_figures(store: Database, *, recent: int = 50) -> HomeFigures:
     """The home screen's figures, reading the last few weeks of days, not every one.
 
     The streak reads :data:`STREAK_WINDOW` days back from today; a streak that goes on
@@ -226,7 +226,7 @@ def home_figures(store: Store, *, recent: int = 50) -> HomeFigures:
                        last.count("correct") / len(last) if last else None)
 
 
-def _last_gap(store: Store, first: date, last: date, rest: _Rest) -> date | None:
+def _last_gap(store: Database, first: date, last: date, rest: _Rest) -> date | None:
     """The latest local day from ``first`` to ``last`` with no readable answer (None:
     every one has one), by one indexed look-up per day, latest first, stopping at it.
 
@@ -241,7 +241,7 @@ def _last_gap(store: Store, first: date, last: date, rest: _Rest) -> date | None
     # A day special and without a well-formed key may still have an answer: ask for
     # one empty day more than there are special days.
     bounds = _bounds(store.tz, first, last)
-    empty = [date.fromisoformat(iso) for (iso,) in store._rows(
+    empty = [date.fromisoformat(iso) for (iso,) in store.rows(
         f"WITH {_DAYS_CTE} SELECT days.day FROM days WHERE NOT EXISTS (SELECT 1 FROM "
         "attempt_quarters AS q WHERE q.quarter >= days.lo AND q.quarter < days.hi "
         f"AND q.quarter NOT IN ({_marks(rest.odd_keys)})) ORDER BY days.day DESC LIMIT ?",
@@ -251,7 +251,7 @@ def _last_gap(store: Store, first: date, last: date, rest: _Rest) -> date | None
     return max(gaps, default=None)
 
 
-def recent_tallies(store: Store, since: date) -> list[DayTally]:
+def recent_tallies(store: Database, since: date) -> list[DayTally]:
     """Readable answers per local day, topic and tags, from local day ``since`` on.
 
     Counted and grouped by SQL over the time index, day by local day (only those days'
@@ -264,7 +264,7 @@ def recent_tallies(store: Store, since: date) -> list[DayTally]:
     bounds = _bounds(store.tz, since, last) if last is not None else "[]"
     # (local day ISO, topic, tags text) -> [answers, correct]
     answers: dict[tuple[str, str, str], list[int]] = {}
-    for iso, topic, text, count, right in store._rows(
+    for iso, topic, text, count, right in store.rows(
             f"WITH {_DAYS_CTE} SELECT days.day, a.topic, a.tags, count(*), "
             "total(a.verdict = 'correct') FROM days JOIN attempts AS a "
             "ON a.answered_at >= days.lo AND a.answered_at < days.hi "
@@ -273,7 +273,7 @@ def recent_tallies(store: Store, since: date) -> list[DayTally]:
         answers[(iso, str(topic), text)] = [count, int(right)]
     if times:  # times in another format: their days are worked out one by one
         local = _LocalDays(store.tz)
-        for when, topic, text, verdict in store._rows(
+        for when, topic, text, verdict in store.rows(
                 "SELECT answered_at, topic, tags, verdict FROM attempts "
                 f"WHERE answered_at IN ({_marks(times)})", list(times)):
             tally = answers.setdefault((local.day(when).isoformat(), str(topic), text), [0, 0])
@@ -297,14 +297,14 @@ def recent_tallies(store: Store, since: date) -> list[DayTally]:
             for (iso, topic, tags), (n, right) in sorted(by_key.items())]
 
 
-def has_attempts(store: Store) -> bool:
+def has_attempts(store: Database) -> bool:
     """Whether any attempt is stored (one indexed look-up)."""
-    return bool(store._query("SELECT EXISTS (SELECT 1 FROM attempts)")[0][0])
+    return bool(store.query("SELECT EXISTS (SELECT 1 FROM attempts)")[0][0])
 
 
-def count_attempts(store: Store) -> int:
+def count_attempts(store: Database) -> int:
     """How many attempts are stored, readable or not (from the summary table)."""
-    return int(store._query("SELECT total(attempts) FROM attempt_groups")[0][0])
+    return int(store.query("SELECT total(attempts) FROM attempt_groups")[0][0])
 
 
 class _LocalDays:
@@ -393,12 +393,12 @@ def _tags(text: str) -> tuple[str, ...]:
     return tuple(tags)
 
 
-def _groups(store: Store) -> tuple[dict[tuple[str, str, str], _Totals], dict[str, str]]:
+def _groups(store: Database) -> tuple[dict[tuple[str, str, str], _Totals], dict[str, str]]:
     """Totals per (template, topic, tags text); and tags texts that cannot be read, each
     with the reason."""
     groups: dict[tuple[str, str, str], _Totals] = {}
     bad: dict[str, str] = {}
-    for row in store._query("SELECT template_id, topic, tags, attempts, correct, partial, "
+    for row in store.query("SELECT template_id, topic, tags, attempts, correct, partial, "
                             "score_sum FROM attempt_groups"):
         text = row["tags"]
         try:
@@ -463,21 +463,21 @@ def _key_day(tz: tzinfo | None, key: str) -> date:
     return local_day(datetime.fromisoformat(key).replace(tzinfo=UTC), tz)
 
 
-def _first_day(store: Store) -> date | None:
+def _first_day(store: Database) -> date | None:
     """The local day of the first well-formed quarter key (by the key's order)."""
-    rows = store._rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
+    rows = store.rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
                        "ORDER BY quarter LIMIT 1")
     return _key_day(store.tz, rows[0][0]) if rows else None
 
 
-def _last_day(store: Store) -> date | None:
+def _last_day(store: Database) -> date | None:
     """The local day of the last well-formed quarter key."""
-    rows = store._rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
+    rows = store.rows(f"SELECT quarter FROM attempt_quarters WHERE NOT {ODD_QUARTER} "
                        "ORDER BY quarter DESC LIMIT 1")
     return _key_day(store.tz, rows[0][0]) if rows else None
 
 
-def _days_between(store: Store, first: date | None, last: date | None,
+def _days_between(store: Database, first: date | None, last: date | None,
                   odd: Collection[str]) -> dict[date, list[int]]:
     """[attempts, correct] per local day from ``first`` to ``last`` (None: the first or
     the last day answered), from the quarter keys that are not ``odd``: a row per day."""
@@ -492,11 +492,11 @@ def _days_between(store: Store, first: date | None, last: date | None,
     return _day_counts(store, bounds, odd)
 
 
-def _day_counts(store: Store, bounds: str, odd: Collection[str]) -> dict[date, list[int]]:
+def _day_counts(store: Database, bounds: str, odd: Collection[str]) -> dict[date, list[int]]:
     """[attempts, correct] per local day of ``bounds`` (see :func:`_bounds`), from the
     quarter keys that are not ``odd``: a row per day."""
     days: dict[date, list[int]] = {}
-    for iso, count, right in store._rows(
+    for iso, count, right in store.rows(
             f"WITH {_DAYS_CTE} SELECT days.day, total(q.attempts), total(q.correct) "
             "FROM days JOIN attempt_quarters AS q ON q.quarter >= days.lo "
             f"AND q.quarter < days.hi WHERE q.quarter NOT IN ({_marks(odd)}) "
@@ -505,14 +505,14 @@ def _day_counts(store: Store, bounds: str, odd: Collection[str]) -> dict[date, l
     return days
 
 
-def _odd_keys(store: Store) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+def _odd_keys(store: Database) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
     """The summary's odd keys (migration 5 indexes them: only hand edits make them):
     those that are times in another format, with their [attempts, correct]; and those
     that are no time, each with the reason."""
     times: dict[str, tuple[int, int]] = {}
     bad: dict[str, str] = {}
     local = _LocalDays(store.tz)
-    for quarter, count, right in store._rows(
+    for quarter, count, right in store.rows(
             f"SELECT quarter, attempts, correct FROM attempt_quarters WHERE {ODD_QUARTER}"):
         try:
             local.day(quarter)
@@ -526,7 +526,7 @@ def _odd_keys(store: Store) -> tuple[dict[str, tuple[int, int]], dict[str, str]]
     return times, bad
 
 
-def _odd_days(store: Store, times: dict[str, tuple[int, int]]) -> dict[date, list[int]]:
+def _odd_days(store: Database, times: dict[str, tuple[int, int]]) -> dict[date, list[int]]:
     """[attempts, correct] per local day of the odd keys that are times."""
     local = _LocalDays(store.tz)
     days: dict[date, list[int]] = {}
@@ -556,7 +556,7 @@ class _Rest(NamedTuple):
     odd_keys: list[str]
 
 
-def _window(store: Store, first: date | None, last: date | None,
+def _window(store: Database, first: date | None, last: date | None,
             rest: _Rest) -> dict[date, list[int]]:
     """[attempts, correct] per local day from ``first`` to ``last`` (None: no bound),
     readable attempts only, days without any left out."""
@@ -565,14 +565,14 @@ def _window(store: Store, first: date | None, last: date | None,
                      and (last is None or day <= last))
 
 
-def _window_of(store: Store, some: Sequence[date], rest: _Rest) -> dict[date, list[int]]:
+def _window_of(store: Database, some: Sequence[date], rest: _Rest) -> dict[date, list[int]]:
     """:func:`_window` of the days ``some`` (in order) alone: one query."""
     wanted = set(some)
     return _readable(store, _day_counts(store, _bounds_of(store.tz, some), rest.odd_keys),
                      rest, wanted.__contains__)
 
 
-def _readable(store: Store, days: dict[date, list[int]], rest: _Rest,
+def _readable(store: Database, days: dict[date, list[int]], rest: _Rest,
               within: Callable[[date], bool]) -> dict[date, list[int]]:
     """``days`` (counted from the well-formed keys) with the odd keys' answers on days
     ``within`` added and the unreadable attempts taken out; days left empty dropped."""
@@ -589,23 +589,23 @@ def _readable(store: Store, days: dict[date, list[int]], rest: _Rest,
     return {day: tally for day, tally in days.items() if tally[0] > 0}
 
 
-def _bad_rows(store: Store, bad_tags: dict[str, str],
+def _bad_rows(store: Database, bad_tags: dict[str, str],
               bad_quarters: dict[str, str]) -> list[sqlite3.Row]:
     """The attempts behind unreadable tags or times (a scan: only when there are some)."""
     marks = ", ".join("?" * len(bad_tags))
     quarter_marks = ", ".join("?" * len(bad_quarters))
     quarter = quarter_of("answered_at")
-    return store._query(
+    return store.query(
         f"SELECT id, template_id, topic, tags, verdict, score, {quarter} AS quarter "
         f"FROM attempts WHERE tags IN ({marks}) OR {quarter} IN ({quarter_marks}) "
         "ORDER BY id", [*bad_tags, *bad_quarters])
 
 
-def _latest_verdicts(store: Store, recent: int, leave_out: set[int]) -> list[str]:
+def _latest_verdicts(store: Database, recent: int, leave_out: set[int]) -> list[str]:
     """The verdicts of the ``recent`` latest readable attempts (by the time index)."""
     if recent <= 0:
         return []
-    rows = store._query("SELECT id, verdict FROM attempts ORDER BY answered_at DESC, id DESC "
+    rows = store.query("SELECT id, verdict FROM attempts ORDER BY answered_at DESC, id DESC "
                         "LIMIT ?", (recent + len(leave_out),))
     return [row["verdict"] for row in rows if row["id"] not in leave_out][:recent]
 

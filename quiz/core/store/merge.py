@@ -1,0 +1,324 @@
+"""Import, merging: a history file's validated rows merged into the history.
+
+Import is a merge, made safe to repeat:
+
+* every row is validated (:mod:`.validate`), and one bad row refuses the whole file
+  (naming the row); a file written by a newer history format is refused, never
+  half-read;
+* a copy of the history is taken (:func:`backup_before_import`) before anything changes;
+* an attempt already in the history is not added again (rows are compared on all of
+  their fields, as a multiset: a file holding the same attempt twice adds it twice to
+  an empty history, and nothing to one that has both);
+* the attempts, their reviews and the rebuilt FSRS cards (:mod:`.replay`) are written
+  in one transaction: the merge happens whole or not at all, and a killed import
+  leaves the history as it was.
+
+A bulk import (many more rows than the history holds) sets the secondary indexes and
+the summary trigger aside and makes them again at the end of the same transaction
+(:mod:`.sums` adds up what the trigger would have).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, timedelta
+from operator import itemgetter
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from questions.private import private_folder
+from quiz.core.clock import to_utc_text
+from quiz.core.errors import StoreError
+from quiz.core.store.fileformat import (
+    AttemptFields,
+    HistoryFile,
+    HistoryFileError,
+    MockRow,
+    Row,
+    attempt_key,
+    fields_of,
+)
+from quiz.core.store.replay import Online, rebuild_log
+from quiz.core.store.sums import Summaries
+from quiz.core.store.validate import no_mock
+from quiz.core.store.writer import ATTEMPTS_SQL, file_row, mock_rows
+
+if TYPE_CHECKING:
+    from quiz.core.store.history import Store
+
+__all__ = ["ImportResult", "backup_before_import", "import_history", "import_rows"]
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What :func:`import_history` did."""
+
+    added: int
+    """Attempts that were new to the history."""
+    already: int
+    """Attempts already in the history (skipped)."""
+    mocks_added: int
+    """Mock sessions that were new to the history."""
+    cards: int
+    """FSRS cards after the rebuild."""
+
+
+def backup_before_import(store: Store, backups_dir: Path) -> Path:
+    """Copy the history (SQLite online backup) to ``backups_dir`` before an import.
+
+    The copy is named ``<db stem>-before-import-<UTC time>.db``; it is an ordinary quiz
+    history, restorable like the daily backups.
+
+    Returns:
+        The backup's path.
+    """
+    from quiz.core.store.recovery import snapshot
+
+    private_folder(backups_dir)
+    stamp = store.now().astimezone(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = backups_dir / f"{store.path.stem}-before-import-{stamp}.db"
+    counter = 1
+    while target.exists():
+        target = backups_dir / f"{store.path.stem}-before-import-{stamp}-{counter}.db"
+        counter += 1
+    source = sqlite3.connect(str(store.path))
+    try:
+        partial = snapshot(source, backups_dir, f".{target.name}.", ".partial")
+    finally:
+        source.close()
+    partial.replace(target)
+    return target
+
+
+_MATCH_SQL: Final = ATTEMPTS_SQL.format(where="WHERE answered_at = ? AND id <= ?")
+
+
+def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history file",
+                expected: int | None = None) -> ImportResult:
+    """Merge a history file's validated rows (:func:`.validate.read_rows`) into ``store`` as they
+    come, in one transaction: a bad row, a row dated in the future or an attempt that
+    names a mock session the file lacks rolls the whole import back. Call
+    :func:`backup_before_import` first.
+
+    An attempt is matched against the attempts the history had before the import at the
+    same time (through the time index), each of those matching at most one row of the
+    file: rows compare as a multiset. Memory holds the ids of matched attempts and the
+    mock links, never the file.
+
+    Args:
+        store: the history.
+        rows: the file's validated rows.
+        source: the file's name, for messages.
+        expected: about how many rows the file holds (from its size), if known: an
+            import of many more rows than the history has builds the indexes of the
+            attempts and the review log once at the end, rather than row by row.
+
+    Returns:
+        Counts of what was added and skipped.
+
+    Raises:
+        HistoryFileError: a row that cannot be imported (nothing was changed).
+    """
+    mock_start = mock_rows(store)[1]
+    latest = to_utc_text(store.now() + _FUTURE_SLACK)
+    # A larger page cache while importing: the indexes' pages are updated all over, and
+    # with the default 2 MB most updates wrote and read back a page (100 MB saved 13 %
+    # of the CPU of 100,000 rows). 64 MB: the index builds of a bulk import sort in as
+    # much again, and 1,000,000 rows peaked at 249 MB with 100 MB.
+    cache = store.rows("PRAGMA cache_size")[0][0]
+    store.rows(f"PRAGMA cache_size = -{_IMPORT_CACHE_KIB:d}")
+    # The tables' CHECK constraints are off while importing: every one of them is
+    # implied by the rules each row was validated by (AttemptRow, MockRow; the replay
+    # gives states 0-3), and they were most of an insert's cost: SQLite builds each
+    # ``IN (...)`` list (mode, verdict, guided) afresh for every row of an
+    # executemany, 18 us a row against 7.6 without (100,000 rows).
+    store.rows("PRAGMA ignore_check_constraints = ON")
+    try:
+        return _import(store, rows, source, mock_start, latest, expected)
+    finally:
+        store.rows("PRAGMA ignore_check_constraints = OFF")
+        store.rows(f"PRAGMA cache_size = {int(cache):d}")
+
+
+_IMPORT_CACHE_KIB: Final = 64 * 1024
+
+
+_BULK_ROWS: Final = 50_000
+"""From how many expected rows (and more than the history holds) an import builds the
+indexes at the end: a sorted build instead of a million scattered page updates."""
+
+
+def _import(store: Store, rows: Iterable[Row], source: str,
+            mock_start: dict[int | None, str], latest: str,
+            expected: int | None) -> ImportResult:
+    with store.transaction() as conn:
+        before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
+        indexes: list[tuple[str, str]] = []
+        if expected is not None and expected >= max(_BULK_ROWS, before):
+            # Set aside and made again from their own text in this transaction; the
+            # time index stays when rows are matched against earlier attempts.
+            indexes = [(str(name), str(sql)) for name, sql in conn.execute(
+                "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name "
+                "IN ('attempts', 'review_log') AND sql IS NOT NULL").fetchall()
+                if not (before and name == "attempts_by_time")]
+            for name, _ in indexes:
+                conn.execute(f'DROP INDEX "{name}"')
+        # The summary tables' insert trigger is two upserts a row (most of an insert's
+        # time): off during the import, the new rows' sums are added up here as the
+        # trigger would (row by row, in id order) and written at the end, and the
+        # trigger is made again from its own text, all in this transaction.
+        trigger = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' "
+                               "AND name = 'attempts_summary_insert'").fetchone()
+        if trigger is not None:
+            conn.execute("DROP TRIGGER attempts_summary_insert")
+        mock_ids: dict[str, int] = {
+            str(r["started_at"]): int(r["id"])
+            for r in conn.execute("SELECT id, started_at FROM mock_sessions ORDER BY id DESC")
+        }
+        file_mocks: set[str] = set()
+        links: list[tuple[int, str, str]] = []  # (attempt id, mock start, where)
+        matched: set[int] = set()
+        tags_text: dict[tuple[str, ...], str] = {}
+        batch: list[tuple[object, ...]] = []
+        after: list[tuple[str, int | None, str, str | None, str]] = []
+        sums = Summaries(conn)
+        replay = Online(str(t) for (t,) in conn.execute(
+            "SELECT DISTINCT template_id FROM review_log"))
+        mocks_added = added = already = 0
+        for _, where, row in rows:
+            if isinstance(row, MockRow):
+                _not_future(source, where, "started_at", row.started_at, latest)
+                file_mocks.add(row.started_at)
+                if row.started_at in mock_ids:
+                    continue
+                cursor = conn.execute(
+                    "INSERT INTO mock_sessions (started_at, finished_at, minutes, "
+                    "n_questions, score, report_json) VALUES (?, ?, ?, ?, ?, ?)",
+                    (row.started_at, row.finished_at, row.minutes, row.n_questions,
+                     row.score, json.dumps(row.report) if row.report is not None else None))
+                assert cursor.lastrowid is not None
+                mock_ids[row.started_at] = cursor.lastrowid
+                mocks_added += 1
+                continue
+            fields = fields_of(row)
+            at = fields["answered_at"]
+            if not _EARLIEST <= at <= latest:
+                _not_future(source, where, "answered_at", at, latest)
+            if before and _match(store, fields, before, matched, mock_start):
+                already += 1
+                continue
+            tags = tags_text.get(fields["tags"])
+            if tags is None:
+                tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
+            sums.add(fields["template"], fields["topic"], tags, fields["verdict"],
+                     fields["score"], at)
+            batch.append((*_INSERTED(fields), tags, None, int(fields["guided"])))
+            after.append((fields["template"], fields["rating"], at, fields["mock"], where))
+            if len(batch) >= _BATCH:
+                added += _insert(conn, batch, after, links, replay)
+        added += _insert(conn, batch, after, links, replay)
+        for _, sql in indexes:
+            conn.execute(sql)
+        if trigger is not None:
+            sums.write(conn)
+            conn.execute(trigger[0])
+        for attempt_id, start, where in links:
+            if start not in file_mocks:
+                raise no_mock(source, where, start)
+            conn.execute("UPDATE attempts SET session_id = ? WHERE id = ?",
+                         (mock_ids[start], attempt_id))
+        cards = rebuild_log(conn, replay)
+    return ImportResult(added=added, already=already, mocks_added=mocks_added,
+                        cards=cards)
+
+
+_BATCH: Final = 10_000
+_FUTURE_SLACK: Final = timedelta(days=1)
+"""How far past this machine's clock a file's time may be (another machine's clock
+set a little ahead, a zone mistaken); later is refused."""
+
+
+_EARLIEST: Final = "1970-01-01T00:00:00.000000+00:00"
+"""No answer is older: a time near year 1 cannot be shown in a zone west of UTC."""
+
+
+def _not_future(source: str, where: str, field: str, value: str, latest: str) -> None:
+    # All are to_utc_text's fixed-width UTC text: text order is time order.
+    if value > latest:
+        raise HistoryFileError(f"{source}: {where}: {field}: {value} is in the future "
+                               "(later than a day from now); fix the date in the file")
+    if value < _EARLIEST:
+        raise HistoryFileError(f"{source}: {where}: {field}: {value} is before 1970; fix "
+                               "the date in the file")
+
+
+_INSERTED: Final = itemgetter("template", "version", "seed", "mode", "answer", "verdict",
+                              "score", "mistake", "hints_used", "hint_cost", "seconds",
+                              "answered_at", "topic")
+"""An attempt's fields in the order of :data:`_INSERT_ATTEMPT`'s columns, up to the
+topic (the tags, session and guided follow)."""
+
+_INSERT_ATTEMPT: Final = (
+    "INSERT INTO attempts (template_id, template_version, seed, mode, answer_text, "
+    "verdict, score, mistake, hints_used, hint_cost, seconds, answered_at, topic, tags, "
+    "session_id, guided) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+
+
+def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
+            after: list[tuple[str, int | None, str, str | None, str]],
+            links: list[tuple[int, str, str]], replay: Online) -> int:
+    """Insert a batch of attempts, then their reviews; note their mock links. Returns
+    how many were inserted (and empties the lists).
+
+    The ids are those SQLite gives rows inserted one after another in a transaction
+    (the largest id + 1 each: the table has no AUTOINCREMENT), checked."""
+    if not batch:
+        return 0
+    first = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0]) + 1
+    conn.executemany(_INSERT_ATTEMPT, batch)
+    last = int(conn.execute("SELECT max(id) FROM attempts").fetchone()[0])
+    if last - first + 1 != len(batch):  # cannot happen without AUTOINCREMENT; be sure
+        raise StoreError("the history gave imported attempts ids out of order; nothing "
+                         "was imported")
+    reviews = []
+    for attempt_id, (template, rating, answered_at, mock, where) in enumerate(after, first):
+        if rating is not None:
+            reviews.append((template, rating, replay.review(template, rating, answered_at),
+                            answered_at, attempt_id))
+        if mock is not None:
+            links.append((attempt_id, mock, where))
+    conn.executemany("INSERT INTO review_log (template_id, rating, state_before, "
+                     "reviewed_at, attempt_id) VALUES (?, ?, ?, ?, ?)", reviews)
+    count = len(batch)
+    batch.clear()
+    after.clear()
+    return count
+
+
+def _match(store: Store, fields: AttemptFields, before: int, matched: set[int],
+           mock_start: dict[int | None, str]) -> bool:
+    """Whether an attempt the history had before the import, not matched yet, is this
+    row (and if so, mark it matched)."""
+    key = attempt_key(fields)
+    for stored in store.stream(_MATCH_SQL, (fields["answered_at"], before)):
+        if stored["id"] not in matched and file_row(store, stored, mock_start).key() == key:
+            matched.add(stored["id"])
+            return True
+    return False
+
+
+def import_history(store: Store, history: HistoryFile) -> ImportResult:
+    """Merge a validated history file into ``store`` (call :func:`backup_before_import`
+    first); attempts, reviews and rebuilt cards are written in one transaction (see
+    :func:`import_rows`, which does it from a stream).
+
+    Returns:
+        Counts of what was added and skipped.
+    """
+    rows: list[Row] = [("mock", f"mock session {i}", m)
+                       for i, m in enumerate(history.mocks, start=1)]
+    rows += [("attempt", f"attempt {i}", a) for i, a in enumerate(history.attempts, start=1)]
+    return import_rows(store, rows)
