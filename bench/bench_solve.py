@@ -17,7 +17,14 @@
     after a first ask that derived the first seeds' plans too, against one after a first
     ask that did not; and the first asks themselves).
 
-Run: python bench/bench_solve.py [--rounds N] [--only a|b|c|d]
+(e) the plans shipped with the package (solver/plans.tsv): the first `quiz solve`,
+    `quiz layout` (the seed case) and `quiz check` of a number template in a NEW data
+    folder, with the shipped plans and without them (solver.shipped.plans emptied: every
+    plan derived, as before), paired in the same round, vs `import sympy`; `quiz check`
+    also with the compiled bank copied in (the draw alone: compiling the bank in a new
+    folder imports sympy through questions.loader's name check, the bank's business).
+
+Run: python bench/bench_solve.py [--rounds N] [--only a|b|c|d|e]
 """
 
 from __future__ import annotations
@@ -179,6 +186,7 @@ def machinery(rounds: int) -> None:
                                 ("no predraw", "import questions.stored as s; s.PREDRAWN = 0")):
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(plans)
+                before += "; import solver.shipped as sh; sh.plans = dict"  # derive them
                 run(f"first ask ({how})", wrapped(before, [*base, "ask", tid, "--seed",
                                                            str(ASKED_SEED), "--json"]))
                 run(f"new seed after first ask ({how})",
@@ -210,7 +218,8 @@ LAYOUT = ["layout", "--model", "llama3-70b", "--gpu", "h100", "--set", "gpus=512
 
 def one_shot(rounds: int) -> None:
     """(a) one-shot `quiz solve --json` and `quiz layout --json` (the seed case), first
-    (a new data folder: the plans derived with sympy) and warm (the plans kept), vs
+    (a new data folder: the plans shipped with the package, or derived with sympy when
+    the shipped file is stale) and warm (the plans kept), vs
     `import sympy` in the same round; target <= 1.2x. CPU medians (and wall)."""
     py = sys.executable
     with tempfile.TemporaryDirectory() as tmp:
@@ -240,6 +249,52 @@ def one_shot(rounds: int) -> None:
               f"[{min(cpu[name]) * 1000:.0f}-{max(cpu[name]) * 1000:.0f}] "
               f"({c / sympy_cpu:.2f}x import sympy's; target <= 1.2x); wall median "
               f"{w * 1000:.0f} ms ({w / sympy_wall:.2f}x)")
+
+
+def shipped_plans(rounds: int) -> None:
+    """(e) first commands in a new data folder with and without the shipped plans (see
+    the module docstring); CPU medians, n and spread, against `import sympy`."""
+    py = sys.executable
+    tid, answer = ASKED["number"]
+    check = ["check", tid, "--seed", str(ASKED_SEED), "--answer", answer, "--json"]
+    hows = (("shipped", "pass"),
+            ("derived", "import solver.shipped as sh; sh.plans = dict"))
+    with tempfile.TemporaryDirectory() as tmp:
+        bank = os.path.join(tmp, "bank")
+        subprocess.run([py, "-m", "quiz.cli", "--data-dir", bank, "templates", "list"],
+                       check=True, capture_output=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(os.path.join(bank, "cache", "drawing.db"))
+        cpu: dict[str, list[float]] = {}
+        for r in range(-1, rounds):  # round -1: warm-up (bytecode)
+            sympy = _timed([py, "-c", "import sympy"])[1]
+            if r >= 0:
+                cpu.setdefault("import sympy", []).append(sympy)
+            for what, call, bank_kept in (("solve", SOLVE, False), ("layout", LAYOUT, False),
+                                          ("check", check, False),
+                                          ("check, bank kept", check, True)):
+                for how, before in hows:
+                    data = os.path.join(tmp, f"new-{r}-{what}-{how}")
+                    if bank_kept:
+                        shutil.copytree(os.path.join(bank, "cache"),
+                                        os.path.join(data, "cache"))
+                    cmd = [py, "-c", f"import sys; {before}; from quiz.cli import main; "
+                           f"sys.argv = ['quiz', '--data-dir', {data!r}, *{call!r}]; "
+                           "sys.exit(main())"]
+                    c = _timed(cmd)[1]
+                    if r >= 0:
+                        cpu.setdefault(f"first {what} ({how})", []).append(c)
+    sympy = statistics.median(cpu["import sympy"])
+    for name, values in cpu.items():
+        m = statistics.median(values)
+        print(f"(e) {name:<34} CPU n={len(values)} median {m * 1000:5.0f} ms "
+              f"[{min(values) * 1000:.0f}-{max(values) * 1000:.0f}] ({m / sympy:.2f}x "
+              "import sympy's; target <= 1.2x)")
+    for what in ("solve", "layout", "check", "check, bank kept"):
+        a = statistics.median(cpu[f"first {what} (shipped)"])
+        b = statistics.median(cpu[f"first {what} (derived)"])
+        print(f"(e) shipped plans, first {what}: {a / b:.2f}x the CPU without them "
+              f"({1 - a / b:+.0%} saved)")
 
 
 def in_process(rounds: int) -> None:
@@ -277,7 +332,7 @@ def in_process(rounds: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=7)
-    ap.add_argument("--only", choices=["a", "b", "c", "d"], help="run one row group")
+    ap.add_argument("--only", choices=["a", "b", "c", "d", "e"], help="run one row group")
     ns = ap.parse_args()
     if ns.only in (None, "a"):
         one_shot(ns.rounds)
@@ -285,5 +340,7 @@ if __name__ == "__main__":
         ask_and_check(ns.rounds)
     if ns.only in (None, "d"):
         machinery(ns.rounds)
+    if ns.only in (None, "e"):
+        shipped_plans(ns.rounds)
     if ns.only in (None, "b"):
         in_process(2000)

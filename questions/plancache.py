@@ -9,6 +9,11 @@ another template over the same quantities and conventions) imports no sympy: pai
 bench/bench_solve.py (d), a template's first ask with its plans kept takes about a
 fifth of the CPU time it takes deriving them (see bench/README.md).
 
+Below it are the plans shipped with the package (:mod:`solver.shipped`): a plan the
+data folder lacks is read from there, and only a plan derived anew is written here, so
+that a new data folder's first ``quiz solve``, ``quiz layout`` or draw of a bundled
+template's first seeds imports no sympy either.
+
 Everything is kept under a stamp of the solver's code (a file written by other code is
 emptied); reading never creates the file, and a missing, damaged, locked or unwritable
 one only means deriving with sympy. The file holds data, never code: a plan's code is
@@ -26,6 +31,7 @@ from functools import cache
 from pathlib import Path
 
 from questions.private import private_file
+from solver import shipped
 
 FILE = "drawing.db"
 """The file's name in the data folder's cache folder."""
@@ -50,7 +56,8 @@ class PlanFile:
 
     def __init__(self, file: Path, base: Callable[[str], str | None] | None = None) -> None:
         """``base``: where a text this file lacks is looked for (the compiled bank keeps
-        the quantity catalogue)."""
+        the quantity catalogue) before the plans shipped with the package
+        (:mod:`solver.shipped`)."""
         self.file = file
         self.base = base
         self._conn: sqlite3.Connection | None = None
@@ -83,7 +90,8 @@ class PlanFile:
                 row = db.execute("SELECT data FROM plans WHERE key = ?", (key,)).fetchone()
         if row is not None:
             return str(row[0])
-        return None if self.base is None else self.base(key)
+        found = None if self.base is None else self.base(key)
+        return shipped.get(key) if found is None else found
 
     def put(self, key: str, text: str) -> None:
         """Keep a plan (written by :meth:`save`)."""

@@ -64,14 +64,17 @@ class Info(NamedTuple):
 
 
 class _Catalogue(Mapping[str, Any]):
-    """The quantities by name: the engine's table, or the source's copy of it while a
-    source is in use (so that listing names or reading a unit imports no sympy)."""
+    """The quantities by name: the source's copy of the engine's table while a source
+    is in use, else the copy shipped with the package (:mod:`solver.shipped`), else the
+    engine's table (so that listing names or reading a unit imports no sympy)."""
 
     _engine: Mapping[str, Any] | None = None
 
     def _table(self) -> Mapping[str, Any]:
         source = _state.source
         if source is None:
+            if self._engine is None:
+                self._engine = _shipped_meta()
             if self._engine is None:
                 from solver.quantities import QUANTITIES as table
 
@@ -114,6 +117,18 @@ def _load_meta(source: Source) -> dict[str, Info]:
     source.put(CATALOGUE_KEY, text)
     return {name: Info(name, unit, meaning)
             for name, (unit, meaning) in json.loads(text).items()}
+
+
+def _shipped_meta() -> dict[str, Info] | None:
+    """The catalogue shipped with the package (:mod:`solver.shipped`), if current."""
+    from solver import shipped
+
+    text = shipped.get(CATALOGUE_KEY)
+    if text is not None:
+        with contextlib.suppress(ValueError, TypeError):
+            return {name: Info(name, str(unit), str(meaning))
+                    for name, (unit, meaning) in json.loads(text).items()}
+    return None
 
 
 def catalogue_json() -> str:

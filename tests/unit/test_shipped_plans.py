@@ -1,0 +1,108 @@
+"""The derivation plans shipped with the package (solver/plans.tsv, solver.shipped):
+current with the engine, ignored when written by other solver code, read below the data
+folder's plans, and enough for a new data folder's first ``quiz solve``, ``quiz layout``
+and draw of a bundled number template to import no sympy."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers import run_cli
+
+from questions import plancache, shipplans
+from solver import light, shipped
+
+SOLVE = ["solve", "memory_per_gpu", "--model", "llama3-70b", "--gpu", "h100", "--set", "tp=8",
+         "--set", "gpus=512", "--set", "zero=3", "--json"]
+LAYOUT = ["layout", "--model", "llama3-70b", "--gpu", "h100", "--set", "gpus=512", "--set",
+          "seq=8192", "--set", "global_batch=1024", "--json"]
+CHECK = ["check", "memory/model-state#5", "--answer", "128 GB", "--json"]
+
+
+def test_the_shipped_plans_are_what_the_engine_derives_now() -> None:
+    found = shipplans.problems()
+    assert not found, "\n".join(found)  # the last line says: python -m questions.shipplans --update
+
+
+def test_a_file_written_by_other_solver_code_is_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+    real = shipped.get
+
+    def recording(key: str) -> str | None:
+        asked.append(key)
+        return real(key)
+
+    monkeypatch.setattr(shipped, "get", recording)
+    with light.using(plancache.PlanFile(tmp_path / "first.db")):
+        light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+    key = next(k for k in asked if k.startswith('["memory_per_gpu"'))
+    assert real(key) is not None  # shipped
+    stale = tmp_path / "plans.tsv"
+    stale.write_text(f"code\tother code\n{key}\t{{}}\n", encoding="utf-8")
+    monkeypatch.setattr(shipped, "FILE", stale)
+    shipped.plans.cache_clear()
+    try:
+        assert real(key) is None and real(light.CATALOGUE_KEY) is None
+        source = plancache.PlanFile(tmp_path / plancache.FILE)
+        with light.using(source):  # derived anew, and kept in the data folder
+            got = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+        assert source.get(key) is not None
+    finally:
+        shipped.plans.cache_clear()
+    from solver.engine import solve
+
+    assert got.to_json() == solve("memory_per_gpu", model="llama3-70b", gpu="h100").to_json()
+
+
+def test_a_plan_the_data_folder_lacks_is_read_from_the_package_and_not_copied(
+        tmp_path: Path) -> None:
+    source = plancache.PlanFile(tmp_path / plancache.FILE)
+    with light.using(source):
+        light.result("memory_per_gpu", model="llama3-70b", gpu="h100",
+                     overrides={"tp": "8", "gpus": "512", "zero": "3"})
+    source.save()
+    assert not (tmp_path / plancache.FILE).exists()
+
+
+def _imports_sympy(data: Path, call: list[str]) -> tuple[bool, str]:
+    """Run ``quiz --data-dir DATA CALL`` as a new process: whether it imported sympy
+    (``-X importtime`` lists every module imported), and what it printed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZ_")}
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "quiz.cli",
+                           "--data-dir", str(data), *call], capture_output=True, text=True,
+                          env=env, check=True)
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()
+                if line.startswith("import time:")}
+    return "sympy" in imported, done.stdout
+
+
+@pytest.mark.parametrize("call", [SOLVE, LAYOUT], ids=["solve", "layout"])
+def test_a_first_solve_or_layout_in_a_new_data_folder_imports_no_sympy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], call: list[str]) -> None:
+    sympy, printed = _imports_sympy(tmp_path / "new", call)
+    assert not sympy
+    assert not (tmp_path / "new" / "cache" / plancache.FILE).exists()  # nothing derived
+    code, want, _ = run_cli(capsys, "--data-dir", str(tmp_path / "other"), *call)
+    assert code == 0 and json.loads(printed) == json.loads(want)
+
+
+def test_a_first_check_of_a_bundled_number_template_draws_with_no_sympy(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The compiled bank comes from another folder: compiling it (the first command's
+    # other cost) is the bank's business; the draw is the shipped plans'.
+    code, want, _ = run_cli(capsys, "--data-dir", str(tmp_path / "other"), "templates", "list")
+    assert code == 0
+    shutil.copytree(tmp_path / "other" / "cache", tmp_path / "new" / "cache")
+    (tmp_path / "new" / "cache" / plancache.FILE).unlink(missing_ok=True)
+    sympy, printed = _imports_sympy(tmp_path / "new", CHECK)
+    assert not sympy
+    assert not (tmp_path / "new" / "cache" / plancache.FILE).exists()
+    code, want, _ = run_cli(capsys, "--data-dir", str(tmp_path / "third"), *CHECK)
+    assert code == 0 and json.loads(printed) == json.loads(want)
