@@ -25,8 +25,8 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
     from questions.text import NAMES, suggest_name
     from solver.keys import KEYS
+    from solver.light import QUANTITIES
     from solver.presets import GPUS, MODELS
-    from solver.quantities import QUANTITIES
 
     out: list[tuple[list[str | int], str]] = []
     own = (frozenset(t.params) | frozenset(t.fixed)) - {"model", "gpu"}
@@ -90,17 +90,17 @@ def check_against_solver(t: Template) -> list[tuple[list[str | int], str]]:
 def _solver_units() -> dict[str, str]:
     """The base unit of every solver quantity and key, by name (for dimension checks)."""
     from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     return {n: q.unit for n, q in QUANTITIES.items()} | {n: k.unit for n, k in KEYS.items()}
 
 
 def _answer_unit(part: Part) -> str:
     """The unit a number answer is graded in: its own, its quantity's, or "1"."""
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     a = part.answer
-    return a.unit or (QUANTITIES[a.quantity].unit if a.quantity in QUANTITIES else "1")
+    return a.unit or (QUANTITIES[str(a.quantity)].unit if a.quantity in QUANTITIES else "1")
 
 
 def _check_condition_units(t: Template) -> list[tuple[list[str | int], str]]:
@@ -423,7 +423,7 @@ def _check_dimensions(part: Part, base: list[str | int],
                       compiled: set[str]) -> list[tuple[list[str | int], str]]:
     """The dimension of a number answer's expr, and of each mistake's, against its unit."""
     from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     a = part.answer
     units = _solver_units()
@@ -434,7 +434,7 @@ def _check_dimensions(part: Part, base: list[str | int],
         return []
     out: list[tuple[list[str | int], str]] = []
     if a.quantity in QUANTITIES and a.unit is not None:
-        got = dim_of_unit(QUANTITIES[a.quantity].unit)
+        got = dim_of_unit(QUANTITIES[str(a.quantity)].unit)
         if got != want:
             out.append((base + ["answer", "unit"], f"{a.quantity} is in {show_dim(got)}, "
                         f"not {unit}: drop unit or set unit = \"{show_dim(got)}\""))
@@ -606,7 +606,7 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     from solver.engine import derivation
     from solver.inputs import ctx_of, resolve_inputs
     from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
 
     out: set[str] = set()
     for part in t.all_parts():

@@ -53,7 +53,8 @@ class _Recorder:
 
 def derive() -> dict[str, str]:
     """Every shipped text, by key, as the engine derives it now."""
-    from questions.loader import load_bank
+    from questions.catalog import load_bank
+    from questions.derivation import derivation_of
     from questions.variants import make_variant
     from solver import light
     from solver.errors import QuizError
@@ -68,7 +69,7 @@ def derive() -> dict[str, str]:
             for seed in range(SEEDS):
                 with contextlib.suppress(QuizError):  # a seed the template cannot draw
                     for part in make_variant(template, seed).parts:
-                        part.derivation  # noqa: B018  (a cached property: worked out)
+                        derivation_of(part)  # worked out while the recorder is in use
         for model, gpu, sets in SOLVE_CASES:
             for name in sorted(light.QUANTITIES):
                 with contextlib.suppress(QuizError, ArithmeticError):  # an input lacking

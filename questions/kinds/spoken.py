@@ -98,7 +98,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     from questions.expr import ExprError, compile_expr
     from questions.text import NAMES, placeholder_problems
     from solver.keys import KEYS
-    from solver.quantities import QUANTITIES
+    from solver.light import QUANTITIES
     from solver.units import BASE_UNITS
 
     out: list[tuple[Location, str]] = []
@@ -120,9 +120,9 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
                 out.append((at + ["unit"], f"{f.unit!r} is not a base unit; use one of "
                             f"{', '.join(BASE_UNITS)}"))
             elif f.quantity in QUANTITIES and \
-                    dim_of_unit(QUANTITIES[f.quantity].unit) != dim_of_unit(f.unit):
+                    dim_of_unit(QUANTITIES[str(f.quantity)].unit) != dim_of_unit(f.unit):
                 out.append((at + ["unit"], f"{f.quantity} is in "
-                            f"{QUANTITIES[f.quantity].unit}, not {f.unit}"))
+                            f"{QUANTITIES[str(f.quantity)].unit}, not {f.unit}"))
         elif f.expr is not None:
             out.append((at + ["unit"], "a figure with an expr needs its unit"))
     names = NAMES | frozenset({"model", "gpu"}) | frozenset(f.id for f in a.figures)
@@ -142,7 +142,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
                     "through those quantities, as a spoken part has no single quantity of "
                     f"its own; e.g. show = [{example}] (the quantities of its figures)"))
     # The model answer does not follow a figure with the figure's own unit.
-    units = {f.id: f.unit or (QUANTITIES[f.quantity].unit if f.quantity in QUANTITIES
+    units = {f.id: f.unit or (QUANTITIES[str(f.quantity)].unit if f.quantity in QUANTITIES
                               else "1") for f in a.figures}
     for written, reason in _unit_twice(a.model_answer, frozenset(), units):
         out.append((base + ["answer", "model_answer", AT + written], reason))

@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
         flag = "--part" if args.part else "--earlier"
         raise UsageError(f"--step numbers the steps of the whole question (quiz ask "
                          f"{args.template} --steps lists them); give it without {flag}")
-    bank = catalog(args)
+    bank = catalog(args, only=tid)
     if getattr(args, "followup", None) is not None:
         from quiz.core.errors import UsageError
 

@@ -75,16 +75,20 @@ def bank(args: argparse.Namespace, *, warn: bool = True,
 
 
 def catalog(args: argparse.Namespace, *, warn: bool = True,
-            compile_up_to: int | None = None) -> Catalog:
+            compile_up_to: int | None = None, only: str | None = None) -> Catalog:
     """Every template's id and summary, from the compiled-bank cache where it is fresh
     (no template is validated again); broken files are reported as by :func:`bank`
-    (``compile_up_to``: see :func:`questions.catalog.build`)."""
-    from questions.catalog import build
+    (``compile_up_to``: see :func:`questions.catalog.build`). ``only``: the one template
+    the command draws; of the files not compiled yet, only its own is compiled (the
+    others are summarized: a first ``quiz check`` in a new data folder compiles one
+    template, not the bank; see :func:`questions.catalog.find`)."""
+    from questions.catalog import build, find
     from questions.loader import bank_files
 
     cache = bank_cache(args)
-    found = build(bank_files(template_dirs(args), cache=cache), cache,
-                  compile_up_to=compile_up_to)
+    source = bank_files(template_dirs(args), cache=cache)
+    found = find(source, only, cache) if only is not None else \
+        build(source, cache, compile_up_to=compile_up_to)
     if warn:
         for problem in found.problems:
             print(f"warning: skipped {problem}", file=sys.stderr)

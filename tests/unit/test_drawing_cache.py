@@ -17,9 +17,10 @@ from test_stored_variants import BANK, CATALOG, answers, fresh_process, same
 
 from questions import plancache, stored
 from questions.catalog import Catalog, build
+from questions.derivation import derivation_of
 from questions.loader import bank_files
 from questions.schema import Template
-from questions.variants import make_variant
+from questions.variants import Variant, make_variant
 from questions.views import TemplateView, bank_view, bank_view_json, view_shape
 from quiz.commands.ask import ask_json, check_json, render_ask
 from solver import light, plan
@@ -53,9 +54,9 @@ class Memory:
         self.texts[key] = text
 
 
-def worked(v: object) -> None:
-    for pv in v.parts:  # type: ignore[attr-defined]
-        pv.derivation  # noqa: B018  (worked out while the source is in use)
+def worked(v: Variant) -> None:
+    for pv in v.parts:
+        derivation_of(pv)  # worked out while the source is in use
 
 
 @pytest.mark.parametrize("tid", sorted(BANK.templates))
