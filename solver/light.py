@@ -133,7 +133,13 @@ def _shipped_meta() -> dict[str, Info] | None:
 
 def catalogue_json() -> str:
     """The quantity catalogue (names, units, meanings) as the JSON text a source keeps
-    under ``"quantities"`` (imports the engine's table: sympy)."""
+    under ``"quantities"``: the copy shipped with the package when it is current, else
+    from the engine's table (which imports sympy)."""
+    from solver import shipped
+
+    text = shipped.get(CATALOGUE_KEY)
+    if text is not None:
+        return text
     from solver.quantities import QUANTITIES as table
 
     return json.dumps({q.name: [q.unit, q.meaning] for q in table.values()})
