@@ -181,7 +181,7 @@ def plan(name: str, ctx: Ctx, given: frozenset[str]) -> Plan:
     """
     source = _state.source
     if source is None:
-        return _engine_plan()(name, ctx, given)
+        return _SHIPPED_PLANS.get((name, ctx, given)) or _shipped_or_derived(name, ctx, given)
     key = key_text(name, ctx, given)
     found = _state.plans.get(key)
     if found is not None:
@@ -200,6 +200,25 @@ def plan(name: str, ctx: Ctx, given: frozenset[str]) -> Plan:
             source.put(key, json.dumps(data))
     _state.plans[key] = found
     return found
+
+
+_SHIPPED_PLANS: dict[tuple[str, Ctx, frozenset[str]], Plan] = {}
+"""Plans read from the package's copy outside a source, by what they were asked for."""
+
+
+def _shipped_or_derived(name: str, ctx: Ctx, given: frozenset[str]) -> Plan:
+    """Outside a source: the plan the package ships (:mod:`solver.shipped`, current for
+    this code: what the engine derives, a test holds them equal), else the engine's. So
+    the app's first question of a bundled template needs no sympy either."""
+    from solver import shipped
+
+    text = shipped.get(key_text(name, ctx, given))
+    if text is not None:
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            found = load_plan(json.loads(text))
+            _SHIPPED_PLANS[(name, ctx, given)] = found
+            return found
+    return _engine_plan()(name, ctx, given)
 
 
 _ENGINE_PLAN: list[Callable[[str, Ctx, frozenset[str]], Plan]] = []
