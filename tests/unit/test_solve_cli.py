@@ -164,3 +164,16 @@ def test_a_solve_runs_from_the_kept_plans_and_prints_what_the_engine_derives(
         want += out
     assert fresh_process(data, SOLVES)[0] == want  # derived (some plans from the draw)
     assert fresh_process(data, SOLVES) == (want, set())
+
+
+@pytest.mark.parametrize("quantity", ["dropped_tokens", "expert_capacity", "padded_slots"])
+def test_a_quantity_that_divides_by_a_zero_input_is_one_line_not_a_crash(
+        quantity: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Expert quantities of a dense model (experts = 0) divided by zero: an internal
+    error with a crash report; now one line naming the quantity, exit 2."""
+    code = main(["--data-dir", str(tmp_path), "solve", quantity])
+    err = capsys.readouterr().err
+    assert code == 2 and quantity in err and "internal error" not in err
+    assert len(err.strip().splitlines()) == 1
+    assert main(["--data-dir", str(tmp_path), "solve", quantity,
+                 "--model", "mixtral-8x7b"]) == 0
