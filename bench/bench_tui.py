@@ -151,7 +151,7 @@ async def run(answers: int) -> None:
     echo: list[float] = []
     push: list[float] = []
     async with fresh_app() as (app, pilot, frames):
-        app.start_practice(None, None, False)
+        app.router.start_practice(None, None, False)
 
         def asking() -> bool:
             s = app.screen
