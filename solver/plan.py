@@ -373,10 +373,12 @@ def _checked(code: str, args: tuple[str, ...]) -> ast.Module:
 def _compile(code: str, args: tuple[str, ...]) -> Callable[..., float]:
     tree = _checked(code, args)
     namespace: dict[str, Any] = {"__builtins__": {}, **_FUNCTIONS}
-    # Typed text never gets here: the code is lambdify's own source for a template's
-    # formula (plan_data), read back from a cache (drawing.db, or the plans bank.db keeps
-    # for a compiled bank) and checked again above, whatever wrote the cache. An answer
-    # is read by solver.formula's own parser and the answer kinds' readers, never here.
+    # Typed text never gets here: the code is lambdify's own source for a solver
+    # quantity's formula (plan_data), read back from the data folder's plans file
+    # (cache/drawing.db) or the package's (solver/plans.tsv) and checked again above,
+    # whatever wrote the file (tests: test_drawing_cache's hostile plan codes and
+    # test_shipped_plans' poisoned file). An answer is read by solver.formula's own
+    # parser and the answer kinds' readers, never here.
     # The tree is one function of `args` returning arithmetic over them: running the
     # definition only defines it, as lambdify does.
     exec(compile(tree, "<plan>", "exec"), namespace)

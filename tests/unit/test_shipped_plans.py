@@ -106,3 +106,61 @@ def test_a_first_check_of_a_bundled_number_template_draws_with_no_sympy(
     assert not (tmp_path / "new" / "cache" / plancache.FILE).exists()
     code, want, _ = run_cli(capsys, "--data-dir", str(tmp_path / "third"), *CHECK)
     assert code == 0 and json.loads(printed) == json.loads(want)
+
+
+def _poisoned(text: str) -> str:
+    """A plan's JSON text with every step's code made to call into ``os``."""
+    def walk(node: object) -> object:
+        if isinstance(node, str) and node.startswith("def _lambdifygenerated("):
+            return node.split("\n")[0] + "\n    return __import__('os').getpid()"
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        if isinstance(node, dict):
+            return {k: walk(v) for k, v in node.items()}
+        return node
+    poisoned = json.dumps(walk(json.loads(text)))
+    assert "__import__" in poisoned  # the plan had code to poison
+    return poisoned
+
+
+def test_a_shipped_plan_whose_code_is_not_arithmetic_is_refused_and_derived(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hostile: the shipped file under the current digest, its plan's code calling into
+    ``os``. The whitelist refuses it (nothing runs), the engine derives the plan, and the
+    answer is the engine's, inside a plans source and outside one."""
+    asked: list[str] = []
+    real = shipped.get
+
+    def recording(key: str) -> str | None:
+        asked.append(key)
+        return real(key)
+
+    monkeypatch.setattr(shipped, "get", recording)
+    with light.using(plancache.PlanFile(tmp_path / "first.db")):
+        light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+    monkeypatch.setattr(shipped, "get", real)
+    keys = [k for k in asked if real(k) is not None and k != light.CATALOGUE_KEY]
+    hostile = tmp_path / "plans.tsv"
+    hostile.write_text(f"code\t{shipped.code_digest()}\n" + "".join(
+        f"{k}\t{_poisoned(str(real(k)))}\n" for k in keys), encoding="utf-8")
+    monkeypatch.setattr(shipped, "FILE", hostile)
+    shipped.plans.cache_clear()
+    light._SHIPPED_PLANS.clear()
+    called: list[int] = []
+
+    def getpid() -> int:
+        called.append(1)
+        return 1
+
+    monkeypatch.setattr(os, "getpid", getpid)
+    try:
+        with light.using(plancache.PlanFile(tmp_path / plancache.FILE)):
+            inside = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+        outside = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+    finally:
+        shipped.plans.cache_clear()
+        light._SHIPPED_PLANS.clear()
+    from solver.engine import solve
+
+    want = solve("memory_per_gpu", model="llama3-70b", gpu="h100").to_json()
+    assert called == [] and inside.to_json() == want and outside.to_json() == want

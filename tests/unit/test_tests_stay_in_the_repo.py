@@ -130,10 +130,10 @@ PROBE = TESTS / "unit" / "test_probe.py"
 
 
 @pytest.mark.parametrize("source", [
-    'DATA = Path(__file__).parents[3] / "shared" / "published_runs.json"',
+    'DATA = Path(__file__).parents[3] / "team" / "published_runs.json"',
     'DATA = Path(__file__).parent.parent.parent.parent / "x"',
-    'RUNS = Path("../shared/data/published_runs.json")',
-    'RUNS = "/work/shared/data/published_runs.json"',
+    'RUNS = Path("../team/data/published_runs.json")',
+    'RUNS = "/srv/team/data/published_runs.json"',
     'RUNS = open("/home/me/runs.json")',
     'RUNS = Path("~/runs.json")',
     'RUNS = Path.home() / "runs.json"',
