@@ -15,7 +15,7 @@ True
 
 from __future__ import annotations
 
-__all__ = ["QuizError", "SolverError"]
+__all__ = ["QuizError", "SolverError", "Undefined"]
 
 
 class QuizError(Exception):
@@ -24,3 +24,9 @@ class QuizError(Exception):
 
 class SolverError(QuizError, ValueError):
     """An input the solver cannot work with (an unknown key, a value out of range)."""
+
+
+class Undefined(SolverError, ArithmeticError):
+    """A formula with no value for these inputs: it divides by an input that is 0, or
+    its value is past the range of a number. Also an ``ArithmeticError``, so callers that
+    treat a drawn value out of range as one keep doing so."""

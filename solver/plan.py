@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
 
-from solver.errors import SolverError
+from solver.errors import SolverError, Undefined
 from solver.inputs import Ctx, Inputs, ctx_of
 from solver.keys import CHOICE_KEYS, Value
 from solver.units import format_value
@@ -264,15 +264,32 @@ class Plan:
 
     def run(self, values: Mapping[str, float]) -> dict[str, float]:
         """Evaluate every step; name -> value for each step and input."""
-        return run_steps(self.steps, values)
+        return run_steps(self.steps, values, self.name)
 
 
-def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float]) -> dict[str, float]:
+def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float],
+              whole: str = "") -> dict[str, float]:
     """Evaluate steps in order (each reads the inputs and earlier steps); name -> value
-    for each step and input."""
+    for each step and input.
+
+    Raises:
+        Undefined: a step divides by zero or overflows; the message names ``whole`` (the
+            quantity asked for), the step and the inputs that are 0.
+    """
     env: dict[str, float] = dict(values)
     for step in steps:
-        env[step.name] = float(step.fn(*(env[a] for a in step.args)))
+        args = [env[a] for a in step.args]
+        try:
+            env[step.name] = float(step.fn(*args))
+        except ZeroDivisionError:
+            zeros = [a for a, v in zip(step.args, args, strict=True) if v == 0]
+            by = " or ".join(zeros) if zeros else "a value that is"
+            where = "it" if whole in ("", step.name) else step.name
+            raise Undefined(f"{whole or step.name} cannot be worked out: {where} "
+                            f"divides by {by} = 0 for these inputs") from None
+        except OverflowError:
+            raise Undefined(f"{whole or step.name} is past the range of a number for "
+                            f"these inputs (at {step.name})") from None
     return env
 
 

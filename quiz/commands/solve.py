@@ -105,17 +105,10 @@ def run(args: argparse.Namespace) -> int:
 
     source = PlanFile(plan_cache(args))
     with light.using(source):  # (the human output reads the quantities' meanings)
-        try:
-            result = light.result(args.quantity, model=args.model, gpu=args.gpu,
-                                  overrides=overrides)
-        except ZeroDivisionError:  # e.g. experts = 0: a dense model's expert capacity
-            raise SolverError(
-                f"{args.quantity} cannot be worked out from these inputs: one it divides "
-                "by is 0 (a mixture-of-experts quantity on a dense model?); give the "
-                "inputs it needs with --model or --set KEY=VALUE") from None
-        except OverflowError:
-            raise SolverError(f"{args.quantity} is past the range of a number for these "
-                              "inputs") from None
+        # A formula with no value here (it divides by an input that is 0, say an
+        # expert count on a dense model) raises solver.errors.Undefined: one line.
+        result = light.result(args.quantity, model=args.model, gpu=args.gpu,
+                              overrides=overrides)
         if args.json:
             print(json.dumps(result.to_json(), indent=2))
         else:

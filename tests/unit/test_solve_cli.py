@@ -177,3 +177,15 @@ def test_a_quantity_that_divides_by_a_zero_input_is_one_line_not_a_crash(
     assert len(err.strip().splitlines()) == 1
     assert main(["--data-dir", str(tmp_path), "solve", quantity,
                  "--model", "mixtral-8x7b"]) == 0
+
+
+def test_a_formula_without_a_value_is_named_where_it_runs() -> None:
+    """The plan's run names the step and the inputs that are 0; the error is a
+    SolverError (one line at the command line) and an ArithmeticError (a drawn value out
+    of range, for the template checks)."""
+    from solver import light
+    from solver.errors import SolverError, Undefined
+
+    with pytest.raises(Undefined, match=r"divides by .*experts.* = 0") as caught:
+        light.result("expert_capacity")
+    assert isinstance(caught.value, SolverError) and isinstance(caught.value, ArithmeticError)
