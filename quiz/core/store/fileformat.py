@@ -264,6 +264,10 @@ def attempt_key(fields: AttemptFields) -> tuple[object, ...]:
             fields["guided"])
 
 
+_StoredTime = Annotated[str, Field(pattern=f"^{STORED_TIME.pattern}$")]
+"""A time already in the stored form, checked in Rust (its ``$`` is the text's end)."""
+
+
 @with_config(ConfigDict(extra="forbid"))
 class _FastAttempt(TypedDict):
     """:class:`AttemptRow`'s fields and rules but for its two Python validators (the
@@ -280,11 +284,11 @@ class _FastAttempt(TypedDict):
     hints_used: NotRequired[Annotated[int, Field(ge=0, le=MAX_COUNT)]]
     hint_cost: NotRequired[Annotated[float, Field(ge=0, allow_inf_nan=False)]]
     seconds: Annotated[float, Field(ge=0, allow_inf_nan=False)]
-    answered_at: str
+    answered_at: _StoredTime
     topic: Annotated[str, Field(min_length=1)]
     tags: NotRequired[tuple[str, ...]]
     rating: NotRequired[Annotated[int, Field(ge=1, le=4)] | None]
-    mock: NotRequired[str | None]
+    mock: NotRequired[_StoredTime | None]
     guided: NotRequired[bool]
 
 
@@ -312,16 +316,14 @@ def fast_attempts(text: str) -> list[AttemptFields] | None:
     except ValidationError:
         return None
     rows: list[AttemptFields] = []
-    match = STORED_TIME.fullmatch
     for item in items:
         row = {**_DEFAULTS, **item}
-        at, mock, verdict = row["answered_at"], row["mock"], row["verdict"]
-        if not (match(at) and (mock is None or match(mock))
-                and (verdict != "correct" or row["score"] + row["hint_cost"] > 0)
+        mock, verdict = row["mock"], row["verdict"]
+        if not ((verdict != "correct" or row["score"] + row["hint_cost"] > 0)
                 and (verdict != "incorrect" or row["score"] < 1)):
             return None
         try:
-            datetime.fromisoformat(at)  # a real day and time of day
+            datetime.fromisoformat(row["answered_at"])  # a real day and time of day
             if mock is not None:
                 datetime.fromisoformat(mock)
         except ValueError:
