@@ -58,6 +58,7 @@ __all__ = [
     "MockRow",
     "Row",
     "attempt_key",
+    "fast_attempt_values",
     "fast_attempts",
     "fields_of",
     "format_of",
@@ -315,6 +316,24 @@ def fast_attempts(text: str) -> list[AttemptFields] | None:
         items = _FAST.validate_json(text)
     except ValidationError:
         return None
+    return _checked(items)
+
+
+def fast_attempt_values(values: list[dict[str, Any]]) -> list[AttemptFields] | None:
+    """:func:`fast_attempts` for attempts given as Python values (a CSV file's cells,
+    as :class:`AttemptRow` is given them): each as the model would validate it (the
+    same lax conversions of text to numbers), or None (then each row goes through
+    :class:`AttemptRow`, which names the problem or converts the time)."""
+    try:
+        items = _FAST.validate_python(values)
+    except ValidationError:
+        return None
+    return _checked(items)
+
+
+def _checked(items: list[_FastAttempt]) -> list[AttemptFields] | None:
+    """The rows with AttemptRow's defaults, if all keep the two rules pydantic-core
+    cannot check (a real day, the verdict against the score), else None."""
     rows: list[AttemptFields] = []
     for item in items:
         row = {**_DEFAULTS, **item}
