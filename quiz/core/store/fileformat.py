@@ -294,6 +294,7 @@ class _FastAttempt(TypedDict):
 
 
 _FAST: Final = TypeAdapter(list[_FastAttempt])
+_FIELDS: Final = len(AttemptRow.model_fields)
 _DEFAULTS: Final[AttemptFields] = {
     name: field.default for name, field in AttemptRow.model_fields.items()
     if not field.is_required()}
@@ -336,7 +337,10 @@ def _checked(items: list[_FastAttempt]) -> list[AttemptFields] | None:
     cannot check (a real day, the verdict against the score), else None."""
     rows: list[AttemptFields] = []
     for item in items:
-        row = {**_DEFAULTS, **item}
+        row: AttemptFields = item  # type: ignore[assignment]
+        row.setdefault("guided", False)  # left out unless true, by the exporter
+        if len(row) != _FIELDS:  # other fields left out: the model's defaults
+            row = {**_DEFAULTS, **row}
         mock, verdict = row["mock"], row["verdict"]
         if not ((verdict != "correct" or row["score"] + row["hint_cost"] > 0)
                 and (verdict != "incorrect" or row["score"] < 1)):

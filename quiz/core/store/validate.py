@@ -166,7 +166,7 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str,
                 format_seen = history_format
             if missing:  # a newer file checks first: its layout may differ
                 raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
-            values: dict[str, object] = dict(record)
+            values: dict[str, object] = record  # the cells, converted in place
             values["mistake"] = record["mistake"] or None
             values["rating"] = record["rating"] or None
             tags = tags_seen.get(record["tags"])
