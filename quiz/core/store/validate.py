@@ -139,7 +139,7 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str,
         raise HistoryFileError(f"{source}: not a quiz history file (the first CSV column "
                                "must be history_format)")
     missing = [c for c in CSV_COLUMNS if c not in header]
-    extra = [c for c in header if c not in (*CSV_OPTIONAL, *CSV_COLUMNS)]
+    extra = [c for c in header if c not in (*CSV_COLUMNS, *CSV_OPTIONAL)]
     if extra and not missing:
         raise HistoryFileError(f"{source}: line 1: unknown column {extra[0]!r}")
     # ``fast``: rows are validated _CSV_BATCH at a time (fileformat.fast_attempt_values)
@@ -175,8 +175,8 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str,
                     tags = _csv_tags(record["tags"])
                 except ValueError as exc:
                     raise HistoryFileError(f"{source}: {where}: {exc}") from None
-                if len(tags_seen) < _TAGS_KEPT:  # a few per template: kept, bounded
-                    tags_seen[record["tags"]] = tags
+                if len(tags_seen) < _TAGS_KEPT and len(record["tags"]) <= _TAGS_CHARS:
+                    tags_seen[record["tags"]] = tags  # a few per template: kept, bounded
             values["tags"] = tags
             if "guided" in record:
                 values["guided"] = record["guided"] == "1" or record["guided"] == "true"
@@ -192,7 +192,9 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str,
 _CSV_BATCH = 1000
 """How many CSV rows are validated at once."""
 _TAGS_KEPT = 10_000
-"""How many distinct tags cells are kept decoded (they repeat: a few per template)."""
+_TAGS_CHARS = 500
+"""How many distinct tags cells, of at most how many characters, are kept decoded
+(they repeat: a few per template); memory stays bounded whatever the file holds."""
 
 
 def _csv_batch(pending: list[tuple[str, dict[str, object]]], source: str,
