@@ -48,6 +48,7 @@ __all__ = [
     "Drill",
     "Rating",
     "TodayCounts",
+    "card_id",
     "rating_for",
 ]
 
@@ -121,7 +122,8 @@ class TodayCounts(TypedDict):
     """New templates the drill may still introduce today."""
 
 
-def _card_id(template_id: str) -> int:
+def card_id(template_id: str) -> int:
+    """The FSRS card id of a template: stable across machines and imports."""
     # fsrs defaults card ids to the creation time in ms and sleeps 1 ms to keep them
     # unique; a hash of the template id is unique, stable and costs no sleep.
     return int.from_bytes(hashlib.sha256(template_id.encode()).digest()[:6], "big")
@@ -317,7 +319,7 @@ class Drill:
         card = _parse_card(stored) if stored is not None else None
         state_before = NEW if card is None else int(card.state)
         if card is None:
-            card = Card(card_id=_card_id(template_id), due=when)
+            card = Card(card_id=card_id(template_id), due=when)
         # The clock went backwards (NTP, a fixed-up VM clock): FSRS would see a negative
         # elapsed time, so move the card's last review (and its due time) back to now.
         card = _clock_corrected(card, when)

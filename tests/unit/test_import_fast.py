@@ -142,3 +142,78 @@ def test_any_layout_reads_the_same_rows_quickly_or_not(layout: str) -> None:
             read_rows(io.StringIO(text), fast=False) if not isinstance(row, MockRow)]
     assert [(w, typed(f)) for w, f in fast] == [(w, typed(f)) for w, f in slow]
     assert len(fast) == 2500
+
+
+CSV_GOOD: dict[str, str] = {
+    "history_format": "1", "template": "memory/model-state", "version": "1", "seed": "7",
+    "mode": "drill", "answer": "1.13 TB", "verdict": "correct", "score": "1.0",
+    "mistake": "", "hints_used": "0", "hint_cost": "0.0", "seconds": "12.5",
+    "answered_at": "2025-03-10T15:00:00.000000+00:00", "topic": "memory",
+    "tags": '["memory"]', "rating": "3",
+}
+CELL = st.one_of(st.text(max_size=4), st.sampled_from([
+    "", "0", "1", "-1", "2", "4", "5", "1e3", "0.5", "1.0", "nan", "inf", "true", "drill",
+    "mock", "partial", "incorrect", "correct", "null", "[]", '["a", "b"]', '[["a"]]', "'=1",
+    "'1", "=1", str(2**63), "1000000000000", "2025-02-30T15:00:00.000000+00:00",
+    "2025-03-10T15:00:00+00:00", "2025-03-10T10:00:00.000000-05:00", "a" * 2001]))
+
+
+def csv_outcome(text: str, fast: bool) -> list[tuple[str, dict[str, tuple[type, Any]]]] | str:
+    """The rows read (where, typed fields), or the message of the problem named."""
+    import io
+
+    from quiz.core.store.fileformat import fields_of
+    from quiz.core.store.validate import read_rows
+
+    try:
+        return [(where, typed(dict(fields_of(row))))  # type: ignore[arg-type]
+                for _, where, row in read_rows(io.StringIO(text, newline=""), "csv",
+                                               fast=fast)]
+    except HistoryFileError as exc:
+        return str(exc)
+
+
+@settings(max_examples=300, deadline=None)
+@given(edits=st.lists(st.tuples(st.integers(0, 5), st.sampled_from([*CSV_GOOD, "guided"]),
+                                CELL), max_size=3),
+       guided=st.booleans())
+def test_csv_rows_read_in_batches_as_row_by_row(
+        edits: list[tuple[int, str, str]], guided: bool) -> None:
+    """A CSV file's rows validated a batch at a time (the import's way) are the rows,
+    and the first problem, that the model finds row by row."""
+    import csv
+    import io
+
+    columns = [*CSV_GOOD, *(["guided"] if guided else [])]
+    rows = [CSV_GOOD | {"seed": str(i), "guided": "0"} for i in range(6)]
+    for index, column, cell in edits:
+        rows[index][column] = cell
+    out = io.StringIO(newline="")
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    writer.writerows([[row[c] for c in columns] for row in rows])
+    text = out.getvalue()
+    assert csv_outcome(text, fast=True) == csv_outcome(text, fast=False)
+
+
+def test_a_bad_csv_row_among_many_is_named_and_an_earlier_one_first() -> None:
+    import io
+
+    from quiz.core.store.validate import read_rows
+
+    header = ",".join(CSV_GOOD)
+    good = ",".join(v.replace('"', '""').join('""') for v in CSV_GOOD.values())
+    lines = [header] + [good] * 2500
+    lines[1700] = good.replace("12.5", "-1")  # a bad seconds on line 1701
+    lines[1900] = "1,2,3"  # too few cells on line 1901
+    text = "\r\n".join(lines) + "\r\n"
+    with pytest.raises(HistoryFileError, match="line 1701: seconds: Input should be "
+                       "greater than or equal to 0"):
+        list(read_rows(io.StringIO(text, newline=""), "csv", fast=True))
+    lines[1700] = good
+    with pytest.raises(HistoryFileError, match="line 1901: 3 cells, the header has 16"):
+        list(read_rows(io.StringIO("\r\n".join(lines) + "\r\n", newline=""), "csv",
+                       fast=True))
+    rows = list(read_rows(io.StringIO("\r\n".join(lines[:1900]) + "\r\n", newline=""),
+                          "csv", fast=True))
+    assert len(rows) == 1899 and type(rows[-1][2]) is dict and rows[-1][1] == "line 1900"

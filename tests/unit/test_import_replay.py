@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from quiz.core.clock import from_utc_text, to_utc_text
-from quiz.core.schedule import NEW, _card_id
+from quiz.core.schedule import NEW, card_id
 from quiz.core.store import Store
 from quiz.core.store.merge import import_history
 from quiz.core.store.replay import Replay, rebuild_cards
@@ -32,7 +32,7 @@ def fsrs_replay(reviews: list[tuple[str, int, str]]) -> tuple[list[int], dict[st
         card = cards.get(template)
         states.append(NEW if card is None else int(card.state))
         if card is None:
-            card = Card(card_id=_card_id(template), due=when)
+            card = Card(card_id=card_id(template), due=when)
         cards[template], _ = scheduler.review_card(card, Rating(rating), review_datetime=when)
     return states, {t: Card.to_json(c) for t, c in cards.items()}
 

@@ -17,7 +17,13 @@ stored = st.datetimes(min_value=datetime(1970, 1, 1), max_value=datetime(9998, 1
                       timezones=st.just(UTC)).map(to_utc_text)
 odd = st.one_of(st.text(max_size=40), st.sampled_from([
     "2024-03-01T09:3x:00.000000+00:00", "2024-03-01T09:30:00.000000+01:00",
-    "2024-03-01T09:30:00+00:00", "", "2024-03-01T09:30:00.000000+00:00 "]))
+    "2024-03-01T09:30:00+00:00", "", "2024-03-01T09:30:00.000000+00:00 ",
+    "2024-03-01T09:+5:00.000000+00:00", "2024-03-01T09:75:00.000000+00:00",
+    "2024-03-01T09:30:00.00\x000000+00:00"]),
+    # 32 characters ending +00:00 (what the SQL takes apart), anything before
+    st.builds(lambda head, minutes, tail: head + minutes + tail + "+00:00",
+              st.text(min_size=14, max_size=14), st.text(min_size=2, max_size=2) | st.from_regex(
+                  r"[0-9]{2}", fullmatch=True), st.text(min_size=10, max_size=10)))
 
 
 @settings(max_examples=500, deadline=None)

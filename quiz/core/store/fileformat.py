@@ -58,6 +58,7 @@ __all__ = [
     "MockRow",
     "Row",
     "attempt_key",
+    "fast_attempt_values",
     "fast_attempts",
     "fields_of",
     "format_of",
@@ -264,6 +265,10 @@ def attempt_key(fields: AttemptFields) -> tuple[object, ...]:
             fields["guided"])
 
 
+_StoredTime = Annotated[str, Field(pattern=f"^{STORED_TIME.pattern}$")]
+"""A time already in the stored form, checked in Rust (its ``$`` is the text's end)."""
+
+
 @with_config(ConfigDict(extra="forbid"))
 class _FastAttempt(TypedDict):
     """:class:`AttemptRow`'s fields and rules but for its two Python validators (the
@@ -280,15 +285,16 @@ class _FastAttempt(TypedDict):
     hints_used: NotRequired[Annotated[int, Field(ge=0, le=MAX_COUNT)]]
     hint_cost: NotRequired[Annotated[float, Field(ge=0, allow_inf_nan=False)]]
     seconds: Annotated[float, Field(ge=0, allow_inf_nan=False)]
-    answered_at: str
+    answered_at: _StoredTime
     topic: Annotated[str, Field(min_length=1)]
     tags: NotRequired[tuple[str, ...]]
     rating: NotRequired[Annotated[int, Field(ge=1, le=4)] | None]
-    mock: NotRequired[str | None]
+    mock: NotRequired[_StoredTime | None]
     guided: NotRequired[bool]
 
 
 _FAST: Final = TypeAdapter(list[_FastAttempt])
+_FIELDS: Final = len(AttemptRow.model_fields)
 _DEFAULTS: Final[AttemptFields] = {
     name: field.default for name, field in AttemptRow.model_fields.items()
     if not field.is_required()}
@@ -311,17 +317,36 @@ def fast_attempts(text: str) -> list[AttemptFields] | None:
         items = _FAST.validate_json(text)
     except ValidationError:
         return None
+    return _checked(items)
+
+
+def fast_attempt_values(values: list[dict[str, Any]]) -> list[AttemptFields] | None:
+    """:func:`fast_attempts` for attempts given as Python values (a CSV file's cells,
+    as :class:`AttemptRow` is given them): each as the model would validate it (the
+    same lax conversions of text to numbers), or None (then each row goes through
+    :class:`AttemptRow`, which names the problem or converts the time)."""
+    try:
+        items = _FAST.validate_python(values)
+    except ValidationError:
+        return None
+    return _checked(items)
+
+
+def _checked(items: list[_FastAttempt]) -> list[AttemptFields] | None:
+    """The rows with AttemptRow's defaults, if all keep the two rules pydantic-core
+    cannot check (a real day, the verdict against the score), else None."""
     rows: list[AttemptFields] = []
-    match = STORED_TIME.fullmatch
     for item in items:
-        row = {**_DEFAULTS, **item}
-        at, mock, verdict = row["answered_at"], row["mock"], row["verdict"]
-        if not (match(at) and (mock is None or match(mock))
-                and (verdict != "correct" or row["score"] + row["hint_cost"] > 0)
+        row: AttemptFields = item  # type: ignore[assignment]
+        row.setdefault("guided", False)  # left out unless true, by the exporter
+        if len(row) != _FIELDS:  # other fields left out: the model's defaults
+            row = {**_DEFAULTS, **row}
+        mock, verdict = row["mock"], row["verdict"]
+        if not ((verdict != "correct" or row["score"] + row["hint_cost"] > 0)
                 and (verdict != "incorrect" or row["score"] < 1)):
             return None
         try:
-            datetime.fromisoformat(at)  # a real day and time of day
+            datetime.fromisoformat(row["answered_at"])  # a real day and time of day
             if mock is not None:
                 datetime.fromisoformat(mock)
         except ValueError:

@@ -39,7 +39,6 @@ from quiz.core.store.fileformat import (
     MockRow,
     Row,
     attempt_key,
-    fields_of,
 )
 from quiz.core.store.replay import Online, rebuild_log
 from quiz.core.store.sums import Summaries
@@ -183,13 +182,19 @@ def _import(store: Store, rows: Iterable[Row], source: str,
         matched: set[int] = set()
         tags_text: dict[tuple[str, ...], str] = {}
         batch: list[tuple[object, ...]] = []
-        after: list[tuple[str, int | None, str, str | None, str]] = []
+        reviews: list[tuple[str, int, int, str, int]] = []
         sums = Summaries(conn)
-        replay = Online(str(t) for (t,) in conn.execute(
+        online = Online(str(t) for (t,) in conn.execute(
             "SELECT DISTINCT template_id FROM review_log"))
-        mocks_added = added = already = 0
+        replay = online.review
+        # The ids SQLite gives rows inserted one after another in a transaction (the
+        # largest id + 1 each: the table has no AUTOINCREMENT); _insert checks them.
+        next_id = before + 1
+        mocks_added = already = 0
         for _, where, row in rows:
-            if isinstance(row, MockRow):
+            if type(row) is dict:
+                fields = row
+            elif isinstance(row, MockRow):
                 _not_future(source, where, "started_at", row.started_at, latest)
                 file_mocks.add(row.started_at)
                 if row.started_at in mock_ids:
@@ -203,7 +208,8 @@ def _import(store: Store, rows: Iterable[Row], source: str,
                 mock_ids[row.started_at] = cursor.lastrowid
                 mocks_added += 1
                 continue
-            fields = fields_of(row)
+            else:
+                fields = row.__dict__
             at = fields["answered_at"]
             if not _EARLIEST <= at <= latest:
                 _not_future(source, where, "answered_at", at, latest)
@@ -213,13 +219,19 @@ def _import(store: Store, rows: Iterable[Row], source: str,
             tags = tags_text.get(fields["tags"])
             if tags is None:
                 tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
-            sums.add(fields["template"], fields["topic"], tags, fields["verdict"],
-                     fields["score"], at)
+            template = fields["template"]
+            sums.add(template, fields["topic"], tags, fields["verdict"], fields["score"], at)
             batch.append((*_INSERTED(fields), tags, None, int(fields["guided"])))
-            after.append((fields["template"], fields["rating"], at, fields["mock"], where))
+            rating = fields["rating"]
+            if rating is not None:
+                reviews.append((template, rating, replay(template, rating, at), at, next_id))
+            if fields["mock"] is not None:
+                links.append((next_id, fields["mock"], where))
+            next_id += 1
             if len(batch) >= _BATCH:
-                added += _insert(conn, batch, after, links, replay)
-        added += _insert(conn, batch, after, links, replay)
+                _insert(conn, batch, reviews, next_id)
+        _insert(conn, batch, reviews, next_id)
+        added = next_id - before - 1
         for _, sql in indexes:
             conn.execute(sql)
         if trigger is not None:
@@ -230,7 +242,7 @@ def _import(store: Store, rows: Iterable[Row], source: str,
                 raise no_mock(source, where, start)
             conn.execute("UPDATE attempts SET session_id = ? WHERE id = ?",
                          (mock_ids[start], attempt_id))
-        cards = rebuild_log(conn, replay)
+        cards = rebuild_log(conn, online)
     return ImportResult(added=added, already=already, mocks_added=mocks_added,
                         cards=cards)
 
@@ -268,34 +280,22 @@ _INSERT_ATTEMPT: Final = (
 
 
 def _insert(conn: sqlite3.Connection, batch: list[tuple[object, ...]],
-            after: list[tuple[str, int | None, str, str | None, str]],
-            links: list[tuple[int, str, str]], replay: Online) -> int:
-    """Insert a batch of attempts, then their reviews; note their mock links. Returns
-    how many were inserted (and empties the lists).
+            reviews: list[tuple[str, int, int, str, int]], next_id: int) -> None:
+    """Insert a batch of attempts, then their reviews (and empty both lists).
 
-    The ids are those SQLite gives rows inserted one after another in a transaction
-    (the largest id + 1 each: the table has no AUTOINCREMENT), checked."""
+    The reviews name their attempts by the ids SQLite gives rows inserted one after
+    another in a transaction: the largest id + 1 each (the table has no
+    AUTOINCREMENT), ``next_id`` being the one after the batch's last; checked."""
     if not batch:
-        return 0
-    first = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0]) + 1
+        return
     conn.executemany(_INSERT_ATTEMPT, batch)
-    last = int(conn.execute("SELECT max(id) FROM attempts").fetchone()[0])
-    if last - first + 1 != len(batch):  # cannot happen without AUTOINCREMENT; be sure
+    if conn.execute("SELECT max(id) FROM attempts").fetchone()[0] != next_id - 1:
         raise StoreError("the history gave imported attempts ids out of order; nothing "
-                         "was imported")
-    reviews = []
-    for attempt_id, (template, rating, answered_at, mock, where) in enumerate(after, first):
-        if rating is not None:
-            reviews.append((template, rating, replay.review(template, rating, answered_at),
-                            answered_at, attempt_id))
-        if mock is not None:
-            links.append((attempt_id, mock, where))
+                         "was imported")  # cannot happen without AUTOINCREMENT; be sure
     conn.executemany("INSERT INTO review_log (template_id, rating, state_before, "
                      "reviewed_at, attempt_id) VALUES (?, ?, ?, ?, ?)", reviews)
-    count = len(batch)
     batch.clear()
-    after.clear()
-    return count
+    reviews.clear()
 
 
 def _match(store: Store, fields: AttemptFields, before: int, matched: set[int],

@@ -21,7 +21,7 @@ from typing import Any
 from fsrs import Card, Rating, Scheduler, State
 
 from quiz.core.clock import from_utc_text
-from quiz.core.schedule import NEW, _card_id
+from quiz.core.schedule import NEW, card_id
 
 __all__ = ["Online", "Replay", "rebuild_cards", "rebuild_log"]
 
@@ -151,7 +151,7 @@ class Replay:
         card[:] = (state, step, stability, difficulty, when, when + interval)
 
     def cards_json(self) -> dict[str, str]:
-        return {tid: Card.to_json(Card(card_id=_card_id(tid), state=State(state), step=step,
+        return {tid: Card.to_json(Card(card_id=card_id(tid), state=State(state), step=step,
                                        stability=stability, difficulty=difficulty, due=due,
                                        last_review=last))
                 for tid, (state, step, stability, difficulty, last, due) in self.cards.items()}

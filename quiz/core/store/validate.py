@@ -31,6 +31,7 @@ from quiz.core.store.fileformat import (
     HistoryFileError,
     MockRow,
     Row,
+    fast_attempt_values,
     fast_attempts,
     problem,
 )
@@ -128,7 +129,8 @@ def _csv_tags(cell: str) -> object:
     return tags
 
 
-def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[Row]:
+def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str,
+              fast: bool = False) -> Iterator[Row]:
     first = next(items, None)
     if first is None:
         raise HistoryFileError(f"{source}: empty file: not a quiz history")
@@ -140,29 +142,76 @@ def _csv_rows(items: Iterator[tuple[str, str, Any]], source: str) -> Iterator[Ro
     extra = [c for c in header if c not in (*CSV_COLUMNS, *CSV_OPTIONAL)]
     if extra and not missing:
         raise HistoryFileError(f"{source}: line 1: unknown column {extra[0]!r}")
-    for _, where, cells in items:
-        if not any(cells):
-            continue
-        if len(cells) != len(header):
-            raise HistoryFileError(f"{source}: {where}: {len(cells)} cells, the "
-                                   f"header has {len(header)}")
-        record = dict(zip(header, map(unescape, cells), strict=True))
-        _check_format(source, where, record.pop("history_format"))
-        if missing:  # a newer file checks first: its layout may differ
-            raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
-        values: dict[str, object] = dict(record)
-        values["mistake"] = record["mistake"] or None
-        values["rating"] = record["rating"] or None
-        try:
-            values["tags"] = _csv_tags(record["tags"])
-        except ValueError as exc:
-            raise HistoryFileError(f"{source}: {where}: {exc}") from None
-        if "guided" in record:
-            values["guided"] = record["guided"] == "1" or record["guided"] == "true"
-        try:
-            yield "attempt", where, AttemptRow.model_validate(values)
-        except ValidationError as exc:
-            raise _row_error(source, where, exc) from None
+    # ``fast``: rows are validated _CSV_BATCH at a time (fileformat.fast_attempt_values)
+    # and come as their fields; a batch with a row that cannot be told that way goes
+    # row by row through the model, which names the problem. A problem found before
+    # validation (a cell count, the format, the tags) is raised after the rows before
+    # it, so the first problem in the file is the one named, as row by row.
+    pending: list[tuple[str, dict[str, object]]] = []
+    tags_seen: dict[str, object] = {}
+    format_seen: str | None = None
+    try:
+        for _, where, cells in items:
+            if not any(cells):
+                continue
+            if len(cells) != len(header):
+                raise HistoryFileError(f"{source}: {where}: {len(cells)} cells, the "
+                                       f"header has {len(header)}")
+            # Only a cell that starts with ' may have been escaped.
+            record = dict(zip(header, map(unescape, cells) if "'" in "".join(cells)
+                              else cells, strict=True))
+            history_format = record.pop("history_format")
+            if history_format != format_seen:  # the same in every row, as a rule
+                _check_format(source, where, history_format)
+                format_seen = history_format
+            if missing:  # a newer file checks first: its layout may differ
+                raise HistoryFileError(f"{source}: line 1: missing column {missing[0]!r}")
+            values: dict[str, object] = record  # the cells, converted in place
+            values["mistake"] = record["mistake"] or None
+            values["rating"] = record["rating"] or None
+            tags = tags_seen.get(record["tags"])
+            if tags is None:
+                try:
+                    tags = _csv_tags(record["tags"])
+                except ValueError as exc:
+                    raise HistoryFileError(f"{source}: {where}: {exc}") from None
+                if len(tags_seen) < _TAGS_KEPT and len(record["tags"]) <= _TAGS_CHARS:
+                    tags_seen[record["tags"]] = tags  # a few per template: kept, bounded
+            values["tags"] = tags
+            if "guided" in record:
+                values["guided"] = record["guided"] == "1" or record["guided"] == "true"
+            pending.append((where, values))
+            if len(pending) >= (_CSV_BATCH if fast else 1):
+                yield from _csv_batch(pending, source, fast)
+    except (HistoryFileError, reader.ReadError):
+        yield from _csv_batch(pending, source, fast)  # a problem in an earlier row first
+        raise
+    yield from _csv_batch(pending, source, fast)
+
+
+_CSV_BATCH = 1000
+"""How many CSV rows are validated at once."""
+_TAGS_KEPT = 10_000
+_TAGS_CHARS = 500
+"""How many distinct tags cells, of at most how many characters, are kept decoded
+(they repeat: a few per template); memory stays bounded whatever the file holds."""
+
+
+def _csv_batch(pending: list[tuple[str, dict[str, object]]], source: str,
+               fast: bool) -> Iterator[Row]:
+    """The pending rows validated (the list emptied first)."""
+    batch = pending[:]
+    pending.clear()
+    fields = fast_attempt_values([values for _, values in batch]) if fast else None
+    if fields is not None:
+        for (where, _), row in zip(batch, fields, strict=True):
+            yield "attempt", where, row
+    else:
+        for where, values in batch:
+            try:
+                yield "attempt", where, AttemptRow.model_validate(values)
+            except ValidationError as exc:
+                raise _row_error(source, where, exc) from None
 
 
 def read_rows(handle: TextIO, fmt: str | None = None, *,
@@ -188,7 +237,7 @@ def read_rows(handle: TextIO, fmt: str | None = None, *,
     stream = itertools.chain([first], items)
     try:
         if first[0] == "record":
-            yield from _csv_rows(stream, source)
+            yield from _csv_rows(stream, source, fast)
         else:
             yield from _json_rows(stream, source)
     except reader.ReadError as exc:
