@@ -186,20 +186,21 @@ class Body:
     """What the self-test found of one template body, for its seeds that draw the same
     parameters and for copies of it that differ only in id (:class:`Bodies`).
 
-    A variant is its template's body and parameters worked through (the order of
-    options aside, shuffled per id and seed): a seed that draws parameters drawn before,
-    by this template or a copy, has that draw's variant, so it gets that draw's failures
-    without checking them again. Copies are common in a big bank (a pack that varies
-    one template's id; the 6,500-template bench bank: 131 bodies again and again), and
-    the seeds of one body draw few distinct parameters (two thirds of the bundled bank's
-    seeds over 100 repeat a draw; over 50 copies at 20 seeds, 11,229 of 131,000 draws
-    are distinct).
+    A variant is its template's body and parameters worked through, its options shown
+    in an order drawn per id and seed (:func:`arrangement`): a seed that draws
+    parameters (and an order) drawn before, by this template or a copy, has that draw's
+    variant, so it gets that draw's failures without checking them again. Copies are
+    common in a big bank (a pack that varies one template's id; the 6,500-template
+    bench bank: 131 bodies again and again), and the seeds of one body draw few
+    distinct parameters (two thirds of the bundled bank's seeds over 100 repeat a draw;
+    over 50 copies at 20 seeds, 11,229 of 131,000 draws are distinct).
 
     Attributes:
         draws: each parameter draw tried, kept or rejected (:func:`draw_params`'s memo).
-        seeds: parameters drawn -> the per-seed checks' failures and the (part,
-            quantity) steps of its walk (None: no walk).
-        examples: (parameters drawn, example index) -> its failure, or None.
+        seeds: parameters drawn (and the options' order, where it is drawn) -> the
+            per-seed checks' failures and the (part, quantity) steps of its walk
+            (None: no walk).
+        examples: (the same key, example index) -> its failure, or None.
         warnings: parameters drawn at seed 0 -> the body's own warnings
             (:func:`questions.checks.template_warnings`, which read that draw).
     """
@@ -235,10 +236,17 @@ def names_id(t: Template, failures: Sequence[Failure]) -> bool:
 
 def shuffles(t: Template) -> bool:
     """Whether a variant's options are arranged per id and seed (then two seeds that draw
-    the same parameters still show different variants)."""
+    the same parameters may show different variants: :func:`arrangement` tells)."""
     from questions.kinds import kind_of as question_kind
 
     return any(question_kind(p.answer_kind).arrange is not None for p in t.all_parts())
+
+
+def arrangement(v: Variant) -> str:
+    """The order a variant shows each part's options in (each part's labels: the
+    template's letter -> the letter shown; a kind that arranges options records them
+    there, :attr:`PartVariant.labels`), as text for a key."""
+    return "|" + repr([sorted(p.labels.items()) for p in v.parts])
 
 
 def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> list[Failure]:
@@ -246,20 +254,27 @@ def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> li
 
     A seed that draws the parameters of an earlier seed, or of a copy of `t` checked
     with the same `body` (see :class:`Body`; None: this template's own), has that
-    draw's variant, so it gets its failures without checking them again (unless the
-    options are shuffled per seed). Each distinct draw is drawn twice, its variant
-    whole twice at seeds under :data:`FULL_REDRAWS`.
+    draw's variant, so it gets its failures without checking them again (where options
+    are shuffled, the same parameters in the same order). Each distinct draw is drawn
+    twice, its variant whole twice at seeds under :data:`FULL_REDRAWS`.
     """
     body = Body() if body is None else body
-    shared = not shuffles(t)
+    shuffled = shuffles(t)
     out: list[Failure] = []
     variants: dict[int, Variant] = {}
     for seed in range(seeds):
         try:
             params = draw_params(t, seed, memo=body.draws)[0]
             drawn = repr(list(params.items()))  # repr: 1, 1.0 and True are all equal
-            v1 = None if shared and drawn in body.seeds else make_variant(t, seed)
-            v2 = make_variant(t, seed) if v1 is not None and seed < FULL_REDRAWS else None
+            if shuffled:  # the variant is its parameters and its options' order
+                v1: Variant | None = make_variant(t, seed)
+                assert v1 is not None
+                drawn += arrangement(v1)
+                met = drawn in body.seeds
+            else:
+                met = drawn in body.seeds
+                v1 = None if met else make_variant(t, seed)
+            v2 = make_variant(t, seed) if not met and seed < FULL_REDRAWS else None
             again = draw_params(t, seed, memo=body.draws)[0] if v1 is None else v1.params
         except TemplateError as exc:
             out.append(Failure(t.id, seed, "variant", str(exc), exc.reason, field=exc.field))
@@ -270,18 +285,20 @@ def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> li
             what = "keys" if [p.prompt for p in v1.parts] == [p.prompt for p in v2.parts] \
                 else "draws"
             out.append(Failure(t.id, seed, "deterministic", f"two {what} differ"))
-        if v1 is None:
+        if v1 is not None:
+            variants[seed] = v1
+        if met:
             kept, known = body.seeds[drawn]
             found = [replace(f, template=t.id, seed=seed) for f in kept]
         else:
-            variants[seed] = v1
+            assert v1 is not None
             found = []
             for pv in v1.parts:
                 found += check_part(t, seed, pv)
                 found += check_follow(t, seed, pv)
             steps, known = _walk_checks(t, seed, v1)
             found += steps
-            if shared and not names_id(t, found):
+            if not names_id(t, found):
                 body.seeds[drawn] = (found, known)
         out += found
         if seed == 0 and known is not None:  # the template's [[steps]] names, once
@@ -482,7 +499,7 @@ def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
     seed."""
     out: list[Failure] = []
     variants: dict[int, Variant | TemplateError] = dict(drawn or {})
-    shared = body is not None and not shuffles(t)
+    shuffled = shuffles(t)
 
     def variant(seed: int) -> Variant | TemplateError:
         if seed not in variants:
@@ -493,13 +510,19 @@ def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
         return variants[seed]
 
     def checked(i: int, seed: int) -> Failure | None:
-        if not shared or body is None:
+        if body is None:
             return _check_example(t, i, seed, variant(seed))
         try:
             params = draw_params(t, seed, memo=body.draws)[0]
         except TemplateError:
             return _check_example(t, i, seed, variant(seed))
-        key = (repr(list(params.items())), i)
+        drawn = repr(list(params.items()))
+        if shuffled:
+            v = variant(seed)
+            if isinstance(v, TemplateError):
+                return _check_example(t, i, seed, v)
+            drawn += arrangement(v)
+        key = (drawn, i)
         if key in body.examples:
             kept = body.examples[key]
             return None if kept is None else replace(kept, template=t.id, seed=seed)
