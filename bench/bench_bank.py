@@ -13,10 +13,17 @@ assertion), each arm a fresh ``quiz`` process as a person starts one, timed as C
 - ``views``: a template's first ``quiz ask``/``check`` in a data folder whose bank is
   compiled, drawn from the bank's view against validating the cached data;
 - ``checkpool``: ``quiz templates test`` of a sample of the bank on two worker
-  processes against one (scale by the bank's size: templates share nothing).
+  processes against one;
+- ``bodies``: ``quiz templates test`` of a sample of the bank (copies of the bundled
+  templates under new ids) with the draws of one template body checked once
+  (:class:`quiz.core.selftest.Bodies`) against every copy checking its own;
+- ``test``: ``quiz templates test`` of the whole bank in a new data folder (the bank
+  compiled, then every template at 20 seeds), once: issue 34's figure (<= 60 s).
 
     python bench/bench_bank.py list --rounds 5
     python bench/bench_bank.py pool views checkpool --rounds 3
+    python bench/bench_bank.py bodies --sample 393 --rounds 1
+    python bench/bench_bank.py test
 
 Results and decisions: bench/README.md, "The compiled bank at scale".
 """
@@ -156,10 +163,7 @@ def bench_views(work: Path, rounds: int) -> None:
 
 
 def bench_checkpool(work: Path, bank: Path, rounds: int, sample: int) -> None:
-    some = work / "sample"
-    fresh(some)
-    for path in sorted(bank.glob("*.toml"))[:sample]:
-        shutil.copy(path, some / path.name)
+    some = sample_of(work, bank, sample)
     data = work / "checkpool"
     fresh(data)
     env = dict(os.environ, QUIZ_DATA_DIR=str(data))
@@ -177,9 +181,43 @@ def bench_checkpool(work: Path, bank: Path, rounds: int, sample: int) -> None:
               f"{statistics.median(walls) / sample * 6500 / 60:.0f} min")
 
 
+def sample_of(work: Path, bank: Path, sample: int) -> Path:
+    """The first `sample` files of the bank, in a folder of their own."""
+    some = work / f"sample-{sample}"
+    fresh(some)
+    for path in sorted(bank.glob("*.toml"))[:sample]:
+        shutil.copy(path, some / path.name)
+    return some
+
+
+def bench_bodies(work: Path, bank: Path, rounds: int, sample: int) -> None:
+    some = sample_of(work, bank, sample)
+    data = work / "bodies"
+    fresh(data)
+    env = dict(os.environ, QUIZ_DATA_DIR=str(data))
+    test = ["templates", "test", str(some), "--seeds", "20", "-j", "1"]
+    apart = ("import quiz.core.selftest as s\n"
+             "s.Bodies.of = lambda self, t: s.Body()")  # every copy on its own
+    results = paired({"shared": lambda: timed(quiz(*test), env),
+                      "each alone": lambda: timed(quiz(*test, before=apart), env)}, rounds)
+    report(f"`quiz templates test` of {sample} templates (copies of "
+           f"{len(list((ROOT / 'questions' / 'bank').rglob('*.toml')))} bodies), 1 worker",
+           results, "each alone")
+
+
+def bench_test(work: Path, bank: Path) -> None:
+    data = work / "test"
+    fresh(data)
+    env = dict(os.environ, QUIZ_DATA_DIR=str(data))
+    cpu, wall = timed(quiz("templates", "test", "--templates", str(bank)), env)
+    print(f"\n`quiz templates test` of the whole bank in a new data folder: CPU {cpu:.1f} s, "
+          f"wall {wall:.1f} s (load {os.getloadavg()[0]:.1f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("benches", nargs="+", choices=("list", "pool", "views", "checkpool"))
+    parser.add_argument("benches", nargs="+",
+                        choices=("list", "pool", "views", "checkpool", "bodies", "test"))
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--bank", type=int, default=6_500, help="templates in the bank")
     parser.add_argument("--sample", type=int, default=40,
@@ -197,6 +235,10 @@ def main() -> None:
                 bench_pool(work, bank, args.rounds)
             elif name == "views":
                 bench_views(work, args.rounds)
+            elif name == "bodies":
+                bench_bodies(work, bank, args.rounds, args.sample)
+            elif name == "test":
+                bench_test(work, bank)
             else:
                 bench_checkpool(work, bank, args.rounds, args.sample)
 

@@ -83,9 +83,38 @@ def discover(cache: Path | None = None) -> list[Pack]:
     key = installed()
     found = _cached(cache, key)
     if found is None:
-        found = _look()
+        found = _look() if _may_declare_packs() else []
         _keep(cache, key, found)
     return found
+
+
+def _may_declare_packs() -> bool:
+    """Whether an installed distribution may declare a pack: False only when every
+    ``entry_points.txt`` on ``sys.path`` was read and none names the group (then
+    ``importlib.metadata``, a tenth of a first ``quiz templates list``, is not
+    imported); an archive on the path, or another finder of distributions, may."""
+    import importlib.machinery
+
+    if any(hasattr(f, "find_distributions") and f is not importlib.machinery.PathFinder
+           for f in sys.meta_path):
+        return True
+    for entry in sys.path:
+        try:
+            with os.scandir(entry or ".") as found:
+                names = [e.name for e in found
+                         if e.name.endswith((".dist-info", ".egg-info"))]
+        except NotADirectoryError:
+            return True
+        except OSError:
+            continue
+        for name in names:
+            try:
+                with open(os.path.join(entry or ".", name, "entry_points.txt"), "rb") as f:
+                    if GROUP.encode() in f.read():
+                        return True
+            except OSError:
+                continue
+    return False
 
 
 def _look() -> list[Pack]:

@@ -77,7 +77,9 @@ def compiled(t: Template) -> Compiled:
     # Keyed by content, not by object identity: a freed template's id() can be reused by
     # another template (regression: a broken test template once got a valid one's
     # compiled constraints).
-    texts = tuple(x for p in t.all_parts() for x in _expr_texts(p) if x)
+    # (a single-part template's fields, not all_parts(): that validates a Part each call)
+    sources: Sequence[Part | Template] = t.parts or [t]
+    texts = tuple(x for p in sources for x in _expr_texts(p) if x)
     key = (tuple(t.constraints), tuple(sorted(t.params)), texts)
     got = _COMPILED.get(key)
     if got is not None:
@@ -97,11 +99,13 @@ def compiled(t: Template) -> Compiled:
     return got
 
 
-def _expr_texts(part: Part) -> list[str | None]:
-    """Every expression of a part: the answer's, the mistakes', the conditions' and
-    the spoken figures'."""
-    return ([part.answer.expr] + [m.expr for m in part.mistakes]
-            + [w.if_ for w in part.answer.when] + [f.expr for f in part.answer.figures])
+def _expr_texts(part: Part | Template) -> list[str | None]:
+    """Every expression of a part (or of a single-part template): the answer's, the
+    mistakes', the conditions' and the spoken figures'."""
+    a = part.answer
+    assert a is not None
+    return ([a.expr] + [m.expr for m in part.mistakes]
+            + [w.if_ for w in a.when] + [f.expr for f in a.figures])
 
 
 def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[
@@ -123,7 +127,8 @@ def _free(params: Mapping[str, Scalar]) -> dict[str, float]:
 
 def draw_params(t: Template, seed: int,
                 observe: Callable[[dict[str, Scalar], str | None, int | None], None]
-                | None = None) -> tuple[dict[str, Scalar], Inputs]:
+                | None = None,
+                memo: dict[str, Drawn] | None = None) -> tuple[dict[str, Scalar], Inputs]:
     """The parameters of the variant of `t` at `seed` (a variant's only random draw:
     everything else is derived from them) and the inputs they resolve to.
 
@@ -133,12 +138,15 @@ def draw_params(t: Template, seed: int,
         observe: called with each draw tried, why it was rejected (None: it was
             kept) and the constraint that rejected it (its index; None: the solver
             did, or nothing did), for :func:`draw_coverage`.
+        memo: what each draw tried came to (kept with its inputs, or why it was
+            rejected), by its parameters, for draws of `t` (or of a copy of it that
+            differs only in id) that try the same parameters again: the self-test
+            draws a template at many seeds, and the copies' draws repeat. The inputs
+            of a kept draw are then shared between draws: read them only.
 
     Raises:
         TemplateError: the constraints cannot be met in MAX_DRAWS draws.
     """
-    from solver.inputs import resolve_inputs
-
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
     last = "no draw was tried"
@@ -158,30 +166,23 @@ def draw_params(t: Template, seed: int,
         params = {}
         try:
             params = {name: _draw(spec, rng) for name, spec in t.params.items()}
-            model, gpu, over = _split(params, t.fixed)
-            inputs = resolve_inputs(model, gpu, over)
-            env = _only(inputs, comp.needs) | {k: v for k, v in params.items()
-                                        if isinstance(v, int | float)}
-            failed = [c.text for c in comp.constraints if not _holds(c, env)]
-        except (SolverError, ExprError) as exc:
-            last, field, reason = str(exc), ("params",), None
-            if isinstance(exc, ExprError) and exc.expr in t.constraints:
-                field, reason = ("constraints", t.constraints.index(exc.expr)), exc.reason
-            if observe is not None:
-                observe(params, str(exc), None)
-            continue
         except (ArithmeticError, ValueError) as exc:  # overflow while drawing a number
             last, field, reason = f"a parameter cannot be drawn: {exc}", ("params",), None
             if observe is not None:
                 observe(params, last, None)
             continue
-        if failed:
-            last = f"constraint {failed[0]!r} failed"
-            field = ("constraints", t.constraints.index(failed[0]))
-            reason = (f"no draw of the parameters meets {failed[0]!r} (tried {MAX_DRAWS}); "
-                      "widen the parameters or relax it")
+        if memo is not None:
+            tried = repr(list(params.items()))  # repr: 1, 1.0 and True are all equal
+            known = memo.get(tried)
+            if known is None:
+                known = memo[tried] = _tried(t, comp, params)
+        else:
+            known = _tried(t, comp, params)
+        inputs, rejected = known
+        if rejected is not None:
+            last, field, reason, why, at = rejected
             if observe is not None:
-                observe(params, last, t.constraints.index(failed[0]))
+                observe(params, why, at)
             continue
         if observe is not None:
             observe(params, None, None)
@@ -191,6 +192,39 @@ def draw_params(t: Template, seed: int,
         raise TemplateError(f"{t.id}: {message}", field=field,
                             reason=message if reason is None else reason)
     return params, inputs
+
+
+Drawn = tuple[Any, tuple[str, tuple[str | int, ...], str | None, str, int | None] | None]
+"""What one draw tried came to: its inputs when kept (None otherwise), and when rejected
+(last, field, reason, why, constraint) as :func:`draw_params` reports it."""
+
+
+def _tried(t: Template, comp: Compiled, params: dict[str, Scalar]) -> Drawn:
+    """Whether drawn parameters are kept: the solver's inputs for them, or why not."""
+    from solver.inputs import resolve_inputs
+
+    try:
+        model, gpu, over = _split(params, t.fixed)
+        inputs = resolve_inputs(model, gpu, over)
+        env = _only(inputs, comp.needs) | {k: v for k, v in params.items()
+                                           if isinstance(v, int | float)}
+        failed = [c.text for c in comp.constraints if not _holds(c, env)]
+    except (SolverError, ExprError) as exc:
+        field: tuple[str | int, ...] = ("params",)
+        reason = None
+        if isinstance(exc, ExprError) and exc.expr in t.constraints:
+            field, reason = ("constraints", t.constraints.index(exc.expr)), exc.reason
+        return None, (str(exc), field, reason, str(exc), None)
+    except (ArithmeticError, ValueError) as exc:  # overflow while drawing a number
+        last = f"a parameter cannot be drawn: {exc}"
+        return None, (last, ("params",), None, last, None)
+    if failed:
+        last = f"constraint {failed[0]!r} failed"
+        at = t.constraints.index(failed[0])
+        return None, (last, ("constraints", at),
+                      f"no draw of the parameters meets {failed[0]!r} (tried {MAX_DRAWS}); "
+                      "widen the parameters or relax it", last, at)
+    return inputs, None
 
 
 COVERAGE_SEEDS = 100
@@ -321,10 +355,12 @@ def _reasons(rejected: Sequence[tuple[dict[str, Scalar], str, int | None]]) -> s
     return "; ".join(shown) + more
 
 
-def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS) -> Coverage:
+def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS,
+                  memo: dict[str, Drawn] | None = None) -> Coverage:
     """Draw the parameters of `t` for max(`seeds`, COVERAGE_SEEDS) seeds and record
     every draw tried: what was kept, what was rejected and why (see
-    :meth:`Coverage.warnings`). Never raises for a draw that fails."""
+    :meth:`Coverage.warnings`; `memo`: see :func:`draw_params`). Never raises for a
+    draw that fails."""
     out = Coverage(t, max(seeds, COVERAGE_SEEDS))
 
     def observe(params: dict[str, Scalar], reason: str | None, at: int | None) -> None:
@@ -340,7 +376,7 @@ def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS) -> Coverage:
             out.seeds = seed  # what was drawn in the time is the report
             break
         try:
-            draw_params(t, seed, observe)
+            draw_params(t, seed, observe, memo)
         except TemplateError:
             out.failed += 1
             break  # the self-test reports a template that cannot be drawn

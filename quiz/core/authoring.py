@@ -20,7 +20,7 @@ from questions.loader import Problem
 
 if TYPE_CHECKING:
     from questions.schema import Template
-    from quiz.core.selftest import Failure
+    from quiz.core.selftest import Bodies, Body, Failure
 
 __all__ = ["Checked", "add_duplicates", "check_file", "check_loaded", "loaded_ids"]
 
@@ -51,8 +51,9 @@ class Checked:
     warnings: list[Problem] = field(default_factory=list)
 
 
-def check_file(path: Path, seeds: int) -> Checked:
-    """Load a template file and run the self-test over `seeds` seeds, every problem located.
+def check_file(path: Path, seeds: int, bodies: Bodies | None = None) -> Checked:
+    """Load a template file and run the self-test over `seeds` seeds, every problem located
+    (`bodies`: see :func:`check_loaded`).
 
     Never raises for a bad template: every problem is in `Checked.problems`.
     """
@@ -63,18 +64,24 @@ def check_file(path: Path, seeds: int) -> Checked:
         template = parse_template(text, str(path))
     except TemplateFileError as exc:
         return Checked(path.name, str(path), 0, problems=list(exc.problems))
-    return check_loaded(template, str(path), text, seeds)
+    return check_loaded(template, str(path), text, seeds, bodies)
 
 
-def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
-    """Run the self-test of a loaded template and place each failure on its line."""
+def check_loaded(t: Template, source: str, text: str, seeds: int,
+                 bodies: Bodies | None = None) -> Checked:
+    """Run the self-test of a loaded template and place each failure on its line.
+
+    `bodies`: what this run found of the templates checked before (copies of `t` that
+    differ only in id share what does not depend on it: :class:`quiz.core.selftest.Body`);
+    None: `t` is checked on its own."""
     from questions.located import locate
-    from quiz.core.selftest import check_template
+    from quiz.core.selftest import Body, check_template
 
     per_seed = 1 + sum(1 + len(p.mistakes) + bool(p.answer.follow) for p in t.all_parts())
     out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
+    body = Body() if bodies is None else bodies.of(t)
     try:
-        failures = check_template(t, seeds)
+        failures = check_template(t, seeds, body)
     except Exception as exc:  # whatever stops the self-test is the template's to report
         out.problems.append(Problem(source, 1, "(file)", f"the self-test stopped: "
                                     f"{type(exc).__name__}: {exc}"))
@@ -101,7 +108,7 @@ def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
             reason = f"{first} ({_seed_list(seeds_seen)}{drawn_at(t, seeds_seen[0])})"
         out.problems.append(Problem(source, line, name, reason))
     out.problems.sort(key=lambda p: p.line)
-    out.warnings = located_warnings(t, source, text, seeds)
+    out.warnings = located_warnings(t, source, text, seeds, body)
     if stopped_at is not None:  # check_template stops at a seed that cannot be drawn
         out.passed = max(0, stopped_at * per_seed - len(failed))
     else:
@@ -126,16 +133,33 @@ def drawn_at(t: Template, seed: int) -> str:
     return f"; seed {seed} draws {shown}"
 
 
-def located_warnings(t: Template, source: str, text: str, seeds: int) -> list[Problem]:
+def located_warnings(t: Template, source: str, text: str, seeds: int,
+                     body: Body | None = None) -> list[Problem]:
     """The template's warnings (:func:`questions.loader.template_warnings`) and its draw
-    coverage over `seeds` seeds (:func:`questions.variants.draw_coverage`), located."""
-    from questions.checks import template_warnings
-    from questions.located import locate
-    from questions.variants import draw_coverage
+    coverage over `seeds` seeds (:func:`questions.variants.draw_coverage`), located.
 
-    found = list(template_warnings(t))
+    `body`: what copies of `t` found (:class:`quiz.core.selftest.Body`): the warnings of
+    the body, worked out once, and the draws tried."""
+    import contextlib
+
+    from questions.checks import template_warnings
+    from questions.errors import TemplateError
+    from questions.located import locate
+    from questions.variants import draw_coverage, draw_params
+
+    drawn = None  # the warnings read the draw at seed 0: kept by its parameters
+    if body is not None:
+        with contextlib.suppress(TemplateError):
+            drawn = repr(list(draw_params(t, 0, memo=body.draws)[0].items()))
+    own = None if body is None or drawn is None else body.warnings.get(drawn)
+    if own is None:
+        own = list(template_warnings(t))
+        if body is not None and drawn is not None and \
+                not any(t.id in reason for _, reason in own):
+            body.warnings[drawn] = own
+    found = list(own)
     try:
-        found += draw_coverage(t, seeds).warnings()
+        found += draw_coverage(t, seeds, None if body is None else body.draws).warnings()
     except Exception as exc:  # a report, never a reason to stop
         found.append((["params"], f"draw coverage could not be worked out: {exc}"))
     out = []

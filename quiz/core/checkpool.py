@@ -38,6 +38,7 @@ from quiz.core.errors import QuizError
 if TYPE_CHECKING:
     from questions.loader import Bank
     from quiz.core.authoring import Checked
+    from quiz.core.selftest import Bodies
 
 __all__ = ["Job", "check_all", "default_workers"]
 
@@ -83,9 +84,12 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
         QuizError: a worker process died (killed, or out of memory).
         KeyboardInterrupt: Ctrl+C; every worker has been stopped.
     """
+    from quiz.core.selftest import Bodies
+
     workers = max(1, min(workers, len(jobs)))
     if workers == 1:
-        return [_check(job, seeds, bank) for job in jobs]
+        bodies = Bodies()  # copies of a template (equal but for the id) share findings
+        return [_check(job, seeds, bank, bodies) for job in jobs]
     global _BANK
     method = "fork" if _can_fork() else "spawn"
     if method == "fork":
@@ -114,6 +118,10 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
 _BANK: Bank | None = None
 """The bank of a worker process (forked: the parent's; spawned: loaded again)."""
 
+_BODIES: Bodies | None = None
+"""What a worker process found of the template bodies it checked
+(:class:`quiz.core.selftest.Bodies`), its own."""
+
 
 def _can_fork() -> bool:
     # Forking a process that runs other threads can copy a lock another thread holds.
@@ -140,9 +148,12 @@ def _start(reload: Callable[[], Bank] | None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    global _BANK
+    global _BANK, _BODIES
     if _BANK is None and reload is not None:
         _BANK = reload()
+    from quiz.core.selftest import Bodies
+
+    _BODIES = Bodies()
 
 
 def _stop(pool: ProcessPoolExecutor) -> None:
@@ -157,19 +168,19 @@ def _stop(pool: ProcessPoolExecutor) -> None:
 
 
 def _check_here(job: Job, seeds: int) -> Checked:
-    return _check(job, seeds, _BANK)
+    return _check(job, seeds, _BANK, _BODIES)
 
 
-def _check(job: Job, seeds: int, bank: Bank | None) -> Checked:
+def _check(job: Job, seeds: int, bank: Bank | None, bodies: Bodies | None) -> Checked:
     """One job's self-test, every problem located in its file."""
     from questions.loader import TemplateFileError, read_template_text
     from quiz.core.authoring import Checked, check_file, check_loaded
 
     if job.template_id is None:
-        return check_file(Path(job.source), seeds)
+        return check_file(Path(job.source), seeds, bodies)
     assert bank is not None, "a bank template's job needs its bank"
     try:
         text = read_template_text(Path(job.source))
     except TemplateFileError as exc:  # changed or removed since the bank loaded
         return Checked(job.template_id, job.source, 0, problems=list(exc.problems))
-    return check_loaded(bank.templates[job.template_id], job.source, text, seeds)
+    return check_loaded(bank.templates[job.template_id], job.source, text, seeds, bodies)

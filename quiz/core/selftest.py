@@ -8,8 +8,8 @@ grades as itself; every example grades as declared.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from questions.derivation import explain
 from questions.errors import TemplateError
@@ -32,6 +32,7 @@ from solver.units import format_value
 
 if TYPE_CHECKING:
     import re
+    from collections.abc import Sequence
 
 
 @dataclass(frozen=True)
@@ -180,26 +181,101 @@ def seen(v: Variant) -> tuple[object, ...]:
                                   for m in p.mistakes]) for p in v.parts])
 
 
-def check_template(t: Template, seeds: int = 20) -> list[Failure]:
-    """Every property of `t` over seeds 0..seeds-1, plus its examples.
+@dataclass
+class Body:
+    """What the self-test found of one template body, for its seeds that draw the same
+    parameters and for copies of it that differ only in id (:class:`Bodies`).
 
-    A variant is its parameters worked through (the order of options aside, shuffled
-    per seed): a seed that draws the parameters of an earlier seed has that seed's
-    variant, so it gets that seed's failures without checking them again (two thirds
-    of the bank's seeds over 100 draw parameters drawn before).
+    A variant is its template's body and parameters worked through, its options shown
+    in an order drawn per id and seed (:func:`arrangement`): a seed that draws
+    parameters (and an order) drawn before, by this template or a copy, has that draw's
+    variant, so it gets that draw's failures without checking them again. Copies are
+    common in a big bank (a pack that varies one template's id; the 6,500-template
+    bench bank: 131 bodies again and again), and the seeds of one body draw few
+    distinct parameters (two thirds of the bundled bank's seeds over 100 repeat a draw;
+    over 50 copies at 20 seeds, 11,229 of 131,000 draws are distinct).
+
+    Attributes:
+        draws: each parameter draw tried, kept or rejected (:func:`draw_params`'s memo).
+        seeds: parameters drawn (and the options' order, where it is drawn) -> the
+            per-seed checks' failures and the (part, quantity) steps of its walk
+            (None: no walk).
+        examples: (the same key, example index) -> its failure, or None.
+        warnings: parameters drawn at seed 0 -> the body's own warnings
+            (:func:`questions.checks.template_warnings`, which read that draw).
     """
+
+    draws: dict[str, Any] = field(default_factory=dict)
+    seeds: dict[str, tuple[list[Failure], frozenset[tuple[int, str]] | None]] = field(
+        default_factory=dict)
+    examples: dict[tuple[str, int], Failure | None] = field(default_factory=dict)
+    warnings: dict[str, list[tuple[list[str | int], str]]] = field(default_factory=dict)
+
+
+class Bodies:
+    """The :class:`Body` of each template body met in one self-test run (one
+    ``quiz templates test``): templates equal but for their id share one."""
+
+    def __init__(self) -> None:
+        self._found: dict[str, Body] = {}
+
+    def of(self, t: Template) -> Body:
+        """The body of `t`, shared with every copy of it met before (a body that names
+        its own id anywhere else, in a prompt or a message, is its own)."""
+        key = t.model_dump_json(exclude={"id"})
+        if t.id in key:
+            return Body()
+        return self._found.setdefault(key, Body())
+
+
+def names_id(t: Template, failures: Sequence[Failure]) -> bool:
+    """Whether a failure's words name the template's id (then they are not shared with a
+    copy, whose id is another)."""
+    return any(t.id in f.detail or t.id in f.reason for f in failures)
+
+
+def shuffles(t: Template) -> bool:
+    """Whether a variant's options are arranged per id and seed (then two seeds that draw
+    the same parameters may show different variants: :func:`arrangement` tells)."""
     from questions.kinds import kind_of as question_kind
 
-    shuffled = any(question_kind(p.answer_kind).arrange is not None for p in t.all_parts())
-    checked: dict[str, list[Failure]] = {}
+    return any(question_kind(p.answer_kind).arrange is not None for p in t.all_parts())
+
+
+def arrangement(v: Variant) -> str:
+    """The order a variant shows each part's options in (each part's labels: the
+    template's letter -> the letter shown; a kind that arranges options records them
+    there, :attr:`PartVariant.labels`), as text for a key."""
+    return "|" + repr([sorted(p.labels.items()) for p in v.parts])
+
+
+def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> list[Failure]:
+    """Every property of `t` over seeds 0..seeds-1, plus its examples.
+
+    A seed that draws the parameters of an earlier seed, or of a copy of `t` checked
+    with the same `body` (see :class:`Body`; None: this template's own), has that
+    draw's variant, so it gets its failures without checking them again (where options
+    are shuffled, the same parameters in the same order). Each distinct draw is drawn
+    twice, its variant whole twice at seeds under :data:`FULL_REDRAWS`.
+    """
+    body = Body() if body is None else body
+    shuffled = shuffles(t)
     out: list[Failure] = []
+    variants: dict[int, Variant] = {}
     for seed in range(seeds):
         try:
-            params = draw_params(t, seed)[0]
+            params = draw_params(t, seed, memo=body.draws)[0]
             drawn = repr(list(params.items()))  # repr: 1, 1.0 and True are all equal
-            v1 = None if drawn in checked and not shuffled else make_variant(t, seed)
-            v2 = make_variant(t, seed) if v1 is not None and seed < FULL_REDRAWS else None
-            again = draw_params(t, seed)[0] if v1 is None else v1.params
+            if shuffled:  # the variant is its parameters and its options' order
+                v1: Variant | None = make_variant(t, seed)
+                assert v1 is not None
+                drawn += arrangement(v1)
+                met = drawn in body.seeds
+            else:
+                met = drawn in body.seeds
+                v1 = None if met else make_variant(t, seed)
+            v2 = make_variant(t, seed) if not met and seed < FULL_REDRAWS else None
+            again = draw_params(t, seed, memo=body.draws)[0] if v1 is None else v1.params
         except TemplateError as exc:
             out.append(Failure(t.id, seed, "variant", str(exc), exc.reason, field=exc.field))
             return out
@@ -209,19 +285,26 @@ def check_template(t: Template, seeds: int = 20) -> list[Failure]:
             what = "keys" if [p.prompt for p in v1.parts] == [p.prompt for p in v2.parts] \
                 else "draws"
             out.append(Failure(t.id, seed, "deterministic", f"two {what} differ"))
-        if v1 is None:
-            out += [replace(f, seed=seed) for f in checked[drawn]]
-            continue
-        found: list[Failure] = []
-        for pv in v1.parts:
-            found += check_part(t, seed, pv)
-            found += check_follow(t, seed, pv)
-        found += check_steps(t, seed, v1)
-        if seed:  # seed 0 also checks the template's [[steps]] names, once
-            checked[drawn] = found
+        if v1 is not None:
+            variants[seed] = v1
+        if met:
+            kept, known = body.seeds[drawn]
+            found = [replace(f, template=t.id, seed=seed) for f in kept]
+        else:
+            assert v1 is not None
+            found = []
+            for pv in v1.parts:
+                found += check_part(t, seed, pv)
+                found += check_follow(t, seed, pv)
+            steps, known = _walk_checks(t, seed, v1)
+            found += steps
+            if not names_id(t, found):
+                body.seeds[drawn] = (found, known)
         out += found
+        if seed == 0 and known is not None:  # the template's [[steps]] names, once
+            out += _step_names(t, known)
     out += check_followups(t, seeds)
-    out += check_examples(t, seeds)
+    out += check_examples(t, seeds, body=body, drawn=variants)
     return out
 
 
@@ -289,14 +372,25 @@ def check_follow(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
 
 def check_steps(t: Template, seed: int, v: Variant) -> list[Failure]:
     """Learn mode's walk-through: every part has a step to ask, every step's key grades
-    correct, and every `[[steps]]` entry names a step of its part."""
+    correct, and (at seed 0) every `[[steps]]` entry names a step of its part."""
+    out, known = _walk_checks(t, seed, v)
+    if seed == 0 and known is not None:
+        out += _step_names(t, known)
+    return out
+
+
+def _walk_checks(t: Template, seed: int,
+                 v: Variant) -> tuple[list[Failure], frozenset[tuple[int, str]] | None]:
+    """The walk's checks of one variant, and the (part, quantity) of its steps (None:
+    the walk cannot be built)."""
     from questions.steps import walk
 
     out: list[Failure] = []
     try:
         w = walk(v)
     except Exception as exc:  # a template bug to report, not crash on
-        return [Failure(t.id, seed, "steps", f"the walk-through cannot be built: {exc}")]
+        return [Failure(t.id, seed, "steps", f"the walk-through cannot be built: {exc}")], \
+            None
     for pv in v.parts:
         if not w.part_steps(pv.index):
             where = f"part {pv.index}: " if len(v.parts) > 1 else ""
@@ -307,15 +401,20 @@ def check_steps(t: Template, seed: int, v: Variant) -> list[Failure]:
         if g.verdict != "correct":
             out.append(Failure(t.id, seed, "steps", f"step {s.index} ({s.quantity}): its "
                                f"key {s.key.display!r} grades {g.verdict}"))
-    if seed == 0:
-        known = {(s.part, s.quantity) for s in w.steps} | {
-            (s.part, g.quantity) for s in w.steps for g in s.given}
-        for i, spec in enumerate(t.steps):
-            if (spec.part, spec.quantity) not in known:
-                detail = (f"steps[{i}]: {spec.quantity!r} is not a step of part "
-                          f"{spec.part} (see quiz ask {t.id} --steps)")
-                out.append(Failure(t.id, seed, "steps", detail, detail,
-                                   field=("steps", i, "quantity")))
+    known = frozenset({(s.part, s.quantity) for s in w.steps} | {
+        (s.part, g.quantity) for s in w.steps for g in s.given})
+    return out, known
+
+
+def _step_names(t: Template, known: frozenset[tuple[int, str]]) -> list[Failure]:
+    """Every `[[steps]]` entry names a step of its part (of the walk at seed 0)."""
+    out: list[Failure] = []
+    for i, spec in enumerate(t.steps):
+        if (spec.part, spec.quantity) not in known:
+            detail = (f"steps[{i}]: {spec.quantity!r} is not a step of part "
+                      f"{spec.part} (see quiz ask {t.id} --steps)")
+            out.append(Failure(t.id, 0, "steps", detail, detail,
+                               field=("steps", i, "quantity")))
     return out
 
 
@@ -389,24 +488,52 @@ def every_seed(ex: object) -> bool:
     return "seed" not in ex.model_fields_set and bool(EXAMPLE_PLACEHOLDER.search(ex.answer))
 
 
-def check_examples(t: Template, seeds: int = 1) -> list[Failure]:
+def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
+                   drawn: dict[int, Variant] | None = None) -> list[Failure]:
     """Each example grades with its declared verdict (and mistake): at its own seed, or
     on every seed (0 to `seeds` - 1) when it is written with placeholders
-    (:func:`every_seed`). Each example fails once, at the first seed it fails on."""
+    (:func:`every_seed`). Each example fails once, at the first seed it fails on.
+
+    `body`: what copies of `t` found (:class:`Body`): an example at a seed that draws
+    parameters drawn before grades as it did then. `drawn`: variants already drawn, by
+    seed."""
     out: list[Failure] = []
-    drawn: dict[int, Variant | TemplateError] = {}
+    variants: dict[int, Variant | TemplateError] = dict(drawn or {})
+    shuffled = shuffles(t)
 
     def variant(seed: int) -> Variant | TemplateError:
-        if seed not in drawn:
+        if seed not in variants:
             try:
-                drawn[seed] = make_variant(t, seed)
+                variants[seed] = make_variant(t, seed)
             except TemplateError as exc:
-                drawn[seed] = exc
-        return drawn[seed]
+                variants[seed] = exc
+        return variants[seed]
+
+    def checked(i: int, seed: int) -> Failure | None:
+        if body is None:
+            return _check_example(t, i, seed, variant(seed))
+        try:
+            params = draw_params(t, seed, memo=body.draws)[0]
+        except TemplateError:
+            return _check_example(t, i, seed, variant(seed))
+        drawn = repr(list(params.items()))
+        if shuffled:
+            v = variant(seed)
+            if isinstance(v, TemplateError):
+                return _check_example(t, i, seed, v)
+            drawn += arrangement(v)
+        key = (drawn, i)
+        if key in body.examples:
+            kept = body.examples[key]
+            return None if kept is None else replace(kept, template=t.id, seed=seed)
+        found = _check_example(t, i, seed, variant(seed))
+        if found is None or not names_id(t, [found]):
+            body.examples[key] = found
+        return found
 
     for i, ex in enumerate(t.examples):
         for seed in range(max(seeds, 1)) if every_seed(ex) else [ex.seed]:
-            failure = _check_example(t, i, seed, variant(seed))
+            failure = checked(i, seed)
             if failure is not None:
                 out.append(failure)
                 break
