@@ -11,6 +11,7 @@ import contextlib
 import io
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,20 @@ from hypothesis import HealthCheck, settings
 settings.register_profile("quiz", deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("quiz")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _data_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A command given no ``--data-dir`` (``QUIZ_DATA_DIR`` unset) uses the person's
+    own data folder; in the tests that is a temporary one per test process, so that no
+    test reads or writes the machine's (a cache another checkout left there included).
+    ``XDG_DATA_HOME`` too, for the tests that unset ``QUIZ_DATA_DIR`` to reach the
+    platform's default folder (on Linux)."""
+    root = tmp_path_factory.mktemp("own")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("QUIZ_DATA_DIR", str(root / "quiz"))
+        patch.setenv("XDG_DATA_HOME", str(root / "xdg"))
+        yield
 
 
 @pytest.fixture(scope="session")
