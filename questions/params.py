@@ -100,8 +100,10 @@ def compiled(t: Template) -> Compiled:
 def _expr_texts(part: Part) -> list[str | None]:
     """Every expression of a part: the answer's, the mistakes', the conditions' and
     the spoken figures'."""
-    return ([part.answer.expr] + [m.expr for m in part.mistakes]
-            + [w.if_ for w in part.answer.when] + [f.expr for f in part.answer.figures])
+    from questions.kinds import kind_of
+
+    return ([text for _, text, _ in kind_of(part.answer_kind).expressions(part)]
+            + [m.expr for m in part.mistakes])
 
 
 def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[

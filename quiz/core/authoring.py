@@ -68,10 +68,13 @@ def check_file(path: Path, seeds: int) -> Checked:
 
 def check_loaded(t: Template, source: str, text: str, seeds: int) -> Checked:
     """Run the self-test of a loaded template and place each failure on its line."""
+    from questions.kinds import kind_of, number
     from questions.located import locate
     from quiz.core.selftest import check_template
 
-    per_seed = 1 + sum(1 + len(p.mistakes) + bool(p.answer.follow) for p in t.all_parts())
+    per_seed = 1 + sum(1 + len(p.mistakes) + (kind_of(p.answer_kind).amount
+                                              and bool(number.answer(p).follow))
+                       for p in t.all_parts())
     out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
     try:
         failures = check_template(t, seeds)
