@@ -74,6 +74,10 @@ KindName = Annotated[str, PlainValidator(_registered),
 JSON Schema lists :data:`questions.types.AnswerKind`'s)."""
 
 
+KIND_PART_FIELDS = ("choices", "rows", "columns")
+"""The fields of a part that only some kinds read (:attr:`QuestionKind.part_fields`)."""
+
+
 def answer_models() -> dict[str, type[AnswerFields]]:
     """Each registered kind's `[answer]` model, by kind name (imports every kind's)."""
     return {name: kind.answer_fields() for name, kind in KINDS.items()}
@@ -116,7 +120,13 @@ class Part(PartFields):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
-        kind_of(self.answer_kind).check_part(self)
+        kind = kind_of(self.answer_kind)
+        for name in KIND_PART_FIELDS:
+            if getattr(self, name) and name not in kind.part_fields:
+                owners = [n for n, k in KINDS.items() if name in k.part_fields]
+                raise FieldError((name,), f"a {self.answer_kind} answer has no {name} "
+                                 f"({name} are for {' and '.join(owners)} answers)")
+        kind.check_part(self)
         return self
 
 

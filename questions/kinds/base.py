@@ -145,6 +145,8 @@ class QuestionKind:
             like (an amount's own expression is checked against its unit apart).
         quantities: the solver quantities its answer is worked out from, beside
             ``answer.show`` (keys a quoted text may rely on).
+        part_fields: which of a part's fields that only some kinds read (``choices``;
+            ``rows`` and ``columns``) its parts may give: another kind's is refused.
         answer_fields: the pydantic model of its `[answer]` table (a subclass of
             :class:`~questions.fields.AnswerFields`, in its module under
             ``questions/kinds/answers/``), returned when a template of the kind is
@@ -169,4 +171,5 @@ class QuestionKind:
     key_texts: Callable[[Part], list[tuple[Location, str]]] = nothing
     expressions: Callable[[Part], list[tuple[Location, str, str | None]]] = nothing
     quantities: Callable[[Part], list[str]] = nothing
+    part_fields: frozenset[str] = frozenset()
     answer_fields: Callable[[], type[AnswerFields]] = common_fields

@@ -217,5 +217,6 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
 
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
                     key_words=key_words, walk_steps=walk_steps, texts=texts,
-                    expressions=expressions, answer_fields=fields)
+                    expressions=expressions, part_fields=frozenset({"choices"}),
+                    answer_fields=fields)
 """A single choice and a multi-select (one entry: the part's kind tells them apart)."""

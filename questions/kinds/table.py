@@ -87,4 +87,5 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
             f"{pv.spec.answer.explanation}".strip(), what=f"row {row}")
 
 
-KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps, answer_fields=fields)
+KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps,
+                    part_fields=frozenset({"rows", "columns"}), answer_fields=fields)

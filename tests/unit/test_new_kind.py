@@ -50,7 +50,8 @@ def _draw_key(ctx: KeyContext) -> DrawnKey:
     return DrawnKey(Key(WORD, ctx.part.choices[ord(label) - ord("a")]))
 
 
-QUESTION_KIND = QuestionKind(_check_part, _draw_key, answer_fields=lambda: WordAnswer)
+QUESTION_KIND = QuestionKind(_check_part, _draw_key, part_fields=frozenset({"choices"}),
+                             answer_fields=lambda: WordAnswer)
 
 
 # ---- quiz/core/kinds/word.py
