@@ -334,22 +334,20 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 ) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
     from questions.kinds import number
-    from questions.kinds.answers.number import NumberAnswer
     from solver.units import BASE_UNITS
 
     out: list[tuple[list[str | int], str]] = []
     a = part.answer
     kind = kind_of(part.answer_kind)
-    # an amount's own fields (any other kind's answer has none of them)
-    n = number.answer(part) if kind.amount else NumberAnswer()
-    if n.quantity and n.quantity not in quantities:
+    n = number.answer(part) if kind.amount else None  # an amount's own fields
+    if n is not None and n.quantity and n.quantity not in quantities:
         out.append((base + ["answer", "quantity"], f"unknown quantity {n.quantity!r}"
                     f"{suggest(n.quantity, quantities)}"))
     for i, name in enumerate(a.show):
         if name not in quantities:
             out.append((base + ["answer", "show", i], f"unknown quantity {name!r}"
                         f"{suggest(name, quantities)}"))
-    if n.unit and n.unit not in BASE_UNITS:
+    if n is not None and n.unit and n.unit not in BASE_UNITS:
         from solver.units import UNITS
 
         known = UNITS.get(n.unit)
@@ -357,7 +355,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             else ""
         out.append((base + ["answer", "unit"], f"unknown unit {n.unit!r}; the base units are "
                     f"{', '.join(BASE_UNITS)}{fix}"))
-    if n.bare_unit is not None:
+    if n is not None and n.bare_unit is not None:
         from solver.units import UNITS
 
         want = n.unit or (quantities[n.quantity].unit if n.quantity in quantities else None)
@@ -393,7 +391,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             for col in cols:
                 if col not in part.columns:
                     out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
-    for ai, acc in enumerate(n.accept):
+    for ai, acc in enumerate(n.accept if n is not None else []):
         check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
     compiled_ok = set()
     for loc, text in texts:
@@ -409,6 +407,25 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
     return out
 
 
+def _amount_exprs(part: Part, base: list[str | int]) -> tuple[
+        dict[str, str], str, Any, list[tuple[list[str | int], str | None, str]]] | None:
+    """What checking a number answer's dimensions reads: the solver's units, the
+    answer's unit and its dimension, and its expressions (the answer's and each
+    mistake's, with what to call each); None: a unit without a dimension."""
+    from questions.dimensions import dim_of_unit
+    from questions.kinds.number import answer
+
+    unit = _answer_unit(part)
+    try:
+        want = dim_of_unit(unit)
+    except ValueError:
+        return None
+    return _solver_units(), unit, want, [
+        (base + ["answer", "expr"], answer(part).expr, "answer.expr")] + [
+        (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
+        for i, m in enumerate(part.mistakes)]
+
+
 def _check_dimensions(part: Part, base: list[str | int],
                       compiled: set[str]) -> list[tuple[list[str | int], str]]:
     """The dimension of a number answer's expr, and of each mistake's, against its unit."""
@@ -417,21 +434,16 @@ def _check_dimensions(part: Part, base: list[str | int],
     from solver.light import QUANTITIES
 
     a = answer(part)
-    units = _solver_units()
-    unit = _answer_unit(part)
-    try:
-        want = dim_of_unit(unit)
-    except ValueError:
+    found = _amount_exprs(part, base)
+    if found is None:
         return []
+    units, unit, want, exprs = found
     out: list[tuple[list[str | int], str]] = []
     if a.quantity in QUANTITIES and a.unit is not None:
         got = dim_of_unit(QUANTITIES[str(a.quantity)].unit)
         if got != want:
             out.append((base + ["answer", "unit"], f"{a.quantity} is in {show_dim(got)}, "
                         f"not {unit}: drop unit or set unit = \"{show_dim(got)}\""))
-    exprs = [(base + ["answer", "expr"], a.expr, "answer.expr")] + [
-        (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
-        for i, m in enumerate(part.mistakes)]
     for loc, text, what in exprs:
         if not text or text not in compiled:
             continue
@@ -495,25 +507,18 @@ def _unit_warnings(part: Part, base: list[str | int]) -> list[tuple[list[str | i
     carry the difference, as the 2 FLOP per parameter of ``2 * params`` does)."""
     from questions.dimensions import (
         DimensionError,
-        dim_of_unit,
         expr_dim,
         has_number,
         per,
         show_dim,
     )
-    from questions.kinds.number import answer
 
-    a = answer(part)
-    units = _solver_units()
-    unit = _answer_unit(part)
-    try:
-        want = dim_of_unit(unit)
-    except ValueError:
+    found = _amount_exprs(part, base)
+    if found is None:
         return []
+    units, unit, want, exprs = found
     out: list[tuple[list[str | int], str]] = []
-    exprs = [(base + ["answer", "expr"], a.expr)] + [
-        (base + ["mistakes", i, "expr"], m.expr) for i, m in enumerate(part.mistakes)]
-    for loc, text in exprs:
+    for loc, text, _ in exprs:
         try:
             if not text or not has_number(text):
                 continue

@@ -74,18 +74,6 @@ __all__ = ["COVERAGE_SEEDS", "EXAMPLE_PLACEHOLDER", "MAX_DRAWS", "MAX_SPEC_NUMBE
            "picks_text", "placeholder_problems", "pv_env_value", "reflow", "short_name",
            "spec_too_large", "suggest_name", "table_display", "variant_ref", "variant_with"]
 
-if TYPE_CHECKING:
-    NAMES: frozenset[str]
-    """Every name a template expression may read (keys and quantities)."""
-
-
-def __getattr__(name: str) -> frozenset[str]:
-    # NAMES is built on first use (see questions.text).
-    if name == "NAMES":
-        return _names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 @dataclass
 class Variant:
     """A template at one seed."""

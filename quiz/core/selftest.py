@@ -362,7 +362,8 @@ def example_text(text: str, v: Variant, pv: PartVariant) -> str:
             raise ExampleError(f"{{mistake:{arg}}} names no known mistake of part "
                                f"{pv.index} (its mistakes: {names})")
         from questions.expr import ExprError, compile_expr
-        from questions.variants import NAMES, pv_env_value
+        from questions.text import NAMES
+        from questions.variants import pv_env_value
 
         try:
             free = {k: float(x) for k, x in v.params.items()
