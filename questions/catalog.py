@@ -60,8 +60,9 @@ if TYPE_CHECKING:
     from questions.packs import Pack
     from questions.schema import Template
 
-SCHEMA_VERSION = 5
-"""The cache's own layout (``PRAGMA user_version``); another one is dropped and rebuilt."""
+SCHEMA_VERSION = 6
+"""The cache's own layout (``PRAGMA user_version``; 6: a view keeps an `[answer]` as its
+kind's model); another one is dropped and rebuilt."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

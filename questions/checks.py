@@ -97,9 +97,10 @@ def _solver_units() -> dict[str, str]:
 
 def _answer_unit(part: Part) -> str:
     """The unit a number answer is graded in: its own, its quantity's, or "1"."""
+    from questions.kinds.number import answer
     from solver.light import QUANTITIES
 
-    a = part.answer
+    a = answer(part)
     return a.unit or (QUANTITIES[str(a.quantity)].unit if a.quantity in QUANTITIES else "1")
 
 
@@ -114,10 +115,9 @@ def _check_condition_units(t: Template) -> list[tuple[list[str | int], str]]:
         (["constraints", i], c, None) for i, c in enumerate(t.constraints)]
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
-        texts += [(base + ["answer", "when", i, "if"], w.if_, None)
-                  for i, w in enumerate(part.answer.when)]
-        texts += [(base + ["answer", "figures", i, "expr"], f.expr, f.unit)
-                  for i, f in enumerate(part.answer.figures) if f.expr and f.unit]
+        kind = kind_of(part.answer_kind)
+        if not kind.amount:  # an amount's expression: against its unit (_check_dimensions)
+            texts += [(base + loc, text, unit) for loc, text, unit in kind.expressions(part)]
     out: list[tuple[list[str | int], str]] = []
     for loc, text, unit in texts:
         try:
@@ -193,12 +193,15 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
 def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
     """`answer.follow`: earlier number parts whose quantity this part's expr names."""
     from questions.expr import ExprError, compile_expr
+    from questions.kinds import number
     from questions.text import NAMES
 
     out: list[tuple[list[str | int], str]] = []
     parts = t.all_parts()
     for pi, part in enumerate(parts):
-        a = part.answer
+        if not kind_of(part.answer_kind).amount:
+            continue  # only a number has answer.follow (the schema refuses it elsewhere)
+        a = number.answer(part)
         if not a.follow:
             continue
         base: list[str | int] = ["parts", pi] if t.parts else []
@@ -207,7 +210,7 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
             out.append((loc, "follow-through carries a scenario's earlier answers into a "
                         "later part; a single-part template has none"))
             continue
-        if not kind_of(part.answer_kind).amount or a.expr is None:
+        if a.expr is None:
             out.append((loc, "follow-through needs a number answer given by answer.expr "
                         "that names the earlier parts' quantities"))
             continue
@@ -220,8 +223,9 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
                 out.append((loc, f"part {k} is not an earlier part (this is part {pi + 1})"))
                 continue
             earlier = parts[k - 1]
-            q = earlier.answer.quantity
-            if not kind_of(earlier.answer_kind).amount or q is None:
+            q = number.answer(earlier).quantity if kind_of(earlier.answer_kind).amount \
+                else None
+            if q is None:
                 out.append((loc, f"part {k}'s answer is not a solver quantity, so it cannot "
                             "carry forward: give it answer.quantity"))
             elif q not in names:
@@ -238,18 +242,12 @@ def _text_fields(t: Template) -> list[tuple[list[str | int], str]]:
     out: list[tuple[list[str | int], str]] = [(["intro"], t.intro)]
     for pi, part in enumerate(t.all_parts()):
         base: list[str | int] = ["parts", pi] if t.parts else []
-        a = part.answer
         out.append((base + ["prompt"], part.prompt))
         out += [(base + ["choices", i], c) for i, c in enumerate(part.choices)]
         out += [(base + ["hints", i, "text"], h.text) for i, h in enumerate(part.hints)]
         out += [(base + ["mistakes", i, "feedback"], m.feedback)
                 for i, m in enumerate(part.mistakes)]
-        out.append((base + ["answer", "explanation"], a.explanation))
-        out.append((base + ["answer", "why"], a.why))
-        out += [(base + ["answer", "option_feedback", label], text)
-                for label, text in a.option_feedback.items()]
-        out += [(base + ["answer", "accept", i, "note"], acc.note)
-                for i, acc in enumerate(a.accept)]
+        out += [(base + loc, text) for loc, text in kind_of(part.answer_kind).texts(part)]
     return [(loc, text) for loc, text in out if text]
 
 
@@ -335,55 +333,46 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 quantities: Any, names: frozenset[str], own: frozenset[str] = frozenset()
                 ) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
+    from questions.kinds import number
     from solver.units import BASE_UNITS
 
     out: list[tuple[list[str | int], str]] = []
     a = part.answer
-    if a.quantity and a.quantity not in quantities:
-        out.append((base + ["answer", "quantity"], f"unknown quantity {a.quantity!r}"
-                    f"{suggest(a.quantity, quantities)}"))
+    kind = kind_of(part.answer_kind)
+    n = number.answer(part) if kind.amount else None  # an amount's own fields
+    if n is not None and n.quantity and n.quantity not in quantities:
+        out.append((base + ["answer", "quantity"], f"unknown quantity {n.quantity!r}"
+                    f"{suggest(n.quantity, quantities)}"))
     for i, name in enumerate(a.show):
         if name not in quantities:
             out.append((base + ["answer", "show", i], f"unknown quantity {name!r}"
                         f"{suggest(name, quantities)}"))
-    if a.unit and a.unit not in BASE_UNITS:
+    if n is not None and n.unit and n.unit not in BASE_UNITS:
         from solver.units import UNITS
 
-        known = UNITS.get(a.unit)
-        fix = f" ({a.unit} reads as {known[1]}: write unit = \"{known[1]}\")" if known \
+        known = UNITS.get(n.unit)
+        fix = f" ({n.unit} reads as {known[1]}: write unit = \"{known[1]}\")" if known \
             else ""
-        out.append((base + ["answer", "unit"], f"unknown unit {a.unit!r}; the base units are "
+        out.append((base + ["answer", "unit"], f"unknown unit {n.unit!r}; the base units are "
                     f"{', '.join(BASE_UNITS)}{fix}"))
-    if a.bare_unit is not None:
+    if n is not None and n.bare_unit is not None:
         from solver.units import UNITS
 
-        want = a.unit or (quantities[a.quantity].unit if a.quantity in quantities else None)
-        found = UNITS.get(a.bare_unit)
+        want = n.unit or (quantities[n.quantity].unit if n.quantity in quantities else None)
+        found = UNITS.get(n.bare_unit)
         fitting = [u for u, (_, b) in UNITS.items() if want is None or b == want]
         listed = ", ".join(fitting[:24]) + (" ..." if len(fitting) > 24 else "")
         if found is None:
-            out.append((base + ["answer", "bare_unit"], f"unknown unit {a.bare_unit!r}; "
+            out.append((base + ["answer", "bare_unit"], f"unknown unit {n.bare_unit!r}; "
                         f"units of {want or 'the answer'}: {listed}"))
         elif want is not None and found[1] != want:
-            out.append((base + ["answer", "bare_unit"], f"{a.bare_unit!r} is not a unit of "
+            out.append((base + ["answer", "bare_unit"], f"{n.bare_unit!r} is not a unit of "
                         f"{want} (it reads as {found[1]}); use one of {listed}"))
     check_keys(dict(a.set), base + ["answer", "set"])
-    for sym, name in a.symbols.items():
-        if name not in names:
-            out.append((base + ["answer", "symbols", sym], f"unknown key or quantity "
-                        f"{name!r}{suggest(name, names)}"))
-    texts: list[tuple[list[str | int], str | None]] = [(base + ["answer", "expr"], a.expr)]
-    texts += [(base + ["answer", "when", i, "if"], w.if_) for i, w in enumerate(a.when)]
-    branches = [(f"when answer.when[{i}] holds ({w.if_!r})", set(w.correct))
-                for i, w in enumerate(a.when)] + [("when no answer.when holds", set(a.correct))]
+    texts: list[tuple[list[str | int], str | None]] = [
+        (base + loc, text) for loc, text, _ in kind.expressions(part)]
     seen_names: set[str] = set()
     for mi, m in enumerate(part.mistakes):
-        keyed = [what for what, correct in branches if m.choice and set(m.choice) == correct]
-        if a.when and keyed and len(keyed) < len(branches):  # in every branch: see kinds
-            out.append((base + ["mistakes", mi, "choice"], f"{', '.join(m.choice or [])} is "
-                        f"the key {keyed[0]}: in those variants this mistake can never fire "
-                        "and its feedback calls a right answer wrong; give it a pick that is "
-                        "wrong in every branch"))
         if m.name in seen_names:
             out.append((base + ["mistakes", mi, "name"], f"{m.name!r} names two mistakes: "
                         "the grader, examples and history could only ever mean the first; "
@@ -402,7 +391,7 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
             for col in cols:
                 if col not in part.columns:
                     out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
-    for ai, acc in enumerate(a.accept):
+    for ai, acc in enumerate(n.accept if n is not None else []):
         check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
     compiled_ok = set()
     for loc, text in texts:
@@ -412,35 +401,49 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 compiled_ok.add(text)
             except ExprError as exc:
                 out.append((loc, str(exc)))
-    kind = kind_of(part.answer_kind)
     if kind.amount and not any(loc[-1] == "unit" for loc, _ in out):
         out += _check_dimensions(part, base, compiled_ok)
     out += kind.check_loaded(part, base)
     return out
 
 
-def _check_dimensions(part: Part, base: list[str | int],
-                      compiled: set[str]) -> list[tuple[list[str | int], str]]:
-    """The dimension of a number answer's expr, and of each mistake's, against its unit."""
-    from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
-    from solver.light import QUANTITIES
+def _amount_exprs(part: Part, base: list[str | int]) -> tuple[
+        dict[str, str], str, Any, list[tuple[list[str | int], str | None, str]]] | None:
+    """What checking a number answer's dimensions reads: the solver's units, the
+    answer's unit and its dimension, and its expressions (the answer's and each
+    mistake's, with what to call each); None: a unit without a dimension."""
+    from questions.dimensions import dim_of_unit
+    from questions.kinds.number import answer
 
-    a = part.answer
-    units = _solver_units()
     unit = _answer_unit(part)
     try:
         want = dim_of_unit(unit)
     except ValueError:
+        return None
+    return _solver_units(), unit, want, [
+        (base + ["answer", "expr"], answer(part).expr, "answer.expr")] + [
+        (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
+        for i, m in enumerate(part.mistakes)]
+
+
+def _check_dimensions(part: Part, base: list[str | int],
+                      compiled: set[str]) -> list[tuple[list[str | int], str]]:
+    """The dimension of a number answer's expr, and of each mistake's, against its unit."""
+    from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
+    from questions.kinds.number import answer
+    from solver.light import QUANTITIES
+
+    a = answer(part)
+    found = _amount_exprs(part, base)
+    if found is None:
         return []
+    units, unit, want, exprs = found
     out: list[tuple[list[str | int], str]] = []
     if a.quantity in QUANTITIES and a.unit is not None:
         got = dim_of_unit(QUANTITIES[str(a.quantity)].unit)
         if got != want:
             out.append((base + ["answer", "unit"], f"{a.quantity} is in {show_dim(got)}, "
                         f"not {unit}: drop unit or set unit = \"{show_dim(got)}\""))
-    exprs = [(base + ["answer", "expr"], a.expr, "answer.expr")] + [
-        (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
-        for i, m in enumerate(part.mistakes)]
     for loc, text, what in exprs:
         if not text or text not in compiled:
             continue
@@ -504,24 +507,18 @@ def _unit_warnings(part: Part, base: list[str | int]) -> list[tuple[list[str | i
     carry the difference, as the 2 FLOP per parameter of ``2 * params`` does)."""
     from questions.dimensions import (
         DimensionError,
-        dim_of_unit,
         expr_dim,
         has_number,
         per,
         show_dim,
     )
 
-    a = part.answer
-    units = _solver_units()
-    unit = _answer_unit(part)
-    try:
-        want = dim_of_unit(unit)
-    except ValueError:
+    found = _amount_exprs(part, base)
+    if found is None:
         return []
+    units, unit, want, exprs = found
     out: list[tuple[list[str | int], str]] = []
-    exprs = [(base + ["answer", "expr"], a.expr)] + [
-        (base + ["mistakes", i, "expr"], m.expr) for i, m in enumerate(part.mistakes)]
-    for loc, text in exprs:
+    for loc, text, _ in exprs:
         try:
             if not text or not has_number(text):
                 continue
@@ -568,9 +565,9 @@ def _default_key_warnings(t: Template) -> list[tuple[list[str | int], str]]:
     out: list[tuple[list[str | int], str]] = []
     spoken: list[tuple[list[str | int], str]] = []
     for pi, p in enumerate(parts):
-        if p.answer.model_answer:
-            at: list[str | int] = ["parts", pi] if t.parts else []
-            spoken.append((at + ["answer", "model_answer"], p.answer.model_answer))
+        at: list[str | int] = ["parts", pi] if t.parts else []
+        spoken += [(at + loc, text) for loc, text in kind_of(p.answer_kind).key_texts(p)
+                   if text]
     for loc, text in _text_fields(t) + spoken:
         pi = int(loc[1]) if t.parts and loc[0] == "parts" else 0
         answer_set = parts[pi].answer.set if loc[0] != "intro" else {}
@@ -613,8 +610,9 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
         a = part.answer
         if kind_of(part.answer_kind).searches_layout:  # the search reads every key
             return set(KEYS)
-        names = {a.quantity, *a.show} | {f.quantity for f in a.figures}
-        for text in (a.expr, *(w.if_ for w in a.when), *(f.expr for f in a.figures)):
+        kind = kind_of(part.answer_kind)
+        names = {*kind.quantities(part), *a.show}
+        for _, text, _ in kind.expressions(part):
             if text:
                 try:
                     names |= compile_expr(text, NAMES | frozenset(t.params)).names

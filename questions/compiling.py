@@ -15,36 +15,13 @@ import json
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from questions.summaries import Entry as Entry  # the record a file is kept as
 
 if TYPE_CHECKING:
     from questions.loader import Problem
     from questions.schema import Template
-
-
-class Entry(NamedTuple):
-    """One template file that loads, summarized without loading it again (a named
-    tuple: thousands are made for every listing).
-
-    Attributes:
-        file: the file's path.
-        id: the template id.
-        title: its title.
-        topic: its topic.
-        tags: its tags.
-        difficulty: 1-3.
-        kind: the answer kind of its (first) part: number, formula, choice...
-        pack: the template pack it comes from (None: the bundled bank or a folder).
-    """
-
-    file: str
-    id: str
-    title: str
-    topic: str
-    tags: tuple[str, ...]
-    difficulty: int
-    kind: str
-    pack: str | None = None
 
 
 def digest(text: str) -> str:
@@ -132,10 +109,10 @@ def summarize_file(name: str, current: str, mtime: int,
         text = loader.read_template_text(name)
     except loader.TemplateFileError:
         return compile_file(name, current, mtime, writes)
-    found = summarize(text)
+    found = summarize(text, name)
     if found is None:
         return compile_file(name, current, mtime, writes)
-    entry = Entry(name, *found)
+    entry = found
     writes.entries.append((name, current, mtime, writes.now, digest(text), entry.id,
                            entry.title, entry.topic, json.dumps(entry.tags),
                            entry.difficulty, entry.kind, None, 0))

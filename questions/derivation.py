@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from solver.units import format_value
 
 if TYPE_CHECKING:
+    from questions.kinds.answers.number import NumberAnswer
     from questions.model import PartVariant
     from solver.engine import Result
     from solver.light import Worked
@@ -389,14 +390,15 @@ def _explain(pv: PartVariant) -> Derivation:
     from solver.light import QUANTITIES, solve
 
     a = pv.spec.answer
-    amount = kind_of(pv.kind).amount
+    amount = _amount(pv) if kind_of(pv.kind).amount else None
     names: list[str] = []
-    if amount:
-        if a.quantity:
-            names = [a.quantity]
-        elif a.expr:
+    if amount is not None:
+        if amount.quantity:
+            names = [amount.quantity]
+        elif amount.expr:
             # Keys with a default that are also quantities (mfu) are inputs here.
-            names = [n for n in _ordered_names(compile_expr(a.expr, NAMES | frozenset(pv.env)))
+            names = [n for n in _ordered_names(compile_expr(amount.expr,
+                                                            NAMES | frozenset(pv.env)))
                      if n in QUANTITIES and not (n in KEYS and KEYS[n].default is not None)]
     names += [n for n in a.show if n not in names]
     sections = []
@@ -406,20 +408,20 @@ def _explain(pv: PartVariant) -> Derivation:
         # The count from the shape is spelled out only when it is what was asked or
         # shown on purpose; elsewhere (an expression's `params`) it is quoted.
         brief = not (name in _SHAPE_STEPS | {"params", "active_params"}
-                     and (name == a.quantity or name in a.show))
+                     and ((amount is not None and name == amount.quantity) or name in a.show))
         sections.append(result_section(r, brief=brief, shape_shown=not brief))
     combination = None
-    if amount and a.expr and pv.key.value is not None and pv.key.unit:
-        e = compile_expr(a.expr, NAMES | frozenset(pv.env))
+    if amount is not None and amount.expr and pv.key.value is not None and pv.key.unit:
+        e = compile_expr(amount.expr, NAMES | frozenset(pv.env))
         env = {n: _shown(n, pv_env_value(pv, n), describe) for n in e.names}
         single = len(e.names) == 1 and isinstance(e.tree, ast.Name)
         if not single:
-            why = reflow(a.why) if a.why else "Combine the results above with the " \
+            why = reflow(amount.why) if amount.why else "Combine the results above with the " \
                 "question's numbers."
             combination = Step("", _answer_meaning(pv), why,
                                show_expr(e.tree), show_expr(e.tree, env), pv.key.value,
                                pv.key.unit, format_value(pv.key.value, pv.key.unit,
-                                                         binary=a.binary))
+                                                         binary=amount.binary))
     return Derivation(
         intro=reflow(a.explanation) if a.explanation else "",
         sections=tuple(sections), combination=combination, answer=_answer(pv),
@@ -450,10 +452,18 @@ def _ordered_names(e: Any) -> list[str]:
                               and n.id in e.names))
 
 
+def _amount(pv: PartVariant) -> NumberAnswer:
+    """An amount's answer (its kind's module imported only for an amount)."""
+    from questions.kinds import number
+
+    return number.answer(pv.spec)
+
+
 def _answer_meaning(pv: PartVariant) -> str:
+    from questions.kinds import number
     from solver.light import QUANTITIES
 
-    q = pv.spec.answer.quantity
+    q = number.answer(pv.spec).quantity  # the combination of an amount's expr
     return QUANTITIES[q].meaning if q else "answer"
 
 

@@ -71,15 +71,31 @@ def json_schema(model: type[BaseModel], **options: Any) -> dict[str, Any]:
                 collect(inner)
 
     collect(model)
-    for title, part in [(model.__name__, schema), *schema.get("$defs", {}).items()]:
-        klass = by_name.get(title)
-        if klass is None:
-            continue
-        aliases = {(info.alias or name): name for name, info in klass.model_fields.items()}
-        for prop, spec in part.get("properties", {}).items():
-            doc = field_doc(klass, aliases.get(prop, prop))
-            if doc and "description" not in spec:
-                spec["description"] = doc
+    from questions.schema import answer_models  # an [answer] is one of the kinds' models
+
+    for answer in answer_models().values():
+        collect(answer)
+
+    def describe(node: Any) -> None:
+        # every model's schema, in $defs or inline (an [answer]'s), by its title
+        if isinstance(node, list):
+            for item in node:
+                describe(item)
+        if not isinstance(node, dict):
+            return
+        title = node.get("title")
+        klass = by_name.get(title) if isinstance(title, str) else None
+        if klass is not None and isinstance(node.get("properties"), dict):
+            aliases = {(info.alias or name): name
+                       for name, info in klass.model_fields.items()}
+            for prop, spec in node["properties"].items():
+                doc = field_doc(klass, aliases.get(prop, prop))
+                if doc and "description" not in spec:
+                    spec["description"] = doc
+        for value in node.values():
+            describe(value)
+
+    describe(schema)
     return schema
 
 

@@ -11,9 +11,9 @@ description in the JSON Schema and in AUTHORING.md.
 from __future__ import annotations
 
 import math
-from typing import Annotated, Literal
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from questions.errors import FieldError
 from questions.types import Verdict
@@ -71,169 +71,20 @@ class ParamSpec(_Model):
         return self
 
 
-class Accepted(_Model):
-    """Another convention whose answer also grades correct (with a note saying so)."""
+class AnswerFields(_Model):
+    """The fields of an `[answer]` table that every answer kind has. Each kind's model
+    (``answer_model`` of its entry in :data:`questions.kinds.KINDS`, declared in its
+    module under ``questions/kinds/``) adds its own; :class:`questions.schema.Part`
+    validates a part's answer with the model of its ``answer_kind``, so a field of
+    another kind is refused."""
 
-    name: str
-    """The convention, e.g. "published FSDP figure, without (N-1)/N"."""
-    set: dict[str, Scalar] = Field(default_factory=dict)
-    """Solver keys that switch to this convention."""
-    note: str
-    """Shown when the answer matched this convention rather than the default."""
-
-
-class Condition(_Model):
-    """A choice key that depends on the drawn numbers."""
-
-    if_: str = Field(alias="if")
-    """An expression over solver keys, quantities and free parameters, e.g.
-    "memory_per_gpu <= hbm_bytes"."""
-    correct: list[str]
-    """The right labels when the expression holds."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True,
-                              populate_by_name=True)
-
-
-class Figure(_Model):
-    """For spoken answers: a figure the answer should state, derived by the solver."""
-
-    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$", max_length=40)]
-    """A short name (lower case, digits, _): `{id}` in the model answer shows the figure,
-    and order rules name it."""
-    label: str = Field(min_length=2, max_length=60)
-    """What the checklist calls it, e.g. "model state"."""
-    quantity: str | None = None
-    """A solver quantity (see `quiz solve --list`)."""
-    expr: str | None = None
-    """Or an expression over solver quantities and keys."""
-    unit: str | None = None
-    """Base unit (B, FLOP, s, param, B/s, FLOP/s, 1); default: the quantity's."""
-    set: dict[str, Scalar] = Field(default_factory=dict)
-    """Solver keys changed for this figure only (e.g. tp = 8 for a per-GPU figure)."""
-    tolerance: float = Field(default=0.1, gt=0, lt=1)
-    """Relative tolerance; a typed answer's 3% applies when this is looser, and a figure
-    said rounded ("1.3 TB") is also right within the rounding said."""
-    weight: float = Field(default=2.0, gt=0, le=100)
-    """Its share of the score, relative to the other items."""
-
-    @model_validator(mode="after")
-    def _one_source(self) -> Figure:
-        if (self.quantity is None) == (self.expr is None):
-            raise FieldError((), "a figure needs exactly one of quantity or expr")
-        return self
-
-
-class Claim(_Model):
-    """For spoken answers: a choice the answer should state, recognized by its phrases."""
-
-    id: Annotated[str, Field(pattern=r"^[a-z][a-z0-9_-]*$", max_length=40)]
-    """A short name for order rules."""
-    label: str = Field(min_length=2, max_length=60)
-    """What the checklist calls it, e.g. "TP inside the node"."""
-    phrases: list[Annotated[str, Field(min_length=2, max_length=80)]] = Field(min_length=1)
-    """Ways of saying it (case, punctuation and spacing do not matter; "..." stands for
-    up to four words of the same clause), e.g. "tp ... inside the node", "tensor
-    parallel within a node", "tp 8 on nvlink". A phrase right after "not", "no",
-    "never" or "without" does not count."""
-    against: list[Annotated[str, Field(min_length=2, max_length=80)]] = Field(
-        default_factory=list)
-    """Phrases that state the opposite ("tp across nodes"): said (not negated), they
-    mark the claim contradicted, worth nothing."""
-    weight: float = Field(default=0.5, gt=0, le=100)
-    """Its share of the score, relative to the other items."""
-
-
-class OrderRule(_Model):
-    """For spoken answers: two items the answer should state in this order."""
-
-    before: str
-    """A figure or claim id said first."""
-    after: str
-    """A figure or claim id said later."""
-    label: str = Field(min_length=2, max_length=60)
-    """What the checklist calls it, e.g. "the inventory before the axes"."""
-    weight: float = Field(default=0.5, gt=0, le=100)
-    """Its share of the score, relative to the other items."""
-
-
-class Answer(_Model):
-    """What the right answer is, and how close is close enough."""
-
-    quantity: str | None = None
-    """A solver quantity (see `quiz solve --list`)."""
-    expr: str | None = None
-    """An expression over solver quantities and keys, e.g. "tp_bytes / intra_bw"."""
-    unit: str | None = None
-    """Base unit of the answer (B, FLOP, s, param, B/s, FLOP/s, 1; the counts tokens and
-    requests; the rates 1/s, tokens/s and requests/s); default: the quantity's."""
-    tolerance: float = Field(default=0.03, gt=0, lt=1)
-    """Relative tolerance for a number (0.03 = within 3%)."""
     set: dict[str, Scalar] = Field(default_factory=dict)
     """Solver keys fixed for this answer, on top of the drawn parameters."""
-    binary: bool = False
-    """Display bytes in GiB/TiB in the key."""
-    count: Literal["", "exact", "floor", "either"] = ""
-    """For a number that counts things: "exact" grades the whole-number key exactly (128
-    collectives, the smallest number of micro-batches); "floor" takes the floor of a
-    real-valued key as the key and grades it exactly (the largest batch that fits: one
-    more does not fit); "either" accepts the floor and the ceiling of a real-valued key
-    (GPUs needed when the prompt does not say which). An `expr` whose outermost call is
-    floor() or ceil(), or a `quantity` that rounds to a whole number (the requests that
-    fit), is "exact" without saying so."""
-    bare_unit: str | None = None
-    """The unit a bare number is read in (e.g. "days" when the prompt asks for days);
-    without it a bare number is in the base unit."""
-    formula: str | None = None
-    """For answer_kind = "formula": the expected formula in the prompt's letters."""
-    symbols: dict[str, str] = Field(default_factory=dict)
-    """For formulas: letter in the prompt -> solver key or quantity it stands for."""
-    correct: list[str] = Field(default_factory=list)
-    """For choice/multi: the labels (a, b, ...) of the right choices."""
-    option_feedback: dict[str, str] = Field(default_factory=dict)
-    """For multi (and choice): label -> why that option is right or wrong, shown when it
-    is picked wrongly or missed, e.g. b = "Interleaving shrinks the bubble, it does not
-    remove it."."""
-    when: list[Condition] = Field(default_factory=list)
-    """For choice/multi: keys that depend on the draw; the first whose `if` holds wins,
-    otherwise `correct` applies."""
-    cells: dict[str, list[str]] = Field(default_factory=dict)
-    """For tables: row -> the column codes that are right for it ([] for none)."""
-    accept: list[Accepted] = Field(default_factory=list)
-    """Other conventions also graded correct."""
-    explanation: str = ""
-    """For choice, multi and table answers: why the key is right, in words."""
     show: list[str] = Field(default_factory=list)
     """Solver quantities whose worked derivation the explanation adds."""
-    why: str = ""
-    """For an `expr` answer: what its final combination of quantities does, in words
-    (the last step of the worked solution)."""
-    follow: list[int] = Field(default_factory=list)
-    """For a scenario's number part: the earlier parts (1-based) whose answers carry
-    forward. Each such part's answer is a `quantity` that this part's `expr` names; an
-    answer right from the learner's own earlier answers (even wrong ones) earns
-    `follow_credit`, and the feedback says so (error carried forward)."""
-    follow_credit: float = Field(default=1.0, gt=0, le=1)
-    """The score of an answer right only from the learner's own earlier answers (1 =
-    full credit)."""
-    figures: list[Figure] = Field(default_factory=list)
-    """For spoken answers: the figures the answer should state."""
-    claims: list[Claim] = Field(default_factory=list)
-    """For spoken answers: the choices the answer should state."""
-    order: list[OrderRule] = Field(default_factory=list)
-    """For spoken answers: items to state in a given order."""
-    model_answer: str = ""
-    """For spoken answers: an answer that states every figure and claim, written with
-    `{figure_id}` and the usual placeholders, so it is right for every variant."""
-
-    @field_validator("tolerance", mode="before")
-    @classmethod
-    def _tolerance(cls, v: object) -> object:
-        if isinstance(v, int | float) and not isinstance(v, bool) and not 0 < v < 1:
-            raise ValueError(f"tolerance is relative to the key (0.03 accepts answers "
-                             f"within 3% of it): give a number above 0 and below 1, "
-                             f"not {v!r}")
-        return v
+    explanation: str = ""
+    """Why the key is right, in words (the worked solution's text; a choice's or a
+    table's whole explanation)."""
 
 
 class Mistake(_Model):
@@ -338,7 +189,7 @@ class PartFields(_Model):
     answer_kind: str
     """How the answer is typed and graded (:class:`questions.schema.Part` admits the
     registered kinds' names)."""
-    answer: Answer
+    answer: AnswerFields
     """The key."""
     choices: list[str] = Field(default_factory=list)
     """For choice/multi: the options, labelled a, b, c ... in order."""

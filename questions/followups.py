@@ -611,11 +611,13 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
 
     def part(prompt: str, kind: str, key: Key, mistakes: tuple[KnownMistake, ...],
              side: str, choices: list[str] | None = None, **answer: Any) -> FollowPart:
-        from questions.schema import Answer, Part
+        from questions.kinds import kind_of
+        from questions.schema import Part
 
         spec_ = Part.model_construct(
             prompt=lead + prompt, answer_kind=kind,
-            answer=Answer.model_construct(**answer), choices=choices or [],
+            answer=kind_of(kind).answer_fields().model_construct(**answer),
+            choices=choices or [],
             rows=[], columns={}, mistakes=[], hints=[], tags=[])
         pv = PartVariant(1, lead + prompt, spec_, key, mistakes, (), over,
                          None if model is None else str(model),

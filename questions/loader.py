@@ -171,19 +171,55 @@ def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
 
     owner: type[Any] = schema.Template
     walk: list[str | int] = list(loc[:-1])
-    models = {"parts": schema.Part, "answer": schema.Answer, "mistakes": schema.Mistake,
-              "hints": schema.Hint, "examples": schema.Example, "params": schema.ParamSpec,
-              "accept": schema.Accepted}
-    for part in walk:
-        if isinstance(part, str) and part in models:
+    models = {"parts": schema.Part, "mistakes": schema.Mistake, "hints": schema.Hint,
+              "examples": schema.Example, "params": schema.ParamSpec}
+    kind = None
+    for i, part in enumerate(walk):
+        if part == "answer":  # the model of the kind beside it
+            beside = _at(data, walk[:i])
+            kind = beside.get("answer_kind", "number") if isinstance(beside, dict) else None
+            owner = schema.answer_models().get(str(kind), schema.AnswerFields)
+        elif isinstance(part, str) and part in models:
             owner = models[part]
+        elif isinstance(part, str) and part in owner.model_fields:  # a nested table
+            nested = [m for m in _models_in(owner.model_fields[part].annotation)]
+            owner = nested[0] if nested else owner
     if walk and walk[0] == "params" and len(walk) == 2:
         owner = schema.ParamSpec
     known = list(owner.model_fields)
     known = [("schema" if k == "schema_" else k) for k in known]
     bad = str(loc[-1])
     close = difflib.get_close_matches(bad, known, n=1, cutoff=0.6)
+    if walk and walk[-1] == "answer" and kind is not None:
+        # a field of another kind: say whose it is and what this kind's answer has
+        others = sorted(name for name, model in schema.answer_models().items()
+                        if bad in model.model_fields)
+        if others:
+            return (f"{bad!r} is a field of {' and '.join(others)} answers, not of a "
+                    f"{kind} answer (answer_kind = \"{kind}\"), whose [answer] has "
+                    f"{', '.join(known)}")
     return f"unknown field {bad!r}" + (f" (did you mean {close[0]}?)" if close else "")
+
+
+def _at(data: Any, path: Sequence[str | int]) -> Any:
+    """The value at ``path`` in the parsed TOML (None where there is none)."""
+    for step in path:
+        try:
+            data = data[step]
+        except (LookupError, TypeError):
+            return None
+    return data
+
+
+def _models_in(annotation: Any) -> list[type[Any]]:
+    """The pydantic models an annotation names (``list[Figure]``: Figure)."""
+    from typing import get_args
+
+    from pydantic import BaseModel
+
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in get_args(annotation) for m in _models_in(arg)]
 
 
 # ---------------------------------------------------------------- the bank

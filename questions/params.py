@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
@@ -100,12 +100,13 @@ def compiled(t: Template) -> Compiled:
 
 
 def _expr_texts(part: Part | Template) -> list[str | None]:
-    """Every expression of a part (or of a single-part template): the answer's, the
-    mistakes', the conditions' and the spoken figures'."""
-    a = part.answer
-    assert a is not None
-    return ([a.expr] + [m.expr for m in part.mistakes]
-            + [w.if_ for w in a.when] + [f.expr for f in a.figures])
+    """Every expression of a part (or of a single-part template, which has a part's
+    answer fields): the answer's, the mistakes', the conditions' and the spoken
+    figures'."""
+    from questions.kinds import kind_of
+
+    return ([text for _, text, _ in kind_of(part.answer_kind).expressions(cast("Part", part))]
+            + [m.expr for m in part.mistakes])
 
 
 def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[

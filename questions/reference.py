@@ -15,39 +15,81 @@ __all__ = ["reference_markdown"]
 
 def reference_markdown() -> str:
     """The reference of every template field, as Markdown tables built from the models'
-    field docstrings (AUTHORING.md carries this text; a test keeps the two equal)."""
+    field docstrings (AUTHORING.md carries this text; a test keeps the two equal): the
+    `[answer]` table's fields every kind has, then each kind's own, from the models the
+    kinds' table registers."""
     from questions import schema
     from questions.fielddocs import field_doc
     from questions.followspec import FollowUpSpec
 
-    sections: list[tuple[str, type[Any]]] = [
-        ("Top level", schema.Template),
-        ("`[params.NAME]`: how a parameter is drawn", schema.ParamSpec),
-        ("`[answer]` (or `[parts.answer]`)", schema.Answer),
-        ("`[[answer.accept]]`: other accepted conventions", schema.Accepted),
-        ("`answer.when`: choice keys that depend on the draw", schema.Condition),
-        ("`[[answer.figures]]`: figures a spoken answer states", schema.Figure),
-        ("`[[answer.claims]]`: choices a spoken answer states", schema.Claim),
-        ("`[[answer.order]]`: items a spoken answer states in order", schema.OrderRule),
+    sections: list[tuple[str, type[Any], frozenset[str]]] = [
+        ("Top level", schema.Template, frozenset()),
+        ("`[params.NAME]`: how a parameter is drawn", schema.ParamSpec, frozenset())]
+    sections += _answer_sections()
+    sections += [(title, model, frozenset()) for title, model in [
         ("`[[mistakes]]` (or `[[parts.mistakes]]`)", schema.Mistake),
         ("`[[hints]]` (or `[[parts.hints]]`)", schema.Hint),
         ("`[[examples]]`", schema.Example),
         ("`[[parts]]`: one step of a scenario", schema.Part),
         ("`[[steps]]`: how learn mode asks a step of the worked derivation",
          schema.StepSpec),
-        ("`[[followups]]`: the interviewer's follow-ups", FollowUpSpec),
-    ]
+        ("`[[followups]]`: the interviewer's follow-ups", FollowUpSpec)]]
     out: list[str] = []
-    for title, model in sections:
+    for title, model, left_out in sections:
         out += [f"### {title}", "", "| field | type | default | meaning |",
                 "|---|---|---|---|"]
         for name, info in model.model_fields.items():
+            if name in left_out:
+                continue
             label = info.alias or name
             meaning = " ".join((field_doc(model, name) or "").split()).replace("|", "\\|")
             out.append(f"| `{label}` | {_type_text(info.annotation, info.metadata)} | "
                        f"{_default_text(info)} | {meaning} |")
         out.append("")
     return "\n".join(out)
+
+
+def _answer_sections() -> list[tuple[str, type[Any], frozenset[str]]]:
+    """The `[answer]` table: the fields every kind has (all a kind without a model of
+    its own has), then each kind's model with the fields it adds, each followed by the
+    tables its fields hold."""
+    import typing
+
+    from pydantic import BaseModel
+
+    from questions.fields import AnswerFields
+    from questions.schema import answer_models
+
+    by_model: dict[type[AnswerFields], list[str]] = {}
+    for name, model in answer_models().items():
+        by_model.setdefault(model, []).append(name)
+    only = by_model.pop(AnswerFields, [])
+    common = "`[answer]` (or `[parts.answer]`): the fields of every answer kind"
+    if only:
+        common += f" (all that {_kinds(only)} answers have)"
+    out: list[tuple[str, type[Any], frozenset[str]]] = [(common, AnswerFields, frozenset())]
+    shared = frozenset(AnswerFields.model_fields)
+
+    def nested(annotation: Any) -> list[type[BaseModel]]:
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            return [annotation]
+        return [m for arg in typing.get_args(annotation) for m in nested(arg)]
+
+    for model, names in by_model.items():
+        out.append((f"`[answer]` of {_kinds(names)} answers: their own fields", model, shared))
+        for field, info in model.model_fields.items():
+            for inner in nested(info.annotation):
+                doc = " ".join((inner.__doc__ or "").split()).rstrip(".")
+                many = typing.get_origin(info.annotation) is list
+                at = f"[[answer.{field}]]" if many else f"answer.{field}"
+                out.append((f"`{at}`: {doc[:1].lower() + doc[1:]}", inner, frozenset()))
+    return out
+
+
+def _kinds(names: list[str]) -> str:
+    """``answer_kind = "choice"`` or ``"multi"``."""
+    return " or ".join(f'`answer_kind = "{n}"`' if i == 0 else f'`"{n}"`'
+                       for i, n in enumerate(names))
 
 
 def _type_text(tp: Any, metadata: Sequence[Any] = ()) -> str:

@@ -4,17 +4,20 @@ A template is a TOML file; these models are its schema (``quiz templates schema`
 the JSON Schema generated from them). Every field has a docstring, which is also its
 description in the JSON Schema and in AUTHORING.md. The models a template's fields hold
 are declared in :mod:`questions.fields` (below the answer kinds, which check a part by
-its kind here).
+its kind here); the `[answer]` table of each kind in its module under
+``questions/kinds/answers/``, validated by the part's ``answer_kind`` (:data:`AnswerByKind`).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, get_args
+from typing import TYPE_CHECKING, Annotated, Any, get_args
 
 from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    SerializeAsAny,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_validator,
@@ -24,15 +27,10 @@ from pydantic_core import PydanticCustomError
 from questions.errors import FieldError
 from questions.fields import (
     MAX_STEPS,
-    Accepted,
-    Answer,
-    Claim,
-    Condition,
+    AnswerFields,
     Example,
-    Figure,
     Hint,
     Mistake,
-    OrderRule,
     ParamSpec,
     PartFields,
     Scalar,
@@ -44,9 +42,13 @@ from questions.kinds import KINDS, kind_of, number
 from questions.tags import RAPID_FIRE
 from questions.types import AnswerKind
 
-__all__ = ["MAX_STEPS", "SCHEMA_VERSION", "TOPICS", "Accepted", "Answer", "Claim",
-           "Condition", "Example", "Figure", "Hint", "Mistake", "OrderRule", "ParamSpec",
-           "Part", "Scalar", "StepSpec", "Template"]
+if TYPE_CHECKING:
+    from pydantic import GetJsonSchemaHandler
+    from pydantic_core import CoreSchema
+
+__all__ = ["MAX_STEPS", "SCHEMA_VERSION", "TOPICS", "AnswerByKind", "AnswerFields",
+           "Example", "Hint", "Mistake", "ParamSpec", "Part", "Scalar", "StepSpec",
+           "Template", "answer_models"]
 
 SCHEMA_VERSION = 1
 """The format version this code reads (the ``schema`` field of a template)."""
@@ -72,15 +74,59 @@ KindName = Annotated[str, PlainValidator(_registered),
 JSON Schema lists :data:`questions.types.AnswerKind`'s)."""
 
 
+KIND_PART_FIELDS = ("choices", "rows", "columns")
+"""The fields of a part that only some kinds read (:attr:`QuestionKind.part_fields`)."""
+
+
+def answer_models() -> dict[str, type[AnswerFields]]:
+    """Each registered kind's `[answer]` model, by kind name (imports every kind's)."""
+    return {name: kind.answer_fields() for name, kind in KINDS.items()}
+
+
+def _by_kind(value: object, info: ValidationInfo) -> object:
+    """An `[answer]` validated by the model of the answer kind beside it."""
+    kind = info.data.get("answer_kind")
+    if value is None or kind is None:  # no answer, or answer_kind refused (the error)
+        return value
+    model = kind_of(kind).answer_fields()
+    if isinstance(value, model):
+        return value
+    return model.model_validate(value, context=info.context)
+
+
+class ByKind:
+    """The JSON Schema of an `[answer]`: one of the registered kinds' models."""
+
+    def __get_pydantic_json_schema__(self, core: CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> dict[str, Any]:
+        models = list(dict.fromkeys(answer_models().values()))
+        return {"anyOf": [handler(m.__pydantic_core_schema__) for m in models]}
+
+
+AnswerByKind = Annotated[SerializeAsAny[AnswerFields], PlainValidator(_by_kind), ByKind()]
+"""An `[answer]` table: validated as the part's ``answer_kind``'s model (a discriminated
+union over :data:`questions.kinds.KINDS`, keyed by the field beside it, so that a kind
+registered at run time validates its own fields and errors read ``answer.FIELD``), and
+dumped as that model."""
+
+
 class Part(PartFields):
     """One step of a question: a prompt and its answer (a scenario has several)."""
 
     answer_kind: KindName = number.NAME
     """How the answer is typed and graded."""
+    answer: AnswerByKind
+    """The key: the fields of its kind (see the reference of each kind's `[answer]`)."""
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
-        kind_of(self.answer_kind).check_part(self)
+        kind = kind_of(self.answer_kind)
+        for name in KIND_PART_FIELDS:
+            if getattr(self, name) and name not in kind.part_fields:
+                owners = [n for n, k in KINDS.items() if name in k.part_fields]
+                raise FieldError((name,), f"a {self.answer_kind} answer has no {name} "
+                                 f"({name} are for {' and '.join(owners)} answers)")
+        kind.check_part(self)
         return self
 
 
@@ -117,7 +163,8 @@ class Template(_Model):
     """A single-part question's prompt (or use [[parts]])."""
     answer_kind: KindName = number.NAME
     """A single-part question's answer kind."""
-    answer: Answer | None = None
+    answer: Annotated[SerializeAsAny[AnswerFields] | None, PlainValidator(_by_kind),
+                      ByKind()] = None
     """A single-part question's key."""
     choices: list[str] = Field(default_factory=list)
     """A single-part question's choices."""

@@ -205,14 +205,15 @@ def _same(seen: list[tuple[str, float]], unit: str, value: float) -> bool:
 def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, float]],
                 start: int) -> list[LearnStep]:
     from questions.derivation import explain
-    from questions.kinds import kind_of
+    from questions.kinds import kind_of, number
 
     kind = kind_of(pv.kind)
     d = explain(pv)
     a = pv.spec.answer
+    amount = number.answer(pv.spec) if kind.amount else None
     # Sections the template only shows come first: the chain ends on the key.
     shown_only = [s for s in d.sections if s.quantity in a.show
-                  and s.quantity != a.quantity]
+                  and (amount is None or s.quantity != amount.quantity)]
     rest = [s for s in d.sections if s not in shown_only]
     work = [st for sec in (*shown_only, *rest) for st in sec.steps]
     final_value = pv.key.value if kind.amount else None
@@ -248,18 +249,19 @@ def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, fl
         phrase = step_phrase(st.quantity, st.meaning)
         add(st.quantity, _number_prompt(phrase, not out, False), _step_pv(pv, st, phrase),
             st, _explain(st), what=phrase)
-    if kind.amount:
+    if amount is not None:
         assert pv.key.value is not None and pv.key.unit is not None
         seen.append((pv.key.unit, pv.key.value))
         final_work = next((st for st in reversed(work) if _same(
             [(pv.key.unit, pv.key.value)], st.unit, st.value)), None)
-        quantity = (final_work.quantity if final_work else a.quantity) or "answer"
+        quantity = (final_work.quantity if final_work else amount.quantity) or "answer"
         what = "the answer"
         if final_work is not None and final_work.quantity:
             what = step_phrase(quantity, final_work.meaning)
             prompt = _number_prompt(what, not out, bool(out))
         else:  # the template's own combination of the quantities
-            how = _sentence(a.why) if a.why else "combine the numbers to answer the question"
+            how = _sentence(amount.why) if amount.why else \
+                "combine the numbers to answer the question"
             prompt = f"{'Now the last step' if out else 'First'}: {how}. What do you get?"
         add(quantity, prompt, pv, final_work,
             _explain(final_work) if final_work else d.text(), final=True, what=what)
@@ -307,19 +309,21 @@ def _explain(st: Step, *, result: bool = True) -> str:
 def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
     """A derivation step as a gradable number part: the step's value and unit, the
     part's tolerance, and the part's known mistakes re-derived for this step."""
-    from questions.kinds import number
-    from questions.schema import Answer, Part
+    from questions.kinds import kind_of, number
+    from questions.schema import Part
 
-    a = pv.spec.answer
+    # An amount's steps are graded within its tolerance, any other part's within 3 %.
+    tolerance = number.answer(pv.spec).tolerance if kind_of(pv.kind).amount \
+        else number.TOLERANCE
     # A step that rounds to a whole number (the requests that fit) is graded exactly.
-    answer = Answer(unit=st.unit, tolerance=a.tolerance,
-                    count="exact" if st.quantity in number.WHOLE_QUANTITIES else "")
+    answer = number.fields()(unit=st.unit, tolerance=tolerance,
+                             count="exact" if st.quantity in number.WHOLE_QUANTITIES else "")
     # Every field given: pydantic inspects a default factory's signature on each
     # model_construct that calls one (1 ms, most of a step's cost).
     spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind=number.NAME,
                                 answer=answer, choices=[], rows=[], columns={},
                                 mistakes=[], hints=[], tags=[])
-    key = number.key(st.result, st.value, st.unit, a.tolerance)
+    key = number.key(st.result, st.value, st.unit, tolerance)
     return replace(pv, prompt=spec.prompt, spec=spec, key=key,
                    mistakes=_step_mistakes(pv, st), accepted=(), env=dict(pv.env),
                    follow=None)

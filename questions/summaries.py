@@ -20,15 +20,30 @@ import re
 from typing import NamedTuple
 
 
-class Summary(NamedTuple):
-    """What listing reads of a template file."""
+class Entry(NamedTuple):
+    """One template file that loads, summarized without loading it again (a named
+    tuple: thousands are made for every listing); the compiled bank keeps one a file
+    (:mod:`questions.compiling`), from its summary or its compiled template.
 
+    Attributes:
+        file: the file's path.
+        id: the template id.
+        title: its title.
+        topic: its topic.
+        tags: its tags.
+        difficulty: 1-3.
+        kind: the answer kind of its (first) part: number, formula, choice...
+        pack: the template pack it comes from (None: the bundled bank or a folder).
+    """
+
+    file: str
     id: str
     title: str
     topic: str
     tags: tuple[str, ...]
     difficulty: int
     kind: str
+    pack: str | None = None
 
 
 _HEADER = re.compile(r"^[ \t]*\[", re.M)
@@ -50,12 +65,13 @@ _KIND = re.compile(r"[a-z]+")
 _ID = re.compile(r"[a-z0-9][a-z0-9_-]*(/[a-z0-9][a-z0-9_-]*)+")
 
 
-def summarize(text: str) -> Summary | None:
-    """The summary of a template's text, or None when it is not spelled plainly enough
-    to read without TOML (then compile the file).
+def summarize(text: str, file: str = "") -> Entry | None:
+    """The entry of the template file ``file`` from its text, or None when it is not
+    spelled plainly enough to read without TOML (then compile the file).
 
-    >>> summarize('id = "a/b"\\ntitle = "T t"\\ntopic = "a"\\ntags = ["x", "y"]\\n')
-    Summary(id='a/b', title='T t', topic='a', tags=('x', 'y'), difficulty=1, kind='number')
+    >>> e = summarize('id = "a/b"\\ntitle = "T t"\\ntopic = "a"\\ntags = ["x", "y"]\\n', "b.toml")
+    >>> e.file, e.id, e.title, e.tags, e.difficulty, e.kind, e.pack
+    ('b.toml', 'a/b', 'T t', ('x', 'y'), 1, 'number', None)
     >>> summarize('id = "a/b"\\ntitle = "T \\\\"t\\\\""\\ntopic = "a"\\n') is None
     True
     """
@@ -86,7 +102,7 @@ def summarize(text: str) -> Summary | None:
             found["answer_kind"] = kinds.get("answer_kind", '"number"')
         elif _OTHER_PARTS.search(flat, first.start()):
             return None  # parts spelled some other way
-    return _summary(found)
+    return _summary(found, file)
 
 
 def _flatten(text: str) -> str | None:
@@ -121,7 +137,7 @@ def _keys(section: str) -> dict[str, str] | None:
     return out
 
 
-def _summary(found: dict[str, str]) -> Summary | None:
+def _summary(found: dict[str, str], file: str) -> Entry | None:
     texts = {}
     for key in ("id", "title", "topic", "answer_kind"):
         raw = found.get(key)
@@ -152,7 +168,7 @@ def _summary(found: dict[str, str]) -> Summary | None:
         if m is None:
             return None
         tags = tuple(_TEXT.findall(m.group(1)))
-    return Summary(texts["id"], texts["title"], texts["topic"], tags, difficulty, kind)
+    return Entry(file, texts["id"], texts["title"], texts["topic"], tags, difficulty, kind)
 
 
 def _uncommented(value: str) -> str:

@@ -62,8 +62,10 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
     in the key's unit, its formula, or the options it picks (by their text: the letters
     are shuffled per variant)."""
     if m.value is not None:
+        from questions.kinds import kind_of
+
         unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
-        binary = part.answer.binary and unit in ("B", "B/s")
+        binary = kind_of(part.answer_kind).amount and unit in ("B", "B/s") and _binary(part)
         return format_value(m.value, unit, binary=binary)
     if m.formula:
         return m.formula
@@ -71,6 +73,13 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
         return "; ".join(part.choices[ord(c) - ord("a")] for c in m.choice
                          if 0 <= ord(c) - ord("a") < len(part.choices))
     return m.name
+
+
+def _binary(part: Part) -> bool:
+    """An amount in bytes shown in GiB/TiB (``answer.binary``)."""
+    from questions.kinds import number
+
+    return number.answer(part).binary
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
@@ -99,10 +108,11 @@ def _placeholders(text: str) -> frozenset[str]:
 
 def part_texts(part: Part) -> list[str]:
     """Every text field of a part that may hold `{placeholders}`."""
-    a = part.answer
-    return ([part.prompt, a.explanation, *part.choices, a.why, *a.option_feedback.values(),
-             *(h.text for h in part.hints),
-             *(m.feedback for m in part.mistakes), *(acc.note for acc in a.accept)])
+    from questions.kinds import kind_of
+
+    answer = [text for _, text in kind_of(part.answer_kind).texts(part)]
+    return ([part.prompt, *answer, *part.choices, *(h.text for h in part.hints),
+             *(m.feedback for m in part.mistakes)])
 
 
 def _unit(name: str) -> str:

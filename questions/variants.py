@@ -10,10 +10,10 @@ for the layers above).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.expr import ExprError
@@ -73,18 +73,6 @@ __all__ = ["COVERAGE_SEEDS", "EXAMPLE_PLACEHOLDER", "MAX_DRAWS", "MAX_SPEC_NUMBE
            "hbm_text", "make_variant", "mistake_figure", "parse_variant_id", "part_texts",
            "picks_text", "placeholder_problems", "pv_env_value", "reflow", "short_name",
            "spec_too_large", "suggest_name", "table_display", "variant_ref", "variant_with"]
-
-if TYPE_CHECKING:
-    NAMES: frozenset[str]
-    """Every name a template expression may read (keys and quantities)."""
-
-
-def __getattr__(name: str) -> frozenset[str]:
-    # NAMES is built on first use (see questions.text).
-    if name == "NAMES":
-        return _names()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
 
 @dataclass
 class Variant:
@@ -193,21 +181,27 @@ def _value(part: Part, params: Mapping[str, Scalar], fixed: Mapping[str, Scalar]
     if expr is not None:
         e = comp.exprs[expr]
         return float(e.value(_only(inputs, e.names) | _free(params))), inputs
-    name = quantity or part.answer.quantity
-    assert name is not None
+    name = quantity
+    assert name is not None  # a kind asks for its quantity or its expression
     return evaluate([name], inputs)[name], inputs
 
 
 def _follow(t: Template, part: Part, params: Mapping[str, Scalar], inputs: Inputs,
             comp: Compiled, earlier: list[PartVariant]) -> Follow | None:
     """The follow-through of a part whose answer says `follow` (validated on load)."""
-    a = part.answer
+    from questions.kinds import kind_of
+
+    if not kind_of(part.answer_kind).amount:
+        return None
+    from questions.kinds import number  # only an amount follows through
+
+    a = number.answer(part)
     if not a.follow or a.expr is None:
         return None
     carried = []
     for k in a.follow:
         pv = earlier[k - 1]
-        name = pv.spec.answer.quantity
+        name = number.answer(pv.spec).quantity
         assert name is not None and pv.key.value is not None and pv.key.unit is not None
         carried.append(Carried(k, name, pv.key.unit, pv.key.value))
     e = comp.exprs[a.expr]
@@ -225,6 +219,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
     from solver.inputs import resolve_inputs
 
     a = part.answer
+    kind = kind_of(part.answer_kind)
     model, gpu, over = _split(params, t.fixed, a.set)
     shown = {**t.fixed, **params}
     try:
@@ -237,7 +232,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
             return _format(text, _only(inputs, names) | _free(params), shown,
                            ("parts", index - 1, "answer", name) if t.parts
                            else ("answer", name))
-        drawn = kind_of(part.answer_kind).draw_key(KeyContext(
+        drawn = kind.draw_key(KeyContext(
             t.id, part, inputs,
             lambda extra, expr, quantity: _value(part, params, t.fixed, extra, comp, expr,
                                                  quantity)[0],
@@ -249,8 +244,8 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
     except (SolverError, ExprError) as exc:
         field: tuple[str | int, ...] = ("parts", index - 1, "answer") if t.parts \
             else ("answer",)
-        if isinstance(exc, ExprError) and exc.expr is not None and exc.expr == a.expr:
-            field += ("expr",)
+        field += next((tuple(loc[1:]) for loc, text, _ in kind.expressions(part)
+                       if isinstance(exc, ExprError) and exc.expr == text), ())
         raise TemplateError(f"{t.id}: part {index}: {exc}", field=field,
                             reason=str(exc)) from exc
     except (ArithmeticError, RecursionError) as exc:  # e.g. a drawn value too large
@@ -274,13 +269,7 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
     spec = part.model_copy(update={
         "choices": [render(c) for c in part.choices],
         "hints": [h.model_copy(update={"text": render(h.text)}) for h in part.hints],
-        "answer": a.model_copy(update={
-            "explanation": render(a.explanation) if a.explanation else "",
-            "option_feedback": {label: render(text)
-                                for label, text in a.option_feedback.items()},
-            "why": render(a.why) if a.why else "",
-            "accept": [acc.model_copy(update={"note": render(acc.note)})
-                       for acc in a.accept]}),
+        "answer": _rendered(a, kind.texts(part), render),
         "mistakes": [m.model_copy(update={"feedback": render_feedback(m.feedback, j)})
                      for j, m in enumerate(part.mistakes)]})
     mistakes = tuple(replace(m, feedback=render_feedback(m.feedback, j))
@@ -292,3 +281,28 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
     # A random stream of its own, so that arranging never moves the parameters' draws.
     return pv if arrange is None else arrange(pv, random.Random(f"{t.id}#{seed}#{index}"))
 
+
+
+def _rendered(answer: Any, texts: list[tuple[list[str | int], str]],
+              render: Callable[[str], str]) -> Any:
+    """``answer`` (a model or a stored view) with each of its kind's texts rendered; a
+    text is named by its path under the part (``["answer", "accept", 0, "note"]``)."""
+    for path, text in texts:
+        if text:
+            answer = _with(answer, path[1:], render(text))
+    return answer
+
+
+def _with(node: Any, path: list[str | int], value: str) -> Any:
+    """``node`` with the value at ``path`` replaced (models and views copied, lists and
+    dicts rebuilt): a frozen template is never changed in place."""
+    head, rest = path[0], path[1:]
+    if isinstance(node, list):
+        assert isinstance(head, int)
+        return [*node[:head], _with(node[head], rest, value) if rest else value,
+                *node[head + 1:]]
+    if isinstance(node, dict):
+        return {**node, head: _with(node[head], rest, value) if rest else value}
+    assert isinstance(head, str)
+    return node.model_copy(update={head: _with(getattr(node, head), rest, value)
+                                   if rest else value})

@@ -79,7 +79,9 @@ def bank_view_json(t: Template) -> str:
 def view_shape() -> str:
     """Which fields of the template models hold models, tuples, lists and dicts of them,
     as JSON (see :func:`bank_view`); the same for every template, so the bank keeps it
-    once. Built from the models' annotations (imports the schema: pydantic).
+    once. Built from the models' annotations (imports the schema: pydantic); an
+    `[answer]` is described by kind (``{"k": {kind: shape}}``), each registered kind's
+    model.
 
     Raises:
         TypeError: an annotation this shape cannot describe (a union of a model and
@@ -90,15 +92,18 @@ def view_shape() -> str:
 
     from pydantic import BaseModel
 
-    from questions.schema import Part, Template
+    from questions.schema import ByKind, Part, Template, answer_models
 
     models: dict[str, dict[str, Any]] = {}
 
-    def describe(a: Any) -> Any:
+    def describe(a: Any, metadata: Any = ()) -> Any:
+        if any(isinstance(m, ByKind) for m in metadata):
+            # an [answer]: the model of the answer_kind beside it, by kind
+            return {"k": {name: describe(m) for name, m in answer_models().items()}}
         if isinstance(a, type) and issubclass(a, BaseModel):
             if a.__name__ not in models:
                 models[a.__name__] = {}  # before its fields: a model may hold itself
-                models[a.__name__] = {n: describe(f.annotation)
+                models[a.__name__] = {n: describe(f.annotation, f.metadata)
                                       for n, f in a.model_fields.items()}
             return {"m": a.__name__}
         origin, args = typing.get_origin(a), typing.get_args(a)
@@ -149,12 +154,17 @@ def bank_view(text: str, shape: str) -> TemplateView:
             fields = models[inner]
             if not isinstance(value, dict) or value.keys() != fields.keys():
                 raise ValueError(f"a {inner} of other fields")
-            return View({n: build(v, fields[n]) for n, v in value.items()})
+            return View({n: build(v, _by_kind(fields[n], value)) for n, v in value.items()})
         if tag == "d" and isinstance(value, dict):
             return {str(k): build(v, inner) for k, v in value.items()}
         if tag in ("l", "t") and isinstance(value, list):
             return [build(v, inner) for v in value] if tag == "l" else tuple(value)
         raise ValueError(f"{value!r} is not of shape {d!r}")
+
+    def _by_kind(d: Any, owner: dict[str, Any]) -> Any:
+        # an [answer] is of the model of the answer_kind beside it (KeyError: a kind
+        # registered after the shape was kept: the view is not used)
+        return d["k"][owner["answer_kind"]] if isinstance(d, dict) and "k" in d else d
 
     fields = build(data["fields"], {"m": "Template"}).__dict__
     parts = list(fields["parts"]) or [build(data["part"], {"m": "Part"})]

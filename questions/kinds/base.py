@@ -10,19 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import random
 
 if TYPE_CHECKING:
+    from questions.fields import AnswerFields, Scalar
     from questions.fields import PartFields as Part
-    from questions.fields import Scalar
     from questions.model import AcceptedVariant, Key, KnownMistake, PartVariant
     from solver.engine import Inputs
 
-__all__ = ["AddStep", "DrawnKey", "KeyContext", "Location", "QuestionKind", "default_answer_line",
-           "no_checks", "no_loaded_checks"]
+__all__ = ["AddStep", "DrawnKey", "KeyContext", "Location", "QuestionKind", "common_fields",
+           "common_texts", "default_answer_line", "no_checks", "no_loaded_checks",
+           "nothing"]
 
 Location = list[str | int]
 """A field path in a template file, e.g. ``["parts", 0, "answer", "formula"]``."""
@@ -60,6 +61,23 @@ class DrawnKey:
     key: Key
     mistakes: tuple[KnownMistake, ...] = ()
     accepted: tuple[AcceptedVariant, ...] = ()
+
+
+def common_fields() -> type[AnswerFields]:
+    """A kind whose `[answer]` has only the fields every kind has."""
+    from questions.fields import AnswerFields
+
+    return AnswerFields
+
+
+def common_texts(part: Part) -> list[tuple[Location, str]]:
+    """The explanation: the text of an `[answer]` every kind has."""
+    return [(["answer", "explanation"], part.answer.explanation)]
+
+
+def nothing(part: Part) -> list[Any]:
+    """A kind whose answer has none of these."""
+    return []
 
 
 def no_checks(part: Part) -> None:
@@ -100,11 +118,14 @@ class QuestionKind:
         arrange: the part as shown, given a random source seeded by the variant and the
             part (choice answers shuffle their options with it); None keeps it as drawn.
         amount: the key is one amount in a unit (a solver quantity or an expression of
-            them): loading checks its expressions' dimensions and warns of numbers whose
-            unit it cannot check; its derivation works the amount out and learn mode
-            asks it as the walk's last step; a follow-up asks it again after a change
-            that moves it; an earlier part's answer of this kind carries forward into a
-            later part's expression (follow-through).
+            them; its `[answer]` has the fields of
+            :class:`~questions.kinds.answers.number.NumberAnswer`, which
+            :func:`questions.kinds.number.answer` reads): loading checks its
+            expressions' dimensions and warns of numbers whose unit it cannot check;
+            its derivation works the amount out and learn mode asks it as the walk's
+            last step; a follow-up asks it again after a change that moves it; an
+            earlier part's answer of this kind carries forward into a later part's
+            expression (follow-through).
         searches_layout: the key is found by the layout engine's search at every draw
             (it reads every solver key; no derivations are drawn ahead; the self-test of
             it costs several draws' worth; feedback offers the layout lab).
@@ -112,6 +133,24 @@ class QuestionKind:
             template's example may expect a mistake name the part does not declare.
         key_words: the key as people read it in a sentence (a choice's letters with
             their options' text).
+        texts: the texts of its `[answer]` a learner reads, which may hold the usual
+            `{placeholders}` (each with its field path under the part, e.g.
+            ``["answer", "why"]``): checked when the template loads, rendered at each
+            draw.
+        key_texts: texts of its `[answer]` that its ``draw_key`` renders itself (a
+            spoken answer's model answer, whose `{figure}` placeholders are its own).
+        expressions: the expressions of its `[answer]` (field path, text, and the base
+            unit the expression is in, or None): compiled when the template loads and
+            drawn; one with a unit is checked against it, one without compares like with
+            like (an amount's own expression is checked against its unit apart).
+        quantities: the solver quantities its answer is worked out from, beside
+            ``answer.show`` (keys a quoted text may rely on).
+        part_fields: which of a part's fields that only some kinds read (``choices``;
+            ``rows`` and ``columns``) its parts may give: another kind's is refused.
+        answer_fields: the pydantic model of its `[answer]` table (a subclass of
+            :class:`~questions.fields.AnswerFields`, in its module under
+            ``questions/kinds/answers/``), returned when a template of the kind is
+            validated: drawing from the bank's views imports no pydantic.
         walk_steps: learn mode's steps for a part without arithmetic of its own (a
             choice: one yes-or-no step per option; a table: one step per row), given
             the part's worked explanation and ``add`` (see :data:`AddStep`); None: no
@@ -128,3 +167,9 @@ class QuestionKind:
     names_mistakes: bool = False
     key_words: Callable[[PartVariant], str] = default_key_words
     walk_steps: Callable[[PartVariant, str, AddStep], None] | None = None
+    texts: Callable[[Part], list[tuple[Location, str]]] = common_texts
+    key_texts: Callable[[Part], list[tuple[Location, str]]] = nothing
+    expressions: Callable[[Part], list[tuple[Location, str, str | None]]] = nothing
+    quantities: Callable[[Part], list[str]] = nothing
+    part_fields: frozenset[str] = frozenset()
+    answer_fields: Callable[[], type[AnswerFields]] = common_fields

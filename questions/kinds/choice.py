@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, Location, QuestionKind
@@ -13,9 +13,10 @@ if TYPE_CHECKING:
     import random
 
     from questions.fields import PartFields as Part
+    from questions.kinds.answers.choice import ChoiceAnswer
     from questions.model import Key, PartVariant
 
-__all__ = ["CHOICE", "KIND", "MULTI", "key"]
+__all__ = ["CHOICE", "KIND", "MULTI", "answer", "fields", "key"]
 
 CHOICE = "choice"
 """One letter is right (``answer_kind``)."""
@@ -32,9 +33,21 @@ def key(correct: tuple[str, ...], display: str | None = None, *, many: bool = Fa
                ", ".join(correct) if display is None else display, correct=correct)
 
 
+def fields() -> type[ChoiceAnswer]:
+    """The model of a choice's or a multi-select's `[answer]`."""
+    from questions.kinds.answers.choice import ChoiceAnswer
+
+    return ChoiceAnswer
+
+
+def answer(part: Part) -> ChoiceAnswer:
+    """A choice part's `[answer]`."""
+    return cast("ChoiceAnswer", part.answer)
+
+
 def check_part(part: Part) -> None:
     """At least two choices; the key names labels among them (exactly one for choice)."""
-    a = part.answer
+    a = answer(part)
     if len(part.choices) < 2:
         raise FieldError(("choices",), "a choice answer needs at least 2 choices")
     labels = {chr(ord("a") + i) for i in range(len(part.choices))}
@@ -52,14 +65,27 @@ def check_part(part: Part) -> None:
                          "label")
 
 
+def texts(part: Part) -> list[tuple[Location, str]]:
+    """The explanation and each option's feedback."""
+    a = answer(part)
+    out: list[tuple[Location, str]] = [(["answer", "explanation"], a.explanation)]
+    return out + [(["answer", "option_feedback", k], v) for k, v in a.option_feedback.items()]
+
+
+def expressions(part: Part) -> list[tuple[Location, str, str | None]]:
+    """The conditions of ``answer.when`` (each compares like with like)."""
+    return [(["answer", "when", i, "if"], w.if_, None)
+            for i, w in enumerate(answer(part).when)]
+
+
 LETTER_CITED = re.compile(r"\(([a-h])\)|\b(?:options?|choices?) \(?([a-h])\b\)?",
                           re.IGNORECASE)
 """A text citing an option by its letter: "(c)", "option b"."""
 
 
 def _texts(part: Part) -> list[tuple[Location, str]]:
-    a = part.answer
-    out: list[tuple[Location, str]] = [(["prompt"], part.prompt), (["answer", "why"], a.why),
+    a = answer(part)
+    out: list[tuple[Location, str]] = [(["prompt"], part.prompt),
                                        (["answer", "explanation"], a.explanation)]
     out += [(["answer", "option_feedback", k], v) for k, v in a.option_feedback.items()]
     out += [(["hints", i, "text"], h.text) for i, h in enumerate(part.hints)]
@@ -69,9 +95,13 @@ def _texts(part: Part) -> list[tuple[Location, str]]:
 
 
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
-    """A known mistake that picks exactly the key can never fire; no text cites an
-    option by its letter (the options are shuffled per variant)."""
-    keys = [set(part.answer.correct)] + [set(w.correct) for w in part.answer.when]
+    """A known mistake that picks exactly the key can never fire (in every branch of
+    ``answer.when``, or only in some); no text cites an option by its letter (the
+    options are shuffled per variant)."""
+    a = answer(part)
+    keys = [set(a.correct)] + [set(w.correct) for w in a.when]
+    branches = [(f"when answer.when[{i}] holds ({w.if_!r})", set(w.correct))
+                for i, w in enumerate(a.when)] + [("when no answer.when holds", set(a.correct))]
     out: list[tuple[Location, str]] = []
     for where, text in _texts(part):
         cited = LETTER_CITED.search(text)
@@ -84,6 +114,12 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
             out.append((base + ["mistakes", i, "choice"],
                         f"{', '.join(m.choice)} is the key (answer.correct), so this mistake "
                         "can never fire; name the wrong labels it stands for"))
+        keyed = [what for what, correct in branches if m.choice and set(m.choice) == correct]
+        if a.when and keyed and len(keyed) < len(branches):
+            out.append((base + ["mistakes", i, "choice"], f"{', '.join(m.choice or [])} is "
+                        f"the key {keyed[0]}: in those variants this mistake can never fire "
+                        "and its feedback calls a right answer wrong; give it a pick that is "
+                        "wrong in every branch"))
     return out
 
 
@@ -91,7 +127,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     """The right labels: the first ``answer.when`` that holds, else ``answer.correct``."""
     from questions.model import KnownMistake
 
-    part, a = ctx.part, ctx.part.answer
+    part, a = ctx.part, answer(ctx.part)
     correct = a.correct
     for w in a.when:
         if ctx.holds(w.if_):
@@ -127,7 +163,7 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     def move(labels: list[str] | tuple[str, ...]) -> list[str]:
         return sorted(shown[x] for x in labels)
 
-    a = pv.spec.answer
+    a = answer(pv.spec)
     spec = pv.spec.model_copy(update={
         "choices": [choices[w] for w in order],
         "answer": a.model_copy(update={
@@ -158,18 +194,18 @@ def key_words(pv: PartVariant) -> str:
 def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
     """Learn mode for a choice or multi-select without arithmetic: one yes-or-no step
     per option (a choice part of its own, answered yes or no)."""
-    from questions.fields import Answer, PartFields
+    from questions.fields import PartFields
 
-    a = pv.spec.answer
+    a = answer(pv.spec)
     many = pv.kind == MULTI
     for i, choice in enumerate(pv.spec.choices):
         label = chr(ord("a") + i)
         right = label in pv.key.correct
         why = a.option_feedback.get(label) or a.explanation or explanation
-        answer = Answer(correct=["a" if right else "b"], explanation=why)
+        yes_no = fields()(correct=["a" if right else "b"], explanation=why)
         ask = (f"Is ({label}) one of the right options: “{choice}”? (yes or no)" if many
                else f"Is ({label}) the right option: “{choice}”? (yes or no)")
-        spec = PartFields.model_construct(prompt=ask, answer_kind=CHOICE, answer=answer,
+        spec = PartFields.model_construct(prompt=ask, answer_kind=CHOICE, answer=yes_no,
                                     choices=["yes", "no"], rows=[], columns={},
                                     mistakes=[], hints=[], tags=[])
         step_key = key(("a" if right else "b",), "yes" if right else "no")
@@ -180,5 +216,7 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
 
 
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
-                    key_words=key_words, walk_steps=walk_steps)
+                    key_words=key_words, walk_steps=walk_steps, texts=texts,
+                    expressions=expressions, part_fields=frozenset({"choices"}),
+                    answer_fields=fields)
 """A single choice and a multi-select (one entry: the part's kind tells them apart)."""

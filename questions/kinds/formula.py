@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
+    from questions.kinds.answers.formula import FormulaAnswer
     from questions.model import PartVariant
 
 __all__ = ["KIND", "NAME"]
@@ -17,22 +18,42 @@ NAME = "formula"
 """The kind's name in templates (``answer_kind``)."""
 
 
+def fields() -> type[FormulaAnswer]:
+    """The model of a formula's `[answer]`."""
+    from questions.kinds.answers.formula import FormulaAnswer
+
+    return FormulaAnswer
+
+
+def answer(part: Part) -> FormulaAnswer:
+    """A formula part's `[answer]`."""
+    return cast("FormulaAnswer", part.answer)
+
+
 def check_part(part: Part) -> None:
     """A formula answer names its formula and what each letter stands for."""
-    if not part.answer.formula or not part.answer.symbols:
+    if not answer(part).formula or not answer(part).symbols:
         raise FieldError(("answer",), "a formula answer needs answer.formula and "
                          "answer.symbols")
 
 
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
-    """Template formulas go through the same safe reader as typed answers."""
+    """Each letter stands for a solver key or quantity; template formulas go through the
+    same safe reader as typed answers."""
     import sympy as sp
 
+    from questions.text import NAMES, suggest_name
     from solver.formula import read_formula
 
-    allowed = {letter: sp.Symbol(letter, positive=True) for letter in part.answer.symbols}
+    a = answer(part)
     out: list[tuple[Location, str]] = []
-    texts = [(base + ["answer", "formula"], part.answer.formula)] + [
+    for sym, name in a.symbols.items():
+        if name not in NAMES:
+            close = suggest_name(name, NAMES)
+            out.append((base + ["answer", "symbols", sym], f"unknown key or quantity "
+                        f"{name!r}" + (f" (did you mean {close}?)" if close else "")))
+    allowed = {letter: sp.Symbol(letter, positive=True) for letter in a.symbols}
+    texts = [(base + ["answer", "formula"], a.formula)] + [
         (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(part.mistakes)]
     for loc, text in texts:
         if text:
@@ -47,8 +68,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     """The formula as written; mistakes are wrong formulas."""
     from questions.model import Key, KnownMistake
 
-    a = ctx.part.answer
-    key = Key("formula", a.formula or "", formula=a.formula, symbols=dict(a.symbols))
+    a = answer(ctx.part)
+    key = Key(NAME, a.formula or "", formula=a.formula, symbols=dict(a.symbols))
     return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
                                for m in ctx.part.mistakes))
 
@@ -59,4 +80,4 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.formula}   ({legend})"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, answer_fields=fields)

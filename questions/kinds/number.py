@@ -4,31 +4,48 @@ from __future__ import annotations
 
 import math
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
+    from questions.kinds.answers.number import NumberAnswer
     from questions.model import Key, PartVariant
 
-__all__ = ["KIND", "NAME", "key"]
+__all__ = ["KIND", "NAME", "TOLERANCE", "answer", "fields", "key"]
 
 NAME = "number"
 """The kind's name in templates (``answer_kind``)."""
 
 
-def key(display: str, value: float, unit: str, tolerance: float = 0.03) -> Key:
+TOLERANCE = 0.03
+"""A number's relative tolerance unless its template says otherwise (within 3 %)."""
+
+
+def key(display: str, value: float, unit: str, tolerance: float = TOLERANCE) -> Key:
     """A number key: ``value`` in base ``unit``, graded within ``tolerance``."""
     from questions.model import Key
 
     return Key(NAME, display, value, unit, tolerance)
 
 
+def fields() -> type[NumberAnswer]:
+    """The model of a number's `[answer]`."""
+    from questions.kinds.answers.number import NumberAnswer
+
+    return NumberAnswer
+
+
+def answer(part: Part) -> NumberAnswer:
+    """A number part's `[answer]` (validated as :func:`fields`, or its stored view)."""
+    return cast("NumberAnswer", part.answer)
+
+
 def check_part(part: Part) -> None:
     """A number answer derives from exactly one of a quantity or an expression."""
-    a = part.answer
+    a = answer(part)
     if (a.quantity is None) == (a.expr is None):
         raise FieldError(("answer",), "a number answer needs exactly one of "
                          "answer.quantity or answer.expr")
@@ -38,6 +55,27 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     """A number answer's known mistakes are values, never formulas."""
     return [(base + ["mistakes", i, "formula"], "a number answer's mistake uses set, expr "
              "or scale") for i, m in enumerate(part.mistakes) if m.formula]
+
+
+def texts(part: Part) -> list[tuple[Location, str]]:
+    """The explanation, the combination's why and the accepted conventions' notes."""
+    a = answer(part)
+    out: list[tuple[Location, str]] = [(["answer", "explanation"], a.explanation),
+                                       (["answer", "why"], a.why)]
+    return out + [(["answer", "accept", i, "note"], acc.note)
+                  for i, acc in enumerate(a.accept)]
+
+
+def expressions(part: Part) -> list[tuple[Location, str, str | None]]:
+    """The answer's expression (its dimension is checked against the answer's unit)."""
+    expr = answer(part).expr
+    return [(["answer", "expr"], expr, None)] if expr else []
+
+
+def quantities(part: Part) -> list[str]:
+    """The answer's quantity."""
+    q = answer(part).quantity
+    return [q] if q else []
 
 
 GIB_DISPLAY_SLIP = "right bytes, but the tool prints GiB"
@@ -55,12 +93,16 @@ answer that is one of them is an exact count. A test keeps this equal to the qua
 whose formula's outermost call is floor or ceiling."""
 
 
-def count_mode(a: Any) -> str:
+def count_mode(part: Part) -> str:
     """How a number answer counts: "exact", "floor", "either" (floor or ceiling) or ""
-    (not a count). An `expr` whose outermost call is floor() or ceil(), or a `quantity`
-    that rounds to a whole number, is an exact count."""
-    import re
+    (not a count; nor is any part of another kind). An `expr` whose outermost call is
+    floor() or ceil(), or a `quantity` that rounds to a whole number, is an exact
+    count."""
+    from questions.kinds import kind_of
 
+    if not kind_of(part.answer_kind).amount:
+        return ""
+    a = answer(part)
     if a.count:
         return str(a.count)
     if a.expr and re.fullmatch(r"\s*(?:floor|ceil)\(.*\)\s*", a.expr):
@@ -76,7 +118,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     from solver.light import QUANTITIES
     from solver.units import COUNT_UNITS, format_value
 
-    a = ctx.part.answer
+    a = answer(ctx.part)
     value = ctx.value({}, a.expr, a.quantity)
     unit = a.unit or (QUANTITIES[a.quantity].unit if a.quantity else "1")
     if not math.isfinite(value):
@@ -84,9 +126,9 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
                             reason="the answer is not finite")
     binary = a.binary and unit in ("B", "B/s")
     display = format_value(value, unit, binary=binary)
-    if count_mode(a) == "floor" and abs(value) < 1e15:
+    if count_mode(ctx.part) == "floor" and abs(value) < 1e15:
         value = float(math.floor(value))  # the largest whole number that fits
-    if count_mode(a) in ("exact", "floor") and value == int(value) and abs(value) < 1e15:
+    if count_mode(ctx.part) in ("exact", "floor") and value == int(value) and abs(value) < 1e15:
         # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
         display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
     drawn = key(display, value, unit, a.tolerance)
@@ -112,4 +154,6 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.display}"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, amount=True)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, amount=True,
+                    texts=texts, expressions=expressions, quantities=quantities,
+                    answer_fields=fields)

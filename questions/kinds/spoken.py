@@ -12,34 +12,63 @@ from __future__ import annotations
 
 import math
 import string
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
-    from questions.fields import Figure
     from questions.fields import PartFields as Part
+    from questions.kinds.answers.spoken import Figure, SpokenAnswer
     from questions.model import FigureKey, PartVariant
 
-__all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "figure_derivation", "fill_figures"]
+__all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "answer", "fields", "figure_derivation",
+           "fill_figures"]
 
 MAX_UNSTATED_SHARE = 0.2
 """The most that claims and order rules together may be worth: an answer that states
 no figure at all must not score more than this."""
 
 
+def fields() -> type[SpokenAnswer]:
+    """The model of a spoken answer's `[answer]` (the rubric)."""
+    from questions.kinds.answers.spoken import SpokenAnswer
+
+    return SpokenAnswer
+
+
+def answer(part: Part) -> SpokenAnswer:
+    """A spoken part's `[answer]`."""
+    return cast("SpokenAnswer", part.answer)
+
+
 def _total(part: Part) -> tuple[float, float]:
-    a = part.answer
+    a = answer(part)
     figures = sum(f.weight for f in a.figures)
     words = sum(c.weight for c in a.claims) + sum(o.weight for o in a.order)
     return figures, words
 
 
+def key_texts(part: Part) -> list[tuple[Location, str]]:
+    """The model answer (its `{figure}` placeholders are the rubric's)."""
+    return [(["answer", "model_answer"], answer(part).model_answer)]
+
+
+def expressions(part: Part) -> list[tuple[Location, str, str | None]]:
+    """Each figure's expression, in the figure's unit."""
+    return [(["answer", "figures", i, "expr"], f.expr, f.unit)
+            for i, f in enumerate(answer(part).figures) if f.expr]
+
+
+def quantities(part: Part) -> list[str]:
+    """The figures' quantities."""
+    return [f.quantity for f in answer(part).figures if f.quantity]
+
+
 def check_part(part: Part) -> None:
     """Figures, a model answer that states each, unique ids, known order ids, mistakes
     tied to a figure, and figures worth at least 80 % of the score."""
-    a = part.answer
+    a = answer(part)
     if not a.figures:
         raise FieldError(("answer", "figures"), "a spoken answer needs at least one "
                          "[[answer.figures]]: the figures the answer should state")
@@ -95,23 +124,17 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     answer's placeholders exist and do not say a figure's unit twice; `answer.show` is
     given."""
     from questions.dimensions import dim_of_unit
-    from questions.expr import ExprError, compile_expr
     from questions.text import NAMES, placeholder_problems
     from solver.keys import KEYS
     from solver.light import QUANTITIES
     from solver.units import BASE_UNITS
 
     out: list[tuple[Location, str]] = []
-    a = part.answer
-    for i, f in enumerate(a.figures):
+    a = answer(part)
+    for i, f in enumerate(a.figures):  # the exprs compile with every kind's expressions
         at: Location = base + ["answer", "figures", i]
         if f.quantity is not None and f.quantity not in QUANTITIES:
             out.append((at + ["quantity"], f"unknown quantity {f.quantity!r}"))
-        if f.expr is not None:
-            try:
-                compile_expr(f.expr, NAMES)
-            except ExprError as exc:
-                out.append((at + ["expr"], str(exc)))
         for k in f.set:
             if k not in KEYS:
                 out.append((at + ["set", k], f"unknown solver key {k!r}"))
@@ -184,7 +207,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
 
     part = ctx.part
     figures: list[FigureKey] = []
-    for f in part.answer.figures:
+    for f in answer(part).figures:
         value = ctx.value(dict(f.set), f.expr, f.quantity)
         if not math.isfinite(value) or value <= 0:
             reason = f"figure {f.id!r} is not a finite positive number ({value})"
@@ -193,7 +216,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         figures.append(FigureKey(f.id, f.label, value, unit, format_value(value, unit),
                                  f.tolerance, f.weight, dict(f.set), f.quantity or "",
                                  f.expr or ""))
-    by_id = {f.id: f for f in part.answer.figures}
+    by_id = {f.id: f for f in answer(part).figures}
     keys = {f.id: f for f in figures}
     mistakes = []
     for m in part.mistakes:
@@ -206,7 +229,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
                            None if (m.expr or spec.expr) else spec.quantity)
         mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv,
                                      figure=m.figure))
-    text = fill_figures(part.answer.model_answer, {f.id: f.display for f in figures})
+    text = fill_figures(answer(part).model_answer, {f.id: f.display for f in figures})
     model_answer = ctx.render(text, "model_answer")
     key = Key("spoken", model_answer, tolerance=min(f.tolerance for f in figures),
               figures=tuple(figures))
@@ -248,4 +271,5 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
 NAME = "spoken"
 """The kind's name in templates (``answer_kind``)."""
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, key_texts=key_texts,
+                    expressions=expressions, quantities=quantities, answer_fields=fields)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
+    from questions.kinds.answers.table import TableAnswer
     from questions.model import Key, PartVariant
 
 __all__ = ["KIND", "NAME", "key"]
@@ -25,9 +26,21 @@ def key(rows: list[str], cells: dict[str, tuple[str, ...]]) -> Key:
     return Key(NAME, table_display(rows, cells), cells=cells)
 
 
+def fields() -> type[TableAnswer]:
+    """The model of a table's `[answer]`."""
+    from questions.kinds.answers.table import TableAnswer
+
+    return TableAnswer
+
+
+def answer(part: Part) -> TableAnswer:
+    """A table part's `[answer]`."""
+    return cast("TableAnswer", part.answer)
+
+
 def check_part(part: Part) -> None:
     """Rows and columns are given, and the key gives every row once, in known columns."""
-    a = part.answer
+    a = answer(part)
     if not part.rows or not part.columns:
         raise FieldError(("rows",), "a table answer needs rows and columns")
     if set(a.cells) != set(part.rows):
@@ -45,7 +58,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     from questions.model import KnownMistake
 
     part = ctx.part
-    cells = {r: tuple(c) for r, c in part.answer.cells.items()}
+    cells = {r: tuple(c) for r, c in answer(part).cells.items()}
     return DrawnKey(key(part.rows, cells), tuple(
         KnownMistake(m.name, m.feedback, m.credit,
                      cells={r: tuple(c) for r, c in (m.cells or {}).items()})
@@ -74,4 +87,5 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
             f"{pv.spec.answer.explanation}".strip(), what=f"row {row}")
 
 
-KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps)
+KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps,
+                    part_fields=frozenset({"rows", "columns"}), answer_fields=fields)

@@ -123,7 +123,7 @@ def follow_through(pv: PartVariant, text: str, g: Grade, earlier: Mapping[int, f
     from quiz.core.kinds import number
 
     tol = min(key.tolerance * tolerance_scale, number.MAX_TOLERANCE)
-    if count_mode(pv.spec.answer):  # a count follows through to the unit
+    if count_mode(pv.spec):  # a count follows through to the unit
         differs, hit = round(carried) != round(key.value), round(typed) == round(carried)
     else:
         differs = relative_error(carried, key.value) > tol

@@ -153,7 +153,7 @@ def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
     with nothing to type, such as a spoken answer's wrong figure)."""
     key = pv.key
     if m.value is not None and key.value is not None:
-        if count_mode(pv.spec.answer):  # a count: type the whole number
+        if count_mode(pv.spec):  # a count: type the whole number
             return str(round(m.value))
         return format_value(m.value, key.unit or "1", digits=4)
     if m.formula:
@@ -357,7 +357,7 @@ def check_follow(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     carried = follow.derive({c.name: c.key * WRONG_EARLIER for c in follow.carried})
     if relative_error(carried, key.value) <= key.tolerance:
         return []  # this draw's answer hardly depends on them
-    typed = str(round(carried)) if count_mode(pv.spec.answer) else \
+    typed = str(round(carried)) if count_mode(pv.spec) else \
         format_value(carried, key.unit, digits=4)
     g = grade(pv, typed, earlier=earlier)
     want = "correct" if follow.credit >= 1 else "partial"
@@ -461,7 +461,8 @@ def example_text(text: str, v: Variant, pv: PartVariant) -> str:
             raise ExampleError(f"{{mistake:{arg}}} names no known mistake of part "
                                f"{pv.index} (its mistakes: {names})")
         from questions.expr import ExprError, compile_expr
-        from questions.variants import NAMES, pv_env_value
+        from questions.text import NAMES
+        from questions.variants import pv_env_value
 
         try:
             free = {k: float(x) for k, x in v.params.items()
@@ -471,7 +472,7 @@ def example_text(text: str, v: Variant, pv: PartVariant) -> str:
                                    for n in e.names}))
         except (ExprError, ValueError, LookupError, ArithmeticError) as exc:
             raise ExampleError(f"{{expr:{arg}}}: {exc}") from None
-        if count_mode(pv.spec.answer):
+        if count_mode(pv.spec):
             return str(round(value))
         return format_value(value, pv.key.unit or "1", digits=4)
 

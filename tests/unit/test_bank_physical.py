@@ -20,6 +20,7 @@ from collections.abc import Iterator
 import pytest
 from helpers import bundled_bank, per_profile
 
+from questions.kinds import choice, kind_of
 from questions.schema import Part
 from questions.variants import PartVariant, make_variant, part_texts, pv_env_value
 from solver.errors import SolverError
@@ -57,17 +58,19 @@ _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z_0-9]*)")
 def names_of(part: Part, intro: str) -> frozenset[str]:
     """Every solver name a part's key, rubric, shown derivations, conditions and texts
     read."""
-    a = part.answer
-    exprs = [a.quantity or "", a.expr or "", *a.show, *(w.if_ for w in a.when),
-             *(f.quantity or "" for f in a.figures), *(f.expr or "" for f in a.figures)]
-    texts = [intro, *part_texts(part), a.model_answer]
+    kind = kind_of(part.answer_kind)
+    exprs = [*kind.quantities(part), *(text for _, text, _ in kind.expressions(part)),
+             *part.answer.show]
+    texts = [intro, *part_texts(part), *(text for _, text in kind.key_texts(part))]
     return frozenset(n for e in exprs for n in _NAME.findall(e)) | frozenset(
         n for t in texts for n in _PLACEHOLDER.findall(t))
 
 
 def asks_whether_it_fits(part: Part) -> bool:
+    if kind_of(part.answer_kind).answer_fields is not choice.fields:
+        return False  # only a choice's key depends on conditions (answer.when)
     return any(n in ("hbm_bytes", "memory_per_gpu")
-               for w in part.answer.when for n in _NAME.findall(w.if_))
+               for w in choice.answer(part).when for n in _NAME.findall(w.if_))
 
 
 def variants(only: str | None = None) -> Iterator[

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from helpers import bundled_bank
 
+from questions.kinds.choice import answer
 from questions.loader import parse_template
 from questions.schema import Part
 from questions.variants import make_variant
@@ -43,11 +44,11 @@ def test_the_key_is_not_the_longest_option_in_most_choice_questions() -> None:
     # the longest sentence. Multi-select: the longest option is a right one in at most
     # half of the questions (a careful, long key is the tell test-wise candidates use).
     single = [(tid, p) for tid, _, p in CHOICE_PARTS
-              if p.answer_kind == "choice" and not p.answer.when and len(p.choices) >= 3]
+              if p.answer_kind == "choice" and not answer(p).when and len(p.choices) >= 3]
     multi = [(tid, p) for tid, _, p in CHOICE_PARTS if p.answer_kind == "multi"]
     assert len(single) >= 5 and len(multi) >= 5
-    assert [tid for tid, p in single if _longest(p) in p.answer.correct] == []
-    tells = [tid for tid, p in multi if _longest(p) in p.answer.correct]
+    assert [tid for tid, p in single if _longest(p) in answer(p).correct] == []
+    tells = [tid for tid, p in multi if _longest(p) in answer(p).correct]
     assert len(tells) <= len(multi) // 2, tells
 
 
@@ -128,7 +129,7 @@ def test_examples_and_feedback_use_the_templates_letters_and_show_the_variants()
         moved += pv.labels["a"] != "a"
         c = pv.labels["c"]
         assert pv.spec.choices[ord(c) - ord("a")] == "a larger TP degree"
-        assert pv.spec.answer.option_feedback == {c: "TP splits each layer; the stages stay."}
+        assert answer(pv.spec).option_feedback == {c: "TP splits each layer; the stages stay."}
         g = grade(pv, as_shown(pv, "a, b, c"))
         assert f"{c} (picked): TP splits each layer" in g.feedback
         assert grade(pv, pv.key.display).verdict == "correct"

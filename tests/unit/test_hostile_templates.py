@@ -230,3 +230,39 @@ def test_the_hostile_corpus_files_exist_in_the_validator_corpus() -> None:
     for name in ("unsatisfiable_gpus", "huge_base_constraint", "huge_base_expr",
                  "overflowing_range", "infinite_range"):
         assert (BROKEN / f"{name}.toml").is_file()
+
+
+def _answer_fields_of_other_kinds() -> list[tuple[str, str]]:
+    from questions.schema import answer_models
+
+    models = answer_models()
+    return [(kind, field) for kind, model in models.items()
+            for other in dict.fromkeys(models.values()) for field in other.model_fields
+            if field not in model.model_fields]
+
+
+@pytest.mark.parametrize(("kind", "field"), _answer_fields_of_other_kinds())
+def test_a_field_of_another_kinds_answer_is_refused_naming_whose_it_is(
+        kind: str, field: str) -> None:
+    """The flat [answer] model once took any kind's field and ignored it (`tolerance` on
+    a choice graded nothing): each kind's answer refuses the fields it does not read."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from questions.loader import bundled_files, schema_problems
+    from questions.schema import Template
+
+    path = next(p for p in bundled_files() if f'answer_kind = "{kind}"' in p.read_text()
+                or (kind == "number" and "answer_kind" not in p.read_text()))
+    text = path.read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    part = data["parts"][0] if "parts" in data else data
+    assert part.get("answer_kind", "number") == kind
+    part["answer"][field] = 1
+    with pytest.raises(ValidationError) as caught:
+        Template.model_validate(data).all_parts()
+    reasons = {p.field: p.reason for p in schema_problems(caught.value, data, text, path.name)}
+    at = ("parts[0]." if "parts" in data else "") + f"answer.{field}"
+    assert f"{field!r} is a field of " in reasons[at] and f"not of a {kind} answer" in \
+        reasons[at], reasons

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 import pytest
 from helpers import run_cli
+from pydantic import Field
 
 from questions.errors import FieldError
-from questions.fields import PartFields
+from questions.fields import AnswerFields, PartFields
 from questions.kinds.base import DrawnKey, KeyContext, QuestionKind
 from questions.model import Key, PartVariant
 from quiz.core.kinds.base import AnswerKind, Grade, Read, invalid
@@ -21,20 +23,35 @@ WORD = "word"
 """The toy kind: type the right option's word (not its letter)."""
 
 
+# ---- questions/kinds/answers/word.py
+
+
+class WordAnswer(AnswerFields):
+    """A word answer: the label of the option whose word is typed."""
+
+    correct: list[str] = Field(default_factory=list)
+    """The right option's label."""
+
+
 # ---- questions/kinds/word.py
 
 
+def _answer(part: PartFields) -> WordAnswer:
+    return cast("WordAnswer", part.answer)
+
+
 def _check_part(part: PartFields) -> None:
-    if len(part.choices) < 2 or len(part.answer.correct) != 1:
+    if len(part.choices) < 2 or len(_answer(part).correct) != 1:
         raise FieldError(("answer", "correct"), "a word answer names one of its choices")
 
 
 def _draw_key(ctx: KeyContext) -> DrawnKey:
-    label = ctx.part.answer.correct[0]
+    label = _answer(ctx.part).correct[0]
     return DrawnKey(Key(WORD, ctx.part.choices[ord(label) - ord("a")]))
 
 
-QUESTION_KIND = QuestionKind(_check_part, _draw_key)
+QUESTION_KIND = QuestionKind(_check_part, _draw_key, part_fields=frozenset({"choices"}),
+                             answer_fields=lambda: WordAnswer)
 
 
 # ---- quiz/core/kinds/word.py
@@ -128,6 +145,11 @@ def test_the_toy_kind_is_checked_by_its_own_rules_and_asked_by_its_own_words(
     broken = TEMPLATE.replace('correct = ["b"]', 'correct = ["a", "b"]')
     with pytest.raises(Exception, match="a word answer names one of its choices"):
         parse_template(broken, "toy-word.toml")
+    # its [answer] is its own model: a number's field is refused, naming whose it is
+    with pytest.raises(Exception, match=r"answer.tolerance: 'tolerance' is a field of "
+                       r"number answers, not of a word answer"):
+        parse_template(TEMPLATE + "tolerance = 0.1\n", "toy-word.toml")
+    assert isinstance(parse_template(TEMPLATE, "toy-word.toml").answer, WordAnswer)
     pv = make_variant(parse_template(TEMPLATE, "toy-word.toml"), 0).parts[0]
     assert pv.key == Key(WORD, "optimizer")
     pytest.importorskip("textual")

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from questions import schema
+from questions.fielddocs import _models_in
 from questions.loader import parse_template
 from questions.reference import reference_markdown
 from questions.scaffold import scaffold
@@ -327,9 +328,14 @@ def test_authoring_guide_carries_the_reference_generated_from_the_models() -> No
 
 def test_authoring_guide_names_every_field_of_every_model() -> None:
     guide = (ROOT / "AUTHORING.md").read_text(encoding="utf-8")
-    models: list[type[BaseModel]] = [schema.Template, schema.ParamSpec, schema.Answer,
-                                     schema.Accepted, schema.Condition, schema.Mistake,
-                                     schema.Hint, schema.Example, schema.Part]
+    answers = set(schema.answer_models().values())
+    nested = [inner for model in answers for info in model.model_fields.values()
+              for inner in _models_in(info.annotation)]
+    models: list[type[BaseModel]] = [schema.Template, schema.ParamSpec, schema.AnswerFields,
+                                     *answers, *nested, schema.Mistake, schema.Hint,
+                                     schema.Example, schema.Part]
+    assert {"Accepted", "Condition", "Figure", "Claim", "OrderRule"} <= {
+        m.__name__ for m in nested}
     missing = [f"{m.__name__}.{info.alias or name}" for m in models
                for name, info in m.model_fields.items()
                if f"`{info.alias or name}`" not in guide]

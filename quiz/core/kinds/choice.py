@@ -123,7 +123,9 @@ def _grade(pv: PartVariant, text: str) -> Grade:
 
 def _why(pv: PartVariant, picked: set[str], right: set[str]) -> list[str]:
     """The template's reason for each option picked wrongly or missed, in label order."""
-    reasons = pv.spec.answer.option_feedback
+    from questions.kinds.choice import answer
+
+    reasons = answer(pv.spec).option_feedback
     out = []
     for label in sorted((picked - right) | (right - picked)):
         if label in reasons:

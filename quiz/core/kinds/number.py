@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from questions.kinds.number import GIB_DISPLAY_SLIP
+from questions.kinds.number import GIB_DISPLAY_SLIP, answer
 from questions.variants import PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import MAX_NUMBER_CHARS, Reading, Unreadable, read_number
@@ -62,7 +62,7 @@ def read(pv: PartVariant, text: str) -> Read:
         raise Unreadable("'m' could be minutes or metres: write min for minutes",
                          f"{m['number']} min")
     if _BARE.match(cleaned):
-        bare = pv.spec.answer.bare_unit
+        bare = answer(pv.spec).bare_unit
         if bare:
             cleaned = f"{cleaned} {bare}"  # the prompt named the unit a bare number is in
         elif unit in _NEEDS_UNIT or (unit == "FLOP" and abs(_plain(cleaned)) < _FLOP_COUNT):
@@ -368,7 +368,7 @@ def right_count(value: float, key: float) -> bool:
 def _count_mode(pv: PartVariant) -> str:
     from questions.kinds.number import count_mode
 
-    return count_mode(pv.spec.answer)
+    return count_mode(pv.spec)
 
 
 def tolerance_words(pv: PartVariant) -> str:
@@ -475,7 +475,7 @@ def convention_excluded(pv: PartVariant, name: str) -> bool:
 def binary_label_slip(pv: PartVariant, r: Reading) -> tuple[str, str] | None:
     """A key asked for in GiB (a tool's printout: ``binary``) given as the same bytes
     in GB: the bytes are right, the number the tool prints is not."""
-    if not pv.spec.answer.binary or pv.key.unit not in ("B", "B/s"):
+    if not answer(pv.spec).binary or pv.key.unit not in ("B", "B/s"):
         return None
     if not re.search(r"(?<![A-Za-z])[kKMGTPE]B\b|\d\s*(?:B|bytes)\s*$", r.text) or \
             re.search(r"[KMGTPE]iB", r.text):

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Final
 
+from questions.kinds.spoken import answer
 from questions.variants import FigureKey, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import Reading, Unreadable
@@ -474,7 +475,7 @@ def checklist(pv: PartVariant, reading: SpokenReading, scale: float = 1.0, *,
         scale: multiplies every figure's tolerance (a user setting).
         derive: add the solver's derivation to wrong and missing figures.
     """
-    a = pv.spec.answer
+    a = answer(pv.spec)
     hay = normalize(reading.text)
     scopes = denied_scopes(reading.text)
     found = []
@@ -584,7 +585,7 @@ def prompt_lines(pv: PartVariant) -> list[str]:
 
 def json_fields(pv: PartVariant) -> dict[str, Any]:
     """The rubric's items, without their values."""
-    a = pv.spec.answer
+    a = answer(pv.spec)
     return {"rubric": {
         "figures": [{"id": f.id, "label": f.label, "unit": f.unit, "weight": f.weight}
                     for f in pv.key.figures],
