@@ -20,11 +20,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from questions.derivation import explanation_of
 from questions.errors import TemplateError
 from questions.kinds import kind_of as question_kind
-from questions.loader import Bank
-from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
 from quiz.core.clock import utc_now
 from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
@@ -33,12 +30,17 @@ from quiz.core.grading import Grade, grade, read_answer, unreadable_message
 from quiz.core.kinds import kind_of
 from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
-from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Flag, Store
 from quiz.core.types import Mode, stored
 
 if TYPE_CHECKING:
+    # Annotations only: the template and settings models are pydantic's (a third of a
+    # second to import), and `quiz drill` draws its first question before they are
+    # imported (quiz.core.drill.first_question).
     from questions.followups import FollowUp
+    from questions.loader import Bank
+    from questions.schema import Template
+    from quiz.core.settings import Settings
 
 MAX_SEED = 1_000_000
 
@@ -137,6 +139,8 @@ class Outcome:
     @property
     def explanation(self) -> str:
         """The worked derivation."""
+        from questions.derivation import explanation_of
+
         return explanation_of(self.question.part)
 
 
@@ -263,12 +267,14 @@ class Session(ABC):
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
 
-    def ask(self, template_id: str, seed: int) -> Question:
-        """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED)."""
+    def ask(self, template_id: str, seed: int, started: float | None = None) -> Question:
+        """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED), shown since
+        ``started`` (the clock's time; None: now)."""
         variant = make_variant(self.bank.get(template_id), seed)
         self._part_scores, self._seconds, self._earlier = [], 0.0, {}
         self.base, self.chain = variant, []
-        self.current = Question(variant, variant.parts[0], self.clock())
+        self.current = Question(variant, variant.parts[0],
+                                self.clock() if started is None else started)
         return self.current
 
     # --- follow-ups

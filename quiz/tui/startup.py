@@ -9,6 +9,12 @@ reads the settings model (``StateOpened``) and loads the question bank
 (``StartupFinished``). Nothing competes with the figures for the interpreter, and a
 mode picked meanwhile waits for what it needs (:mod:`quiz.tui.routing`).
 
+`quiz drill` (a ``first`` drawer given) shows its question screen first, and the worker
+draws the drill's first question from the same cheap reads, before today's figures
+(``FirstQuestionDrawn``: one variant of one template, drawn from the compiled bank's
+view, no pydantic); the rest follows as above, and the drill's session, built once the
+bank is loaded, goes on from that question.
+
 The worker reports only through messages: no widget is touched off the event loop.
 """
 
@@ -24,10 +30,19 @@ from typing import TYPE_CHECKING
 
 from textual.message import Message
 
-from quiz.tui.messages import BankLoaded, HomeReady, StartupFinished, StateOpened, TaskFailed
+from quiz.tui.messages import (
+    BankLoaded,
+    FirstQuestionDrawn,
+    HomeReady,
+    StartupFinished,
+    StateOpened,
+    TaskFailed,
+)
 
 if TYPE_CHECKING:
+    from questions.catalog import Catalog
     from questions.loader import Bank
+    from quiz.core.drill import FirstQuestion
     from quiz.core.settings import Settings
     from quiz.core.settings_cache import DailyLimits
     from quiz.core.state import AppState, DataFolder
@@ -39,9 +54,14 @@ DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
 
 PAINT_WAIT = 0.5
-"""Most seconds the start-up worker waits for the home's figures to be painted before
-reading the settings model and the templates (it never waits longer: a frame that is
-not drawn by then is not worth holding the rest of start-up for)."""
+"""Most seconds the start-up worker waits for the home's figures (or the drill's first
+question) to be painted before going on (it never waits longer: a frame that is not
+drawn by then is not worth holding the rest of start-up for)."""
+
+FirstDrawer = Callable[["DataFolder", "Catalog", "Settings | DailyLimits"],
+                       "FirstQuestion | None"]
+"""Draws the drill's first question from the open folder, the catalog and the daily
+limits (:meth:`quiz.tui.routing.Router.first_question`), in the worker."""
 
 
 @dataclass(frozen=True)
@@ -71,14 +91,17 @@ class Loader:
     ``post`` (the app's thread-safe ``post_message``)."""
 
     def __init__(self, sources: Sources, history: History,
-                 post: Callable[[Message], object]) -> None:
+                 post: Callable[[Message], object], first: FirstDrawer | None = None) -> None:
         self.sources = sources
         self.history = history
         self.post = post
-        self.home_painted = threading.Event()
-        """Set once the screen with today's figures is painted: the worker waits for it
-        before its slow imports, which would hold the interpreter while that frame is
-        drawn."""
+        self.first = first
+        """Draws the drill's first question before anything else is read (`quiz drill`);
+        None: the home comes first."""
+        self.painted = threading.Event()
+        """Set once what the worker last posted is painted (today's figures, the first
+        question): the worker waits for it before its next step, which would hold the
+        interpreter while that frame is drawn."""
 
     def early_theme(self, available: Collection[str]) -> str:
         """The theme named in the settings file, read cheaply before the first paint.
@@ -130,8 +153,10 @@ class Loader:
             if state is None:
                 return
             limits = state.settings
-        self.post(HomeReady(first_run, ids, self.summary(folder.store, limits, ids)))
-        self.home_painted.wait(PAINT_WAIT)
+        if self.first is not None and catalog is not None:
+            self._post_and_wait(FirstQuestionDrawn(self._first(folder, catalog, limits)))
+        self._post_and_wait(HomeReady(first_run, ids,
+                                      self.summary(folder.store, limits, ids)))
         if state is None:
             state = self._with_settings(folder)
             if state is None:
@@ -153,6 +178,22 @@ class Loader:
         import quiz.core.practice  # noqa: F401
 
         self.post(StartupFinished())
+
+    def _post_and_wait(self, message: Message) -> None:
+        """Post ``message`` and wait (a moment at most) until what it shows is painted."""
+        self.painted.clear()
+        self.post(message)
+        self.painted.wait(PAINT_WAIT)
+
+    def _first(self, folder: DataFolder, catalog: Catalog,
+               limits: Settings | DailyLimits) -> FirstQuestion | None:
+        """The drill's first question, or None (the session draws it once the bank is
+        loaded, and says what went wrong if anything does)."""
+        assert self.first is not None
+        try:
+            return self.first(folder, catalog, limits)
+        except Exception:  # the session's own draw reports it, in its own words
+            return None
 
     def _with_settings(self, folder: DataFolder) -> AppState | None:
         """The settings read onto the open folder, or None after saying why they could
