@@ -15,7 +15,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:
     from questions.loader import Bank
-    from quiz.core.drill import DrillSummary, FirstQuestion
+    from quiz.core.drill import DrillSummary
     from quiz.core.layout_lab import Setup
     from quiz.core.learn import WalkAnswer, Walkthrough
     from quiz.core.mistakes import Mistake
@@ -42,15 +42,6 @@ class HomeReady(Message):
     first_run: bool
     template_ids: list[str] | None
     summary: HomeSummary | None
-
-
-@dataclass
-class FirstQuestionDrawn(Message):
-    """`quiz drill`'s first question is drawn, before the settings model and the
-    templates are loaded (None: it could not be, and the drill's session draws it once
-    they are)."""
-
-    first: FirstQuestion | None
 
 
 @dataclass

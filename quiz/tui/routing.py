@@ -29,14 +29,12 @@ if TYPE_CHECKING:
     from textual.message import Message
     from textual.screen import ScreenResultCallbackType
 
-    from questions.catalog import Catalog
     from questions.loader import Bank
     from quiz.core.drill import FirstQuestion
     from quiz.core.session import Question, Session
-    from quiz.core.settings import Settings
-    from quiz.core.settings_cache import DailyLimits
-    from quiz.core.state import AppState, DataFolder
+    from quiz.core.state import AppState
     from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.startup import Opened
 
 
 @dataclass(frozen=True)
@@ -108,7 +106,7 @@ class Router:
         self._opening: QuestionScreen | None = None
         """`quiz drill`'s question screen, opened before its session (:meth:`open_drill`)."""
         self._first: FirstQuestion | None = None
-        """Its first question, drawn before the bank loaded (:meth:`first_question`)."""
+        """Its first question, drawn before anything else loaded (:meth:`first_question`)."""
 
     # ------------------------------------------------------------ modes
 
@@ -197,39 +195,38 @@ class Router:
 
     # ------------------------------------------------------------ `quiz drill`
 
-    def open_drill(self) -> None:
-        """Open the drill's question screen before anything is loaded (`quiz drill`): its
-        first question comes from :meth:`first_question`, its session once the bank is
-        loaded (:meth:`open_start`)."""
-        from quiz.tui.screens.question import QuestionScreen
-
-        self._opening = QuestionScreen(None, "drill")
-        self.app.push_screen(self._opening)
-
-    def first_question(self, folder: DataFolder, catalog: Catalog,
-                       limits: Settings | DailyLimits) -> FirstQuestion | None:
+    def first_question(self, opened: Opened) -> FirstQuestion | None:
         """The drill's first question, drawn from the compiled bank's view of its
-        template (no pydantic: :func:`quiz.core.drill.first_question`). Runs in the
-        start-up worker; :meth:`show_first` shows it."""
+        template (no pydantic: :func:`quiz.core.drill.first_question`); None: the
+        session draws it once the bank is loaded (and says what went wrong, if
+        anything does)."""
         from questions.stored import bank_view_of
         from quiz.core.clock import utc_now
         from quiz.core.drill import first_question
+
+        catalog = opened.catalog
+        if catalog is None:
+            return None
 
         def template(template_id: str) -> Any:
             # compiled by this run (a first start): validated already; else the view
             return catalog.fresh(template_id) or bank_view_of(catalog, template_id)
 
-        return first_question(catalog.bank(), folder.store, limits, template,
-                              rng=self._rng(), clock=self.app.clock,
-                              now=self.app.now or utc_now)
+        try:
+            return first_question(catalog.bank(), opened.folder.store, opened.limits,
+                                  template, rng=self._rng(), clock=self.app.clock,
+                                  now=self.app.now or utc_now)
+        except Exception:  # the session's own draw reports it, in its own words
+            return None
 
-    def show_first(self, first: FirstQuestion | None) -> None:
-        """Show the drill's first question on the screen waiting for it."""
-        opening = self._opening
-        if first is None or opening is None:
-            return
+    def open_drill(self, first: FirstQuestion | None) -> None:
+        """Open the drill's question screen before the bank is loaded (`quiz drill`),
+        showing ``first``; its session comes once the bank is loaded (:meth:`open_start`)."""
+        from quiz.tui.screens.question import QuestionScreen
+
         self._first = first
-        opening.show_first(first.question, str(first.left))
+        self._opening = QuestionScreen(None, "drill", first)
+        self.app.push_screen(self._opening)
 
     def start_drill(self, opening: QuestionScreen | None = None) -> None:
         """Start today's drill, or say it is done for today; on ``opening`` (the screen

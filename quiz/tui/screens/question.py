@@ -6,9 +6,9 @@ their results come back as messages. In drill and practice every graded answer o
 the feedback screen; in a mock interview the next question follows at once, a
 countdown runs, and the report comes at the end.
 
-`quiz drill` opens this screen before its session exists (``session=None``): the
-drill's first question is drawn at start-up from the compiled bank (:meth:`show_first`)
-and typed into at once; the session, built once the templates and the settings are
+`quiz drill` opens this screen before its session exists (``session=None``), showing
+the drill's first question drawn at start-up from the compiled bank (``first``), typed
+into at once; the session, built once the templates and the settings are
 loaded, asks the same variant and is handed over (:meth:`take`). What the person did
 meanwhile besides typing (Enter, a hint, a skip, a flag) runs then, in order, so an
 answer submitted early is graded by the session exactly as any other.
@@ -44,6 +44,7 @@ from quiz.tui.widgets.question_card import QuestionCard
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
+    from quiz.core.drill import FirstQuestion
     from quiz.core.mock import MockSession
     from quiz.core.session import Outcome, Question, Session
 
@@ -57,6 +58,7 @@ class QuestionScreen(AnsweringScreen):
         session: the session (its ``mode`` decides the flow); None: `quiz drill`'s, to
             come (:meth:`take`).
         mode: ``drill``, ``practice`` or ``mock``.
+        first: without a session, the question to show until it comes (None: none).
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -72,9 +74,11 @@ class QuestionScreen(AnsweringScreen):
         Binding("pagedown", "scroll_question(1)", "Scroll down", show=False),
     ]
 
-    def __init__(self, session: Session | None, mode: str) -> None:
+    def __init__(self, session: Session | None, mode: str,
+                 first: FirstQuestion | None = None) -> None:
         super().__init__()
         self._session = session
+        self._first = first
         self.mode = mode
         self._waiting: list[Callable[[], object]] = []
         """What the person did before the session came (see :meth:`take`)."""
@@ -133,6 +137,8 @@ class QuestionScreen(AnsweringScreen):
         self.query_one(AnswerBox).field.focus()
         if self._session is not None:
             self._draw()
+        elif self._first is not None:
+            self.show_first(self._first.question, str(self._first.left))
         if self.mock is not None:
             self.set_interval(1.0, self.tick)
 
