@@ -21,8 +21,8 @@ same launcher), and prints each round's ratio to the same round's "with everythi
 Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N] [--compare SOURCE]
      [--without PIECE...]
 (``--compare`` also runs a source tree of the code before a change, e.g. ``git archive
-main | tar -x -C SOURCE``, for the first-paint and home-usable rows, alternating with
-this one sample by sample, and prints after/before ratios.)
+main | tar -x -C SOURCE``, for the first-paint, home-usable and drill rows, alternating
+with this one sample by sample, and prints after/before ratios.)
 Targets (issues 15, 30, 34): home usable and drill's first question <= 1.6x the minimal
 app; home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates and
 `templates list` <= 1 s.
@@ -69,9 +69,11 @@ def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
 USABLE = ("in today's drill", "Done for today.")
 """What the home shows once the menu has today's counts (the person can start)."""
 
-QUESTION = ("Submit",)
-"""The question screen's keys line (Enter Submit, or ^d Submit for a paragraph): a
-question is on screen and takes an answer."""
+QUESTION = ("left today", "again today")
+"""What the drill's question screen shows beside the question's label once a question
+is drawn and shown (``12 left today``, ``1 again today``). Not the keys line ("Enter
+Submit"): that is composed with the screen, before its question is drawn, so waiting for
+it timed an empty question screen."""
 
 
 def time_to_any(command: list[str], texts: tuple[str, ...], timeout: float = 60.0) -> float:
@@ -189,6 +191,7 @@ def main() -> None:
                           "--data-dir", str(old)]
                 cases["before: quiz first paint"] = (before, (TITLE_TEXT,))
                 cases["before: quiz home usable"] = (before, USABLE)
+                cases["before: drill first question"] = ([*before, "drill"], QUESTION)
             if args.history:
                 big = Path(tmp) / "big-history"
                 build_history(big, args.history)
@@ -231,6 +234,13 @@ def main() -> None:
         if f"before: {name}" in rows:
             ratio += f"; {m / statistics.median(rows[f'before: {name}']):.2f}x before"
         print(f"{name:<44} {summary(values)}{ratio}")
+    for name in targets:  # paired: each round's sample over the same round's minimal app
+        if name in rows:
+            ratios = sorted(a / b for a, b in zip(rows[name], rows["minimal Textual app"],
+                                                  strict=False))
+            print(f"{name:<44} per-round / minimal app: n={len(ratios)}, min "
+                  f"{ratios[0]:.2f}x, median {statistics.median(ratios):.2f}x, max "
+                  f"{ratios[-1]:.2f}x")
     for name in rows:  # each piece against the same launcher with everything on
         if name.startswith(("home usable, without", "drill first question, without")):
             with_all = f"{name.split(', without')[0]}, with everything"

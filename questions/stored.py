@@ -52,7 +52,7 @@ def variant(catalog: Catalog, template_id: str, seed: int, plans: Path | None) -
 
     source = PlanFile(plans, base=lambda key: catalog.cached_meta(key)
                       if key == light.CATALOGUE_KEY else None)  # the bank keeps the catalogue
-    template = cast("Template | None", _bank_view(catalog, template_id))
+    template = cast("Template | None", bank_view_of(catalog, template_id))
     with light.using(source):
         drawn = None
         if template is not None:
@@ -99,9 +99,10 @@ def _worked(v: Variant) -> Variant:
     return v
 
 
-def _bank_view(catalog: Catalog, template_id: str) -> TemplateView | None:
+def bank_view_of(catalog: Catalog, template_id: str) -> TemplateView | None:
     """The template as the compiled bank keeps it (validated when it was compiled), else
-    None."""
+    None. Also what `quiz drill` draws its first question from, before the template
+    models are imported (:func:`quiz.core.drill.first_question`)."""
     text, shape = catalog.cached_view(template_id), catalog.cached_meta("shape")
     if text is None or shape is None:
         return None

@@ -1,25 +1,35 @@
-"""The daily drill: today's due reviews and new templates in teaching order, and the
-summary of a drill just finished."""
+"""The daily drill: today's due reviews and new templates in teaching order, the
+question a drill opens with, and the summary of a drill just finished.
+
+Importing this module imports neither pydantic nor sympy: `quiz drill` draws its first
+question (:func:`first_question`) from the compiled bank's view of a template before
+the template and settings models are imported, and the session built once they are
+goes on from that question (:meth:`DrillSession.ask`).
+"""
 
 from __future__ import annotations
 
+import random
 import re
 from collections import defaultdict, deque
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
 
-from questions.loader import Bank, Summary
 from questions.variants import PartVariant, Variant, make_variant
 from quiz.core.clock import local_day, local_day_start
 from quiz.core.schedule import Drill
 from quiz.core.session import MAX_SEED, Outcome, Question, Session
-from quiz.core.settings import Settings
 from quiz.core.store import Store
 from quiz.core.types import Mode
 
 if TYPE_CHECKING:
-    pass
+    from questions.loader import Bank, Summary
+    from questions.schema import Template
+    from quiz.core.settings import Settings
+    from quiz.core.settings_cache import DailyLimits
 
 
 def _rapid_fire_item(template: Summary) -> int:
@@ -131,6 +141,80 @@ class DrillSummary:
     new_tomorrow: int
 
 
+def today_queue(drill: Drill, store: Store, order: Sequence[str],
+                skipped: Collection[str] = (), put_aside: Sequence[str] = ()) -> list[str]:
+    """What is left to do today, in order: the templates of ``order`` (the teaching
+    order) that ``drill`` schedules, less those ``skipped`` (they failed to draw), with
+    those ``put_aside`` (skipped by the person) last; a follow-up family's card
+    (``TEMPLATE+FAMILY``) comes back like any template's."""
+    order = [t for t in order if t not in skipped]
+    known = set(order)
+    order += sorted(c for c in store.cards() if "+" in c and c not in skipped
+                    and c.split("+", 1)[0] in known)
+    queue = drill.queue(order)
+    later = [t for t in put_aside if t in queue]
+    return [t for t in queue if t not in later] + later
+
+
+def left_in(queue: Sequence[str], store: Store, now: datetime) -> Left:
+    """What is left of today's ``queue``, split into unseen and returning questions."""
+    start = local_day_start(local_day(now, store.tz), store.tz)
+    seen = {r.template_id for r in store.reviews(since=start)}
+    again = sum(1 for t in queue if t in seen)
+    return Left(len(queue) - again, again)
+
+
+@dataclass(frozen=True)
+class FirstQuestion:
+    """The question today's drill opens with, drawn before its session exists.
+
+    Attributes:
+        question: the question (its variant drawn from what ``first_question`` was
+            given: the compiled bank's view of the template, not the model).
+        left: what is left today, this question included.
+        rng: the session's source of seeds, past this question's seed: the session
+            built later goes on from it, so it draws what it would have drawn had it
+            drawn this question itself.
+    """
+
+    question: Question
+    left: Left
+    rng: random.Random
+
+
+def first_question(bank: Bank, store: Store, limits: Settings | DailyLimits,
+                   template: Callable[[str], Template | None], *, rng: random.Random,
+                   clock: Callable[[], float],
+                   now: Callable[[], datetime]) -> FirstQuestion | None:
+    """The question a :class:`DrillSession` over ``bank`` would ask first, picked and
+    seeded as :meth:`DrillSession.next` does, drawn from ``template(id)``.
+
+    ``template`` gives the template as the compiled bank keeps it (no pydantic, see
+    :func:`questions.stored.bank_view_of`). Once the bank and the settings are loaded,
+    the session is built with :attr:`FirstQuestion.rng` and asks the same variant
+    (:meth:`DrillSession.ask`): it is graded and recorded exactly as a question the
+    session drew itself.
+
+    Returns:
+        None when it cannot be drawn so: nothing is due, a follow-up card comes first,
+        ``template`` has none, or the draw fails (the session then draws its first
+        question itself, from a fresh ``rng``: this one has moved on).
+    """
+    queue = today_queue(Drill(store, limits, now=now), store, teaching_order(bank))
+    if not queue or "+" in queue[0]:
+        return None
+    found = template(queue[0])
+    if found is None:
+        return None
+    seed = rng.randrange(MAX_SEED)
+    try:
+        variant = make_variant(found, seed)
+    except Exception:  # drawn unlike the model (a bug): the session draws it and says
+        return None
+    return FirstQuestion(Question(variant, variant.parts[0], clock()),
+                         left_in(queue, store, now()), rng)
+
+
 class DrillSession(Session):
     """The daily drill: FSRS decides which templates are due (learning, due, new)."""
 
@@ -146,23 +230,20 @@ class DrillSession(Session):
         return True
 
     def queue(self) -> list[str]:
-        """What is left to do today, in order (questions put aside last); a follow-up
-        family's card (``TEMPLATE+FAMILY``) comes back like any template's."""
-        order = [t for t in self._order if t not in self.skipped]
-        known = set(order)
-        order += sorted(c for c in self.store.cards() if "+" in c and c not in self.skipped
-                        and c.split("+", 1)[0] in known)
-        queue = self.drill.queue(order)
-        later = [t for t in self.put_aside if t in queue]
-        return [t for t in queue if t not in later] + later
+        """What is left to do today, in order (see :func:`today_queue`)."""
+        return today_queue(self.drill, self.store, self._order, self.skipped,
+                           self.put_aside)
 
     def left(self) -> Left:
         """What is left today, split into unseen and returning questions."""
-        queue = self.queue()
-        start = local_day_start(local_day(self.now(), self.store.tz), self.store.tz)
-        seen = {r.template_id for r in self.store.reviews(since=start)}
-        again = sum(1 for t in queue if t in seen)
-        return Left(len(queue) - again, again)
+        return left_in(self.queue(), self.store, self.now())
+
+    def ask(self, template_id: str, seed: int, started: float | None = None) -> Question:
+        """Show a specific variant, as the template picked last (the next pick does not
+        repeat it at once): see :meth:`Session.ask`."""
+        question = super().ask(template_id, seed, started)
+        self._last = template_id
+        return question
 
     def pick(self) -> str | None:
         queue = self.queue()

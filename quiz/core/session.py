@@ -20,25 +20,25 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from questions.derivation import explanation_of
 from questions.errors import TemplateError
-from questions.kinds import kind_of as question_kind
-from questions.loader import Bank
-from questions.schema import Template
 from questions.variants import PartVariant, Variant, describe, make_variant
 from quiz.core.clock import utc_now
 from quiz.core.errors import NoQuestions as NoQuestions  # re-exported: callers import it here
 from quiz.core.errors import StoreError
-from quiz.core.grading import Grade, grade, read_answer, unreadable_message
-from quiz.core.kinds import kind_of
-from quiz.core.reading import Unreadable
 from quiz.core.schedule import Drill, rating_for
-from quiz.core.settings import Settings
 from quiz.core.store import Attempt, Flag, Store
 from quiz.core.types import Mode, stored
 
 if TYPE_CHECKING:
+    # Annotations only, and the readers and graders imported where they are used: the
+    # template and settings models are pydantic's (a third of a second to import), and
+    # `quiz drill` draws its first question before they, or anything that reads an
+    # answer, are imported (quiz.core.drill.first_question).
     from questions.followups import FollowUp
+    from questions.loader import Bank
+    from questions.schema import Template
+    from quiz.core.grading import Grade
+    from quiz.core.settings import Settings
 
 MAX_SEED = 1_000_000
 
@@ -137,6 +137,8 @@ class Outcome:
     @property
     def explanation(self) -> str:
         """The worked derivation."""
+        from questions.derivation import explanation_of
+
         return explanation_of(self.question.part)
 
 
@@ -169,6 +171,9 @@ def flag_question(store: Store, question: Question, reason: str, note: str,
 
 def preview(part: PartVariant, text: str) -> str:
     """How typed text reads, for the live preview (reads only: never grades or records)."""
+    from quiz.core.grading import read_answer, unreadable_message
+    from quiz.core.reading import Unreadable
+
     if not text.strip():
         return ""
     try:
@@ -180,6 +185,8 @@ def preview(part: PartVariant, text: str) -> str:
 def preview_warmups(part: PartVariant) -> tuple[str, ...]:
     """Texts to :func:`preview` ahead of the typing (never the key, never typed), so that
     the first keystrokes read as quickly as the rest; none for most kinds."""
+    from quiz.core.kinds import kind_of
+
     return kind_of(part.kind).warm_texts(part)
 
 
@@ -263,12 +270,14 @@ class Session(ABC):
         self.current = Question(variant, variant.parts[0], self.clock())
         return self.current
 
-    def ask(self, template_id: str, seed: int) -> Question:
-        """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED)."""
+    def ask(self, template_id: str, seed: int, started: float | None = None) -> Question:
+        """Show a specific variant (e.g. one pasted as TEMPLATE_ID#SEED), shown since
+        ``started`` (the clock's time; None: now)."""
         variant = make_variant(self.bank.get(template_id), seed)
         self._part_scores, self._seconds, self._earlier = [], 0.0, {}
         self.base, self.chain = variant, []
-        self.current = Question(variant, variant.parts[0], self.clock())
+        self.current = Question(variant, variant.parts[0],
+                                self.clock() if started is None else started)
         return self.current
 
     # --- follow-ups
@@ -368,6 +377,9 @@ class Session(ABC):
         Raises:
             RuntimeError: no question is showing.
         """
+        from questions.kinds import kind_of as question_kind
+        from quiz.core.grading import grade, read_answer
+
         q = self.current
         if q is None:
             raise RuntimeError("no question is showing")

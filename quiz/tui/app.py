@@ -105,6 +105,8 @@ class QuizApp(App[int]):
         self.loader = Loader(Sources(data_dir, list(template_dirs), now, bank_loader,
                                      template_files), self.history, self.post_message)
         self.router = Router(self)
+        self._load: Callable[[], None] | None = self.loader.run
+        """The start-up worker's work (None: nothing to load)."""
         self.settings_writer = SettingsWriter(self)
         self.template_ids: list[str] | None = None
         """Every template's id, once the catalog is read (before the bank loads)."""
@@ -133,11 +135,28 @@ class QuizApp(App[int]):
 
     def on_mount(self) -> None:
         self.theme = self.loader.early_theme(self.available_themes)
+        if self.start is not None and self.start.mode == "drill":
+            self._open_drill()
+
+    def _open_drill(self) -> None:
+        """`quiz drill`: the first frame is the drill's first question. What it is drawn
+        from is read here, before that frame (the history, the catalog, the cached
+        limits: what the home's figures need too), and the question drawn from the
+        compiled bank (:meth:`Router.first_question`); the worker goes on from there."""
+        opened = self.loader.open()
+        if opened is None:  # said why (TaskFailed): the home shows it
+            self._load = None
+            return
+        first = self.router.first_question(opened)
+        self.router.open_drill(first)
+        template = first.question.template.id if first is not None else None
+        self._load = lambda: self.loader.run(opened, template)
 
     def on_ready(self) -> None:
         # Ready comes after the first frame: the worker's imports (pydantic, sympy) hold
         # the GIL for a while, and the home screen must not wait for them.
-        self.run_worker(self.loader.run, thread=True, exit_on_error=False, group="load")
+        if self._load is not None:
+            self.run_worker(self._load, thread=True, exit_on_error=False, group="load")
 
     def close_store(self) -> None:
         """Close the history, marking it closed cleanly (see :mod:`quiz.tui.history`)."""

@@ -30,8 +30,11 @@ if TYPE_CHECKING:
     from textual.screen import ScreenResultCallbackType
 
     from questions.loader import Bank
+    from quiz.core.drill import FirstQuestion
     from quiz.core.session import Question, Session
     from quiz.core.state import AppState
+    from quiz.tui.screens.question import QuestionScreen
+    from quiz.tui.startup import Opened
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,10 @@ class Router:
     def __init__(self, app: Host) -> None:
         self.app = app
         self._waiting: list[Callable[[], None]] = []
+        self._opening: QuestionScreen | None = None
+        """`quiz drill`'s question screen, opened before its session (:meth:`open_drill`)."""
+        self._first: FirstQuestion | None = None
+        """Its first question, drawn before anything else loaded (:meth:`first_question`)."""
 
     # ------------------------------------------------------------ modes
 
@@ -151,7 +158,11 @@ class Router:
     def open_start(self, start: Start) -> None:
         """Open what the command line asked for (the bank is loaded)."""
         if start.mode == "drill":
-            self.start_drill()
+            opening, self._opening = self._opening, None
+            if opening is not None and opening not in self.app.screen_stack:
+                self._first = None  # the person left it before it was ready
+                return
+            self.start_drill(opening)
         elif start.mode == "mock":
             self.start_mock(start.mock_questions, start.mock_minutes, start.mock_closing)
         elif start.mode == "practice":
@@ -182,15 +193,63 @@ class Router:
             kw["now"] = self.app.now
         return kw
 
-    def start_drill(self) -> None:
-        """Start today's drill, or say it is done for today."""
+    # ------------------------------------------------------------ `quiz drill`
+
+    def first_question(self, opened: Opened) -> FirstQuestion | None:
+        """The drill's first question, drawn from the compiled bank's view of its
+        template (no pydantic: :func:`quiz.core.drill.first_question`); None: the
+        session draws it once the bank is loaded (and says what went wrong, if
+        anything does)."""
+        from questions.stored import bank_view_of
+        from quiz.core.clock import utc_now
+        from quiz.core.drill import first_question
+
+        catalog = opened.catalog
+        if catalog is None:
+            return None
+
+        def template(template_id: str) -> Any:
+            # compiled by this run (a first start): validated already; else the view
+            return catalog.fresh(template_id) or bank_view_of(catalog, template_id)
+
+        try:
+            return first_question(catalog.bank(), opened.folder.store, opened.limits,
+                                  template, rng=self._rng(), clock=self.app.clock,
+                                  now=self.app.now or utc_now)
+        except Exception:  # the session's own draw reports it, in its own words
+            return None
+
+    def open_drill(self, first: FirstQuestion | None) -> None:
+        """Open the drill's question screen before the bank is loaded (`quiz drill`),
+        showing ``first``; its session comes once the bank is loaded (:meth:`open_start`)."""
+        from quiz.tui.screens.question import QuestionScreen
+
+        self._first = first
+        self._opening = QuestionScreen(None, "drill", first)
+        self.app.push_screen(self._opening)
+
+    def start_drill(self, opening: QuestionScreen | None = None) -> None:
+        """Start today's drill, or say it is done for today; on ``opening`` (the screen
+        `quiz drill` opened before the bank was loaded), going on from the first
+        question it shows."""
         from quiz.core.drill import DrillSession
         from quiz.tui.screens.done import DoneScreen
 
         app = self.app
         assert app.state is not None and app.bank is not None
-        session = DrillSession(app.bank, app.state.store, app.state.settings,
-                               **self._session_kw())
+        first, self._first = self._first, None
+        kw = self._session_kw()
+        if opening is not None and first is not None:
+            kw["rng"] = first.rng  # past the first question's seed (see FirstQuestion)
+        session = DrillSession(app.bank, app.state.store, app.state.settings, **kw)
+        if opening is not None and first is not None:
+            shown = first.question
+            session.ask(shown.template.id, shown.variant.seed, shown.started)
+            opening.take(session)
+            return
+        if session.queue() and opening is not None:
+            opening.take(session)  # it draws its first question now
+            return
         self.go_home()
         if not session.queue():
             app.push_screen(DoneScreen(app.state, app.bank, app.now))
@@ -413,7 +472,7 @@ def _open_help(router: Router) -> None:
 
 
 OPENERS: dict[str, Callable[[Router], None]] = {
-    "drill": Router.start_drill,
+    "drill": lambda router: router.start_drill(),
     "practice": _open_practice,
     "mock": _open_mock,
     "learn": _open_learn,

@@ -9,11 +9,19 @@ reads the settings model (``StateOpened``) and loads the question bank
 (``StartupFinished``). Nothing competes with the figures for the interpreter, and a
 mode picked meanwhile waits for what it needs (:mod:`quiz.tui.routing`).
 
+`quiz drill` paints its first question first: before the first frame, the app opens
+the history and reads the catalog and the cached limits (:meth:`Loader.open`, the same
+cheap reads) and draws that question from them (one variant of one template, from the
+compiled bank's view: no pydantic); the worker then goes on from what was opened
+(:meth:`Loader.run`), and the drill's session, built once the bank is loaded, goes on
+from that question.
+
 The worker reports only through messages: no widget is touched off the event loop.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable, Collection, Sequence
@@ -27,6 +35,7 @@ from textual.message import Message
 from quiz.tui.messages import BankLoaded, HomeReady, StartupFinished, StateOpened, TaskFailed
 
 if TYPE_CHECKING:
+    from questions.catalog import Catalog
     from questions.loader import Bank
     from quiz.core.settings import Settings
     from quiz.core.settings_cache import DailyLimits
@@ -42,6 +51,30 @@ PAINT_WAIT = 0.5
 """Most seconds the start-up worker waits for the home's figures to be painted before
 reading the settings model and the templates (it never waits longer: a frame that is
 not drawn by then is not worth holding the rest of start-up for)."""
+
+
+@dataclass
+class Opened:
+    """What start-up reads first (:meth:`Loader.open`), cheaply: no pydantic, no sympy
+    once the caches are warm.
+
+    Attributes:
+        folder: the data folder, its history open.
+        first_run: no answer is stored yet.
+        catalog: the template ids and summaries (None: unreadable, see
+            ``catalog_problem``).
+        catalog_problem: why the catalog could not be read.
+        limits: the drill's daily limits (cached, or the settings when they had to be
+            validated first: then ``state`` is set too).
+        state: the settings read onto the folder, when they were.
+    """
+
+    folder: DataFolder
+    first_run: bool
+    catalog: Catalog | None
+    catalog_problem: str
+    limits: Settings | DailyLimits
+    state: AppState | None
 
 
 @dataclass(frozen=True)
@@ -103,34 +136,57 @@ class Loader:
         theme = found.group(1) if found else DEFAULT_THEME
         return theme if theme in available else DEFAULT_THEME
 
-    def run(self) -> None:
-        """Open the history, show today's figures, read the settings, load the bank."""
-        from quiz.core.state import cached_limits, catalog_for, load_bank_for, open_folder
+    def open(self) -> Opened | None:
+        """Open the history, read the catalog and the daily limits (validating the
+        settings first when they are not cached); None after saying why not."""
+        from quiz.core.state import cached_limits, catalog_for, open_folder
 
         sources = self.sources
         try:
             folder = open_folder(sources.data_dir, sources.template_dirs, now=sources.now)
             if not self.history.keep(folder.store):
-                return  # the app has already ended
+                return None  # the app has already ended
             first_run = not folder.store.has_attempts()
         except Exception as exc:  # StoreError, permissions: say so, keep the app up
             self.post(TaskFailed("opening your history", str(exc)))
-            return
+            return None
         catalog, catalog_problem = None, ""
         try:
             files = sources.template_files(folder) if sources.template_files else None
             catalog = catalog_for(folder, files)
         except Exception as exc:  # a broken bundled bank: report, keep stats usable
             catalog_problem = str(exc)
-        ids = catalog.ids if catalog is not None else None
         state: AppState | None = None
         limits: Settings | DailyLimits | None = cached_limits(folder)
         if limits is None:  # a first start, or the settings changed: validate first
             state = self._with_settings(folder)
             if state is None:
-                return
+                return None
             limits = state.settings
-        self.post(HomeReady(first_run, ids, self.summary(folder.store, limits, ids)))
+        return Opened(folder, first_run, catalog, catalog_problem, limits, state)
+
+    def run(self, opened: Opened | None = None, first_template: str | None = None) -> None:
+        """Open the history (unless ``opened`` was), show today's figures, read the
+        settings, load the bank.
+
+        Args:
+            opened: what :meth:`open` read already (`quiz drill`, before its first frame).
+            first_template: the template of a question shown already (the drill's
+                first): validated here, with the bank, rather than on the event loop
+                when its session asks it.
+        """
+        from quiz.core.state import load_bank_for
+
+        sources = self.sources
+        if first_template is not None:
+            import quiz.core.grading  # the first keystroke reads with it: import it now
+        opened = opened or self.open()
+        if opened is None:
+            return
+        folder, catalog, limits, state = (opened.folder, opened.catalog, opened.limits,
+                                          opened.state)
+        ids = catalog.ids if catalog is not None else None
+        self.post(HomeReady(opened.first_run, ids, self.summary(folder.store, limits, ids)))
         self.home_painted.wait(PAINT_WAIT)
         if state is None:
             state = self._with_settings(folder)
@@ -138,7 +194,7 @@ class Loader:
                 return
         self.post(StateOpened(state))
         if catalog is None:
-            self.post(TaskFailed("loading the questions", catalog_problem))
+            self.post(TaskFailed("loading the questions", opened.catalog_problem))
             return
         try:
             bank = (sources.bank_loader(state) if sources.bank_loader
@@ -146,9 +202,13 @@ class Loader:
         except Exception as exc:
             self.post(TaskFailed("loading the questions", str(exc)))
             return
+        if first_template is not None:
+            with contextlib.suppress(Exception):  # the session's ask says what is wrong
+                bank.get(first_template)  # (the models' import: a third of a second)
         self.post(BankLoaded(bank))
-        # sympy, the solver and the sessions, before the first draw
+        # sympy, the solver, the sessions and their graders, before the first draw
         import quiz.core.drill
+        import quiz.core.grading
         import quiz.core.mock
         import quiz.core.practice  # noqa: F401
 

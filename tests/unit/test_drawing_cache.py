@@ -237,7 +237,7 @@ def test_asking_and_checking_new_seeds_of_templates_asked_before_imports_no_symp
 def test_the_view_the_compiled_bank_keeps_reads_and_draws_like_the_validated_template(
         tid: str, cached_catalog: Catalog) -> None:
     template = BANK.get(tid)
-    view = stored._bank_view(cached_catalog, tid)
+    view = stored.bank_view_of(cached_catalog, tid)
     assert isinstance(view, TemplateView)
     assert all(same(getattr(view, name), getattr(template, name))
                for name in type(template).model_fields)

@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 Previewer = Callable[[str], str]
 """Reads typed text and says how it reads (never grades or records)."""
 
+MAX_ANSWER_CHARS = 500
+"""The longest answer the box takes: :data:`quiz.core.reading.MAX_ANSWER_CHARS`, the
+longest a reader reads (tests/unit/test_hostile_answers.py holds the two equal). Not
+imported from there: that module's import (its unit tables) would come before `quiz
+drill`'s first frame, which composes this box; the readers are imported after it."""
+
 PREVIEW_LINES = 2
 """Lines the preview always keeps (its ``min-height``): readings and refusals of up to
 two lines, nearly all of them at 80 columns, never change its height as one types."""
@@ -175,8 +181,6 @@ class AnswerBox(Vertical):
         """Runs a due full garbage collection in a pause of the typing, not in a key."""
 
     def compose(self) -> ComposeResult:
-        from quiz.core.reading import MAX_ANSWER_CHARS
-
         # select_on_focus off: tabbing back into the box (from a link, the scrollbar)
         # must not select the typed answer, so that the next key would replace it.
         yield _AnswerInput(id="answer-input", placeholder="your answer",

@@ -5,8 +5,6 @@ from __future__ import annotations
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from quiz.tui.data import clock_text
-
 
 class Countdown(Static):
     """Shows the time left as ``m:ss``; turns to the warning, then error color."""
@@ -27,6 +25,10 @@ class Countdown(Static):
         self.watch_seconds_left(self.seconds_left)
 
     def watch_seconds_left(self, seconds: float) -> None:
+        # (imported here: the question screen imports this widget, and `quiz drill`
+        # shows its first question before quiz.tui.data's imports are needed)
+        from quiz.tui.data import clock_text
+
         self.update(f"{clock_text(seconds)} left")
         self.set_class(seconds <= 300, "-low")
         self.set_class(seconds <= 60, "-critical")
