@@ -125,3 +125,35 @@ async def test_a_feedback_shown_again_looks_as_if_restyled_in_full(
         await settle(pilot)
         await drained(pilot)
         assert screen_cells(app) == shown  # the new theme's colours, everywhere
+
+
+async def test_a_feedback_that_overflows_after_one_that_fit_is_laid_out_once(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression: Textual shows or hides a scroll view's bar after a layout, and a bar
+    that appears or goes asks for a second layout and paint. At this height a wrong
+    answer's feedback (32 lines) overflows the scroll (31) and the key's (30) fits, so
+    every Enter changed the bar: a third of the mixed run's Enters, and its slowest."""
+    app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
+    async with app.run_test(size=(80, 34)) as pilot:
+        await started(pilot)
+        frames = Frames(app, monkeypatch)
+        bars = []
+        for n in range(6):
+            screen = await question_shown(pilot)
+            assert isinstance(screen, QuestionScreen) and screen.question is not None
+            await settle(pilot)
+            frames.clear()
+            await answer(pilot, "1 GB" if n % 2 == 0 else screen.question.part.key.display)
+            await wait_for(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+            await settle(pilot)
+            await drained(pilot)
+            scroll = app.screen.query_one("#feedback-scroll")
+            overflows = scroll.virtual_size.height > scroll.scrollable_content_region.height
+            bars.append(scroll.show_vertical_scrollbar)
+            assert scroll.show_vertical_scrollbar == overflows  # the bar as Textual's own
+            if n >= 3:  # the bar's first showing again (n = 2) styles it once
+                assert frames.layouts == ["FeedbackScreen"], (n, frames.layouts)
+                shown = frames.frames[frames.frames.index("FeedbackScreen"):]
+                assert shown in (["FeedbackScreen"], ["FeedbackScreen"] * 2), frames.frames
+            await pilot.press("enter")
+        assert bars[2:] == [True, False] * 2  # it did change at every Enter timed

@@ -54,15 +54,41 @@ async def answering(pilot: Any) -> tuple[Any, AnswerBox, Any]:
     return screen.question.part, box, box.query_one("#answer-preview")
 
 
+def previewer(part: Any) -> Any:
+    """What the box's preview says of typed text for ``part`` (its kind's own, if any)."""
+    from quiz.core.session import preview
+    from quiz.tui.kinds import asked_as
+
+    return asked_as(part.kind).preview or preview
+
+
+@pytest.mark.anyio
+async def test_picking_options_never_grows_the_preview(data_dir: Path) -> None:
+    """Regression: a multi-select's reading listed every picked option's text (three
+    lines here for four options), so letters typed grew the preview and laid the whole
+    screen out again (the mixed run's slowest keystrokes). The letters read fit."""
+    app = make_app(data_dir, mode="practice",
+                   practice_topic="parallelism/activations-untouched")
+    async with app.run_test(size=(60, 24)) as pilot:
+        _part, box, shown = await answering(pilot)
+        layouts = count_layouts(app.screen)
+        height = shown.size.height
+        for key in ["a", "space", "b", "space", "c", "space", "d"]:
+            await pilot.press(key)
+            await settle(pilot)
+        assert box.value == "a b c d"
+        assert str(shown.render()) == "read as A, B, C, D"
+        assert (layouts[0], shown.size.height) == (0, height)
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("topic", ["memory/model-state", "parallelism/axes-memory-table",
                                    "parallelism/activations-untouched", "layout"])
 async def test_typing_an_answer_lays_nothing_out(data_dir: Path, topic: str) -> None:
-    from quiz.core.session import preview
-
     app = make_app(data_dir, mode="practice", practice_topic=topic)
     async with app.run_test(size=(80, 24)) as pilot:
         part, box, shown = await answering(pilot)
+        preview = previewer(part)
         layouts = count_layouts(app.screen)
         # The key as shown, letter by letter (readings and refusals in turn), a stray
         # word, the cursor moved about, then everything deleted.

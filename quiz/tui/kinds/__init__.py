@@ -47,6 +47,7 @@ def ask_in(box: AnswerBox, part: PartVariant) -> None:
     from quiz.core.session import preview, preview_warmups
 
     entry = asked_as(part.kind)
-    box.reset(entry.placeholder(part), lambda text: preview(part, text),
+    read = entry.preview or preview
+    box.reset(entry.placeholder(part), lambda text: read(part, text),
               slow=entry.reads_slowly, warm=lambda: preview_warmups(part),
               multiline=entry.multiline)

@@ -30,6 +30,8 @@ class AskedAs:
         reads_slowly: a reading may take longer than a frame (a formula builds sympy
             expressions; a paragraph's reading grows with its length): the answer box
             reads it on the keystroke only while readings are quick, else in a worker.
+        preview: what the live preview under the box says of typed text, or None for
+            the reading every kind gives (``quiz.core.session.preview``).
     """
 
     how_to_answer: Callable[[PartVariant], str]
@@ -37,3 +39,4 @@ class AskedAs:
     extra: Callable[[PartVariant], str | None] = no_extra
     multiline: bool = False
     reads_slowly: bool = False
+    preview: Callable[[PartVariant, str], str] | None = None

@@ -43,4 +43,26 @@ def choices(part: PartVariant) -> str | None:
                      for i, text in enumerate(part.spec.choices))
 
 
-ASKED_AS = AskedAs(how_to_answer, placeholder, choices)
+def preview(part: PartVariant, text: str) -> str:
+    """The letters read ("read as A, C"), not the options' text: the options are listed
+    with their letters just above the box, and their text made the reading of a
+    multi-select two to six lines long, so each letter typed grew the preview and laid
+    the whole question screen out again (64-103 ms a keystroke under load, the mixed
+    run's slowest; bench/README.md, "Keystroke and Enter, mixed kinds"). A refusal, and
+    a walk-through's yes or no, read as every kind's do."""
+    from quiz.core.grading import read_answer
+    from quiz.core.kinds.choice import yes_no_step
+    from quiz.core.reading import Unreadable
+    from quiz.core.session import preview as reading
+
+    options = list(part.spec.choices)
+    try:
+        picked = read_answer(part, text).value.picked if text.strip() else None
+    except Unreadable:
+        picked = None
+    if not picked or yes_no_step(part) or not set(picked) <= set(options):
+        return reading(part, text)
+    return "read as " + ", ".join(chr(ord("A") + options.index(p)) for p in picked)
+
+
+ASKED_AS = AskedAs(how_to_answer, placeholder, choices, preview=preview)

@@ -105,6 +105,36 @@ def prepare(question: Question) -> None:
         grade(part, part.key.display)
 
 
+def _expect_scroll_bar(scroll: VerticalScroll) -> None:
+    """Show or hide ``scroll``'s vertical bar for the content it now holds, before the
+    layout that shows it.
+
+    Textual decides whether a scroll view needs its bar *after* a layout, from the
+    height the layout found, and a bar that appears or goes asks for a second layout
+    and a second full paint (a third frame): every Enter whose feedback overflowed
+    the screen when the last one did not, or the other way round, a third of the
+    mixed run's Enters and the slowest of them. The children's heights at the width
+    the last layout gave them say it beforehand (the bar's column is kept either way:
+    ``scrollbar-gutter: stable``); a guess that is off (a resized terminal) costs the
+    second layout as before.
+    """
+    region = scroll.scrollable_content_region
+    if not region:  # never laid out yet: the first layout decides
+        return
+    size = region.size
+    needed = 0
+    for child in scroll.children:
+        if child.display:
+            styles = child.styles
+            inner = max(0, size.width - styles.gutter.width)
+            needed += (child.get_content_height(size, size, inner) + styles.gutter.height
+                       + styles.margin.height)
+    overflows = needed > size.height
+    if overflows != scroll.show_vertical_scrollbar:
+        scroll.show_vertical_scrollbar = overflows
+        scroll.vertical_scrollbar.display = overflows
+
+
 _INSTALLED_AS = "feedback"
 """The name the app's feedback screen is installed under."""
 
@@ -224,7 +254,9 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
         self.query_one("#feedback-walk-offer").display = self.missed and self.leech
         self.query_one(Derivation).show(derivation_of(outcome.question.part))
         self.query_one(KeysLine).set_keys(self._keys())
-        self.query_one("#feedback-scroll", VerticalScroll).scroll_home(animate=False)
+        scroll = self.query_one("#feedback-scroll", VerticalScroll)
+        scroll.scroll_home(animate=False)
+        _expect_scroll_bar(scroll)
         self.refresh_bindings()
 
     def _keys(self) -> list[tuple[str, str, str]]:
