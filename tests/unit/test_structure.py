@@ -190,3 +190,49 @@ def test_the_kind_check_sees_a_branch(tmp_path: Path) -> None:
     (tmp_path / "quiz" / "kinds" / "choice.py").write_text(
         "def f(pv):\n    return pv.kind == 'choice'\n")
     assert kind_comparisons(tmp_path) == ["quiz/x.py:2"]
+
+
+DYNAMIC = frozenset({"exec", "eval", "sympify", "parse_expr", "compile", "__import__"})
+"""Callables that run or parse text as code."""
+
+DYNAMIC_ALLOWED = {("solver.plan", "exec"), ("solver.plan", "compile")}
+"""The one place: ``solver.plan._compile`` runs lambdify's source of a solver formula,
+read back from a plans file and checked by an AST whitelist first. Its only callers are
+the plan loaders (``solver.light`` through ``load_plan``); typed answers go through
+``solver.formula``'s own parser and the kinds' readers."""
+
+
+def dynamic_calls(root: Path) -> list[tuple[str, str, int]]:
+    """(module, callable, line) of each call of a :data:`DYNAMIC` name, by name or
+    attribute (``sympy.sympify``; the builtin ``compile`` by name only), in quiz/,
+    questions/ and solver/."""
+    found = []
+    for module, path in module_files(root).items():
+        if module.split(".")[0] == "bench":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else \
+                    f.attr if isinstance(f, ast.Attribute) else None
+                if name in DYNAMIC and not (name == "compile" and isinstance(f, ast.Attribute)):
+                    # (re.compile and the like compile no Python)
+                    found.append((module, name, node.lineno))
+    return found
+
+
+def test_text_is_run_as_code_in_one_checked_place_only() -> None:
+    stray = [c for c in dynamic_calls(ROOT) if c[:2] not in DYNAMIC_ALLOWED]
+    assert not stray, stray
+    loaders = [(m, n.lineno) for m, p in module_files(ROOT).items()
+               for n in ast.walk(ast.parse(p.read_text()))
+               if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+               and n.func.id in ("load_plan", "_compile")]
+    assert {m for m, _ in loaders} <= {"solver.light", "solver.plan"}, loaders
+
+
+def test_the_code_check_sees_an_eval(tmp_path: Path) -> None:
+    (tmp_path / "quiz").mkdir()
+    (tmp_path / "quiz" / "__init__.py").write_text("")
+    (tmp_path / "quiz" / "bad.py").write_text("import sympy\nx = sympy.sympify(input())\n")
+    assert dynamic_calls(tmp_path) == [("quiz.bad", "sympify", 2)]
