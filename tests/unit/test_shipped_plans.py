@@ -30,8 +30,9 @@ def test_the_shipped_plans_are_what_the_engine_derives_now() -> None:
     assert not found, "\n".join(found)  # the last line says: python -m questions.shipplans --update
 
 
-def test_a_file_written_by_other_solver_code_is_ignored(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _keys_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The keys a first solve of the 70B model's memory per GPU asks the shipped file
+    for, in order (in a new plans file)."""
     asked: list[str] = []
     real = shipped.get
 
@@ -42,6 +43,13 @@ def test_a_file_written_by_other_solver_code_is_ignored(
     monkeypatch.setattr(shipped, "get", recording)
     with light.using(plancache.PlanFile(tmp_path / "first.db")):
         light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+    return asked
+
+
+def test_a_file_written_by_other_solver_code_is_ignored(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = shipped.get
+    asked = _keys_asked(tmp_path, monkeypatch)
     key = next(k for k in asked if k.startswith('["memory_per_gpu"'))
     assert real(key) is not None  # shipped
     stale = tmp_path / "plans.tsv"
@@ -128,16 +136,8 @@ def test_a_shipped_plan_whose_code_is_not_arithmetic_is_refused_and_derived(
     """Hostile: the shipped file under the current digest, its plan's code calling into
     ``os``. The whitelist refuses it (nothing runs), the engine derives the plan, and the
     answer is the engine's, inside a plans source and outside one."""
-    asked: list[str] = []
     real = shipped.get
-
-    def recording(key: str) -> str | None:
-        asked.append(key)
-        return real(key)
-
-    monkeypatch.setattr(shipped, "get", recording)
-    with light.using(plancache.PlanFile(tmp_path / "first.db")):
-        light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
+    asked = _keys_asked(tmp_path, monkeypatch)
     monkeypatch.setattr(shipped, "get", real)
     keys = [k for k in asked if real(k) is not None and k != light.CATALOGUE_KEY]
     hostile = tmp_path / "plans.tsv"
