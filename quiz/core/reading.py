@@ -502,7 +502,12 @@ def read_choice(text: str, choices: Sequence[str], multi: bool) -> ChoiceReading
     if not multi and len(ordered) > 1:
         raise Unreadable("pick only one choice", example)
     names = [labels[i].upper() if labels else str(i + 1) for i in ordered]
-    read_as = "; ".join(f"{name}: {choices[i]}" for name, i in zip(names, ordered, strict=True))
+    texts = [choices[i] for i in ordered]
+    # an option written as a sentence ends with its full stop; inside the list the ";"
+    # ends it ("A: x; B: y.", never "A: x.; B: y.")
+    texts = [t[:-1] if t.endswith(".") and not t.endswith("..") else t
+             for t in texts[:-1]] + texts[-1:]
+    read_as = "; ".join(f"{name}: {t}" for name, t in zip(names, texts, strict=True))
     return ChoiceReading(picked=tuple(choices[i] for i in ordered), read_as=read_as, text=text)
 
 

@@ -404,6 +404,15 @@ def test_choice_read_as_pairs_letters_with_texts() -> None:
     assert read_choice("a, c", CHOICES, True).read_as == "A: all-reduce; C: ring"
 
 
+def test_choice_read_as_has_no_stop_before_a_semicolon() -> None:
+    """Options written as sentences once read "A: x.; C: z." (a stray stop before each
+    ";"); the last one keeps its stop, an ellipsis stays."""
+    sentences = ["Reduce all.", "Gather all.", "Use a ring...", "Split experts."]
+    assert read_choice("a, c, d", sentences, True).read_as == \
+        "A: Reduce all; C: Use a ring...; D: Split experts."
+    assert read_choice("a", sentences, False).read_as == "A: Reduce all."
+
+
 @pytest.mark.parametrize(
     ("text", "multi", "problem"),
     [
