@@ -1,6 +1,7 @@
 """The template schema's import and model build, this tree against another one.
 
-One `[answer]` model per answer kind (issue 30) must not make the first ask dearer:
+One `[answer]` and one `[[mistakes]]` model per answer kind (issue 30) must not make the
+first ask dearer:
 `import questions.schema` now builds the common models only, and a kind's `[answer]`
 model is built when a template of that kind is first validated. Paired, in fresh
 processes, alternating round by round: the same snippet with this tree's packages and
@@ -31,6 +32,14 @@ SNIPPETS = {
     "+ one kind's [answer] (number)": (
         "import questions.schema\nfrom questions.kinds import kind_of\n"
         "getattr(kind_of('number'), 'answer_fields', lambda: None)()\n"),
+    "+ one kind's [answer] and [[mistakes]] (number)": (
+        "import questions.schema\nfrom questions.kinds import kind_of\n"
+        "getattr(kind_of('number'), 'answer_fields', lambda: None)()\n"
+        "(getattr(kind_of('number'), 'mistake_fields', None) or (lambda: None))()\n"),
+    "validate one number template (a first ask on a cold bank)": (
+        "import questions.schema\nfrom questions.loader import parse_template\n"
+        f"path = {str(ROOT / 'questions' / 'bank' / 'memory' / 'activations-all-layers.toml')!r}\n"
+        "parse_template(open(path).read(), path)\n"),
     "+ every kind's [answer]": (
         "import questions.schema\nfrom questions.kinds import KINDS\n"
         "for kind in KINDS.values(): getattr(kind, 'answer_fields', lambda: None)()\n"),

@@ -60,9 +60,10 @@ if TYPE_CHECKING:
     from questions.packs import Pack
     from questions.schema import Template
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """The cache's own layout (``PRAGMA user_version``; 6: a view keeps an `[answer]` as its
-kind's model); another one is dropped and rebuilt."""
+kind's model; 7: and each `[[mistakes]]` entry as its kind's); another one is dropped
+and rebuilt."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);

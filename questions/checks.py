@@ -96,11 +96,10 @@ def _solver_units() -> dict[str, str]:
 
 
 def _answer_unit(part: Part) -> str:
-    """The unit a number answer is graded in: its own, its quantity's, or "1"."""
-    from questions.kinds.number import answer
+    """The unit an amount is graded in: its own, its quantity's, or "1"."""
     from solver.light import QUANTITIES
 
-    a = answer(part)
+    a = kind_of(part.answer_kind).amount_of(part)
     return a.unit or (QUANTITIES[str(a.quantity)].unit if a.quantity in QUANTITIES else "1")
 
 
@@ -139,7 +138,6 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
     """Each example's part exists, and its placeholders name a part, a known mistake
     of its part or an expression that compiles."""
     from questions.expr import ExprError, compile_expr
-    from questions.kinds.number import GRADER_SLIPS
     from questions.text import EXAMPLE_PLACEHOLDER, NAMES, suggest_name
 
     parts = t.all_parts()
@@ -154,9 +152,8 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
         known = [x.name for x in parts[ex.part - 1].mistakes]
         # the grader's own slips ("GB vs GiB", "bits vs bytes", "off by a thousand") and
         # a layout's verdicts ("illegal layout") are names too
-        generic = GRADER_SLIPS.fullmatch(ex.mistake or "")
-        if ex.mistake is not None and ex.mistake not in known and not generic and \
-                not kind_of(parts[ex.part - 1].answer_kind).names_mistakes:
+        if ex.mistake is not None and ex.mistake not in known and \
+                not kind_of(parts[ex.part - 1].answer_kind).names_mistake(ex.mistake):
             close = suggest_name(ex.mistake, known, known)
             hint = f" (did you mean {close!r}?)" if close else \
                 f" (part {ex.part}'s mistakes: {', '.join(map(repr, known)) or 'none'})"
@@ -193,15 +190,14 @@ def _check_examples(t: Template) -> list[tuple[list[str | int], str]]:
 def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
     """`answer.follow`: earlier number parts whose quantity this part's expr names."""
     from questions.expr import ExprError, compile_expr
-    from questions.kinds import number
     from questions.text import NAMES
 
     out: list[tuple[list[str | int], str]] = []
     parts = t.all_parts()
     for pi, part in enumerate(parts):
         if not kind_of(part.answer_kind).amount:
-            continue  # only a number has answer.follow (the schema refuses it elsewhere)
-        a = number.answer(part)
+            continue  # only an amount has answer.follow (the schema refuses it elsewhere)
+        a = kind_of(part.answer_kind).amount_of(part)
         if not a.follow:
             continue
         base: list[str | int] = ["parts", pi] if t.parts else []
@@ -223,8 +219,8 @@ def _check_follow(t: Template) -> list[tuple[list[str | int], str]]:
                 out.append((loc, f"part {k} is not an earlier part (this is part {pi + 1})"))
                 continue
             earlier = parts[k - 1]
-            q = number.answer(earlier).quantity if kind_of(earlier.answer_kind).amount \
-                else None
+            kind = kind_of(earlier.answer_kind)
+            q = kind.amount_of(earlier).quantity if kind.amount else None
             if q is None:
                 out.append((loc, f"part {k}'s answer is not a solver quantity, so it cannot "
                             "carry forward: give it answer.quantity"))
@@ -333,13 +329,12 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                 quantities: Any, names: frozenset[str], own: frozenset[str] = frozenset()
                 ) -> list[tuple[list[str | int], str]]:
     from questions.expr import ExprError, compile_expr
-    from questions.kinds import number
     from solver.units import BASE_UNITS
 
     out: list[tuple[list[str | int], str]] = []
     a = part.answer
     kind = kind_of(part.answer_kind)
-    n = number.answer(part) if kind.amount else None  # an amount's own fields
+    n = kind.amount_of(part) if kind.amount else None  # an amount's own fields
     if n is not None and n.quantity and n.quantity not in quantities:
         out.append((base + ["answer", "quantity"], f"unknown quantity {n.quantity!r}"
                     f"{suggest(n.quantity, quantities)}"))
@@ -378,19 +373,9 @@ def _check_part(part: Part, base: list[str | int], check_keys: Any, suggest: Any
                         "the grader, examples and history could only ever mean the first; "
                         "give each its own name"))
         seen_names.add(m.name)
-        texts.append((base + ["mistakes", mi, "expr"], m.expr))
-        check_keys(dict(m.set), base + ["mistakes", mi, "set"])
-        if m.choice:
-            labels = {chr(ord("a") + i) for i in range(len(part.choices))}
-            for c in m.choice:
-                if c not in labels:
-                    out.append((base + ["mistakes", mi, "choice"], f"no choice {c!r}"))
-        for row, cols in (m.cells or {}).items():
-            if row not in part.rows:
-                out.append((base + ["mistakes", mi, "cells"], f"no row {row!r}"))
-            for col in cols:
-                if col not in part.columns:
-                    out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
+    for mi, r in kind.rederived(part):  # the mistakes the solver derives
+        texts.append((base + ["mistakes", mi, "expr"], r.expr))
+        check_keys(dict(r.set), base + ["mistakes", mi, "set"])
     for ai, acc in enumerate(n.accept if n is not None else []):
         check_keys(dict(acc.set), base + ["answer", "accept", ai, "set"])
     compiled_ok = set()
@@ -413,27 +398,26 @@ def _amount_exprs(part: Part, base: list[str | int]) -> tuple[
     answer's unit and its dimension, and its expressions (the answer's and each
     mistake's, with what to call each); None: a unit without a dimension."""
     from questions.dimensions import dim_of_unit
-    from questions.kinds.number import answer
 
     unit = _answer_unit(part)
     try:
         want = dim_of_unit(unit)
     except ValueError:
         return None
+    kind = kind_of(part.answer_kind)
     return _solver_units(), unit, want, [
-        (base + ["answer", "expr"], answer(part).expr, "answer.expr")] + [
+        (base + ["answer", "expr"], kind.amount_of(part).expr, "answer.expr")] + [
         (base + ["mistakes", i, "expr"], m.expr, f"mistake {m.name!r}")
-        for i, m in enumerate(part.mistakes)]
+        for i, m in kind.rederived(part)]
 
 
 def _check_dimensions(part: Part, base: list[str | int],
                       compiled: set[str]) -> list[tuple[list[str | int], str]]:
     """The dimension of a number answer's expr, and of each mistake's, against its unit."""
     from questions.dimensions import DimensionError, dim_of_unit, expr_dim, show_dim
-    from questions.kinds.number import answer
     from solver.light import QUANTITIES
 
-    a = answer(part)
+    a = kind_of(part.answer_kind).amount_of(part)
     found = _amount_exprs(part, base)
     if found is None:
         return []

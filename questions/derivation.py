@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from solver.units import format_value
 
 if TYPE_CHECKING:
-    from questions.kinds.answers.number import NumberAnswer
+    from questions.kinds.base import Amount
     from questions.model import PartVariant
     from solver.engine import Result
     from solver.light import Worked
@@ -452,18 +452,17 @@ def _ordered_names(e: Any) -> list[str]:
                               and n.id in e.names))
 
 
-def _amount(pv: PartVariant) -> NumberAnswer:
-    """An amount's answer (its kind's module imported only for an amount)."""
-    from questions.kinds import number
+def _amount(pv: PartVariant) -> Amount:
+    """What an amount's kind says it is."""
+    from questions.kinds import kind_of
 
-    return number.answer(pv.spec)
+    return kind_of(pv.kind).amount_of(pv.spec)
 
 
 def _answer_meaning(pv: PartVariant) -> str:
-    from questions.kinds import number
     from solver.light import QUANTITIES
 
-    q = number.answer(pv.spec).quantity  # the combination of an amount's expr
+    q = _amount(pv).quantity  # the combination of an amount's expr
     return QUANTITIES[q].meaning if q else "answer"
 
 

@@ -11,7 +11,6 @@ description in the JSON Schema and in AUTHORING.md.
 from __future__ import annotations
 
 import math
-from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -87,8 +86,13 @@ class AnswerFields(_Model):
     table's whole explanation)."""
 
 
-class Mistake(_Model):
-    """A known wrong answer: how to recognize it, what to say, what it is worth."""
+class MistakeFields(_Model):
+    """The fields of a `[[mistakes]]` entry that every kind's mistakes have: what it is
+    called, what to say and what it is worth. How it is recognised is the kind's own
+    (``mistake_fields`` of its entry in :data:`questions.kinds.KINDS`, declared beside
+    its `[answer]` model under ``questions/kinds/answers/``): :class:`questions.schema.Part`
+    validates a part's mistakes with the model of its ``answer_kind``, so a recogniser
+    of another kind is refused."""
 
     name: str
     """A short name, e.g. "forgot the master copy"."""
@@ -96,34 +100,6 @@ class Mistake(_Model):
     """Why it is wrong and how to fix it, in a sentence or two."""
     credit: float = Field(default=0.0, ge=0, lt=1)
     """Partial credit when matched (0 = none)."""
-    set: dict[str, Scalar] = Field(default_factory=dict)
-    """The answer re-derived with these keys changed (e.g. bytes_per_param = 12)."""
-    expr: str | None = None
-    """An alternative expression over quantities and keys."""
-    scale: Annotated[float, Field(allow_inf_nan=False)] | None = None
-    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes); not 0
-    (no mistake gives 0) and a finite number."""
-    formula: str | None = None
-    """For formula answers: the wrong formula, in the prompt's letters."""
-    choice: list[str] | None = None
-    """For choice answers: the labels that are this mistake."""
-    cells: dict[str, list[str]] | None = None
-    """For table answers: rows answered this (wrong) way are this mistake."""
-    figure: str | None = None
-    """For spoken answers: the id of the figure this is a wrong value of (derived with
-    set, expr or scale from that figure)."""
-
-    @model_validator(mode="after")
-    def _one_recognizer(self) -> Mistake:
-        given = [x for x in (self.set or None, self.expr, self.scale, self.formula,
-                             self.choice, self.cells) if x is not None]
-        if len(given) != 1:
-            raise FieldError((), "give exactly one of set, expr, scale, formula, choice, "
-                             "cells")
-        if self.scale == 0:
-            raise FieldError(("scale",), "a scale of 0 makes every answer 0; give the "
-                             "factor the mistake is off by (1000, 8, 0.5, ...)")
-        return self
 
 
 class Hint(_Model):
@@ -197,7 +173,7 @@ class PartFields(_Model):
     """For tables: the row names (e.g. the five axes)."""
     columns: dict[str, str] = Field(default_factory=dict)
     """For tables: column code -> meaning (e.g. w = "weights")."""
-    mistakes: list[Mistake] = Field(default_factory=list)
+    mistakes: list[MistakeFields] = Field(default_factory=list)
     """Known mistakes, checked in order after the key."""
     hints: list[Hint] = Field(default_factory=list)
     """Hints, shown one at a time."""

@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 
 from questions.errors import TemplateError
 from questions.followspec import FollowUpSpec
-from questions.kinds import choice, kind_of, layout, number
+from questions.kinds import kind_of
+from questions.kinds.build import AMOUNT, LAYOUT, PICK, amount_key, layout_key, pick_key
 from questions.variants import Key, KnownMistake, PartVariant
 from solver.errors import QuizError
 
@@ -643,9 +644,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         b1 = after_best()
         from questions.layout import key_of
 
-        key = layout.key(key_of(b1).display, b1.step_time)
+        key = layout_key(key_of(b1).display, b1.step_time)
         pv = part("Lay it out again: type the new layout as tp= pp= cp= ep= mb= zero= "
-                  "(recompute=full if you want activations recomputed).", layout.NAME, key,
+                  "(recompute=full if you want activations recomputed).", LAYOUT, key,
                   (), side_by_side([("before", b0), ("best after", b1)]))
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
     if ask == "axis":
@@ -662,8 +663,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         # (a named mistake says its own feedback; the others get theirs as the option's)
         feedback = {lab: o.feedback for lab, o in zip(labels, options, strict=True)
                     if o.feedback and not o.mistake}
-        key = choice.key((right,))
-        pv = part("What does the best layout change?", choice.CHOICE, key, mistakes,
+        key = pick_key((right,))
+        pv = part("What does the best layout change?", PICK, key, mistakes,
                   side_by_side([("before", b0), ("best after", b1)])
                   + f"\n\nThe best layout after the change: {_typed(b1)} (DP "
                   f"{b1.layout.dp}).", [o.text for o in options],
@@ -688,9 +689,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                     "all of it scaled with the sequence", "Only the activations (and "
                     "logits) grow with the sequence; weights, gradients and optimizer "
                     "states stay as they were.", 0.25, value=b0.memory_per_gpu * r))
-            key = number.key(format_value(value, "B"), value, "B", tol)
+            key = amount_key(format_value(value, "B"), value, "B", tol)
             pv = part(keep + " How much memory does one GPU need now (model state, "
-                      "activations, logits and buffers)?", number.NAME, key,
+                      "activations, logits and buffers)?", AMOUNT, key,
                       _distinct(ms, value, tol), side, tolerance=tol)
             return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
         if ask == "fits":
@@ -703,8 +704,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                                f"It needs {format_value(e1.memory_per_gpu, 'B')} per GPU "
                                f"of {format_value(e1.usable, 'B')} usable.", 0.0,
                                choice=(wrong_pick,)),)
-            key = choice.key((right,))
-            pv = part(keep + " Does it still fit?", choice.CHOICE, key, fit_ms, side,
+            key = pick_key((right,))
+            pv = part(keep + " Does it still fit?", PICK, key, fit_ms, side,
                       fit_options)
             return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
         movers = _movers(b0, e1)
@@ -715,8 +716,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         truth = texts[0]
         rng.shuffle(texts)
         right = chr(ord("a") + texts.index(truth))
-        key = choice.key((right,))
-        pv = part(keep + " Which figure of it moves most?", choice.CHOICE, key, (), side,
+        key = pick_key((right,))
+        pv = part(keep + " Which figure of it moves most?", PICK, key, (), side,
                   [t[:1].upper() + t[1:] for t in texts])
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, e1)
     b1 = after_best()
@@ -728,8 +729,8 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                            f"change; after it the best layout steps in "
                            f"{format_value(b1.step_time, 's')}.", 0.0,
                            value=b0.step_time)]
-        key = number.key(format_value(b1.step_time, "s"), b1.step_time, "s", tol)
-        pv = part("What is the best layout's step time now?", number.NAME, key,
+        key = amount_key(format_value(b1.step_time, "s"), b1.step_time, "s", tol)
+        pv = part("What is the best layout's step time now?", AMOUNT, key,
                   _distinct(ms, b1.step_time, tol), side, tolerance=tol)
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
     tol = TOLERANCE["mfu"]
@@ -742,9 +743,9 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
             f"run at: after the change that is the FP8 peak ({format_value(b, 'FLOP/s')}), "
             "so the same FLOP/s is a smaller fraction of it.", 0.25,
             value=b1.mfu * b / a))
-    key = number.key(f"{b1.mfu:.1%}", b1.mfu, "1", tol)
+    key = amount_key(f"{b1.mfu:.1%}", b1.mfu, "1", tol)
     pv = part("What MFU does the best layout reach now (a fraction, or a percent)?",
-              number.NAME, key, _distinct(ms, b1.mfu, tol), side, tolerance=tol, unit="1")
+              AMOUNT, key, _distinct(ms, b1.mfu, tol), side, tolerance=tol, unit="1")
     return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
 
 

@@ -171,14 +171,19 @@ def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
 
     owner: type[Any] = schema.Template
     walk: list[str | int] = list(loc[:-1])
-    models = {"parts": schema.Part, "mistakes": schema.Mistake, "hints": schema.Hint,
-              "examples": schema.Example, "params": schema.ParamSpec}
-    kind = None
+    models = {"parts": schema.Part, "hints": schema.Hint, "examples": schema.Example,
+              "params": schema.ParamSpec}
+    by_kind: dict[str, tuple[Any, type[Any], str, str]] = {
+        "answer": (schema.answer_models, schema.AnswerFields, "answers", "[answer] has"),
+        "mistakes": (schema.mistake_models, schema.MistakeFields, "mistakes",
+                     "[[mistakes]] have")}
+    kind = table = None
     for i, part in enumerate(walk):
-        if part == "answer":  # the model of the kind beside it
+        if isinstance(part, str) and part in by_kind:  # the model of the kind beside it
             beside = _at(data, walk[:i])
             kind = beside.get("answer_kind", "number") if isinstance(beside, dict) else None
-            owner = schema.answer_models().get(str(kind), schema.AnswerFields)
+            table = part
+            owner = by_kind[part][0]().get(str(kind), by_kind[part][1])
         elif isinstance(part, str) and part in models:
             owner = models[part]
         elif isinstance(part, str) and part in owner.model_fields:  # a nested table
@@ -190,13 +195,16 @@ def _unknown_field(loc: Sequence[str | int], data: dict[str, Any]) -> str:
     known = [("schema" if k == "schema_" else k) for k in known]
     bad = str(loc[-1])
     close = difflib.get_close_matches(bad, known, n=1, cutoff=0.6)
-    if walk and walk[-1] == "answer" and kind is not None:
-        # a field of another kind: say whose it is and what this kind's answer has
-        others = sorted(name for name, model in schema.answer_models().items()
+    if table is not None and kind is not None and (
+            walk[-1] == table or walk[-2:-1] == [table]):
+        # a field of another kind: say whose it is and what this kind's table has
+        models_of, _, plural, has = by_kind[table]
+        others = sorted(name for name, model in models_of().items()
                         if bad in model.model_fields)
         if others:
-            return (f"{bad!r} is a field of {' and '.join(others)} answers, not of a "
-                    f"{kind} answer (answer_kind = \"{kind}\"), whose [answer] has "
+            whose = "answer" if table == "answer" else "answer's mistake"
+            return (f"{bad!r} is a field of {' and '.join(others)} {plural}, not of a "
+                    f"{kind} {whose} (answer_kind = \"{kind}\"), whose {has} "
                     f"{', '.join(known)}")
     return f"unknown field {bad!r}" + (f" (did you mean {close[0]}?)" if close else "")
 

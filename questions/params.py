@@ -105,8 +105,9 @@ def _expr_texts(part: Part | Template) -> list[str | None]:
     figures'."""
     from questions.kinds import kind_of
 
-    return ([text for _, text, _ in kind_of(part.answer_kind).expressions(cast("Part", part))]
-            + [m.expr for m in part.mistakes])
+    kind = kind_of(part.answer_kind)
+    return ([text for _, text, _ in kind.expressions(cast("Part", part))]
+            + [m.expr for _, m in kind.rederived(cast("Part", part))])
 
 
 def _split(params: Mapping[str, Scalar], *extra: Mapping[str, Scalar]) -> tuple[

@@ -16,8 +16,8 @@ __all__ = ["reference_markdown"]
 def reference_markdown() -> str:
     """The reference of every template field, as Markdown tables built from the models'
     field docstrings (AUTHORING.md carries this text; a test keeps the two equal): the
-    `[answer]` table's fields every kind has, then each kind's own, from the models the
-    kinds' table registers."""
+    `[answer]` table's fields every kind has, then each kind's own, and the same for
+    `[[mistakes]]`, from the models the kinds' table registers."""
     from questions import schema
     from questions.fielddocs import field_doc
     from questions.followspec import FollowUpSpec
@@ -26,8 +26,8 @@ def reference_markdown() -> str:
         ("Top level", schema.Template, frozenset()),
         ("`[params.NAME]`: how a parameter is drawn", schema.ParamSpec, frozenset())]
     sections += _answer_sections()
+    sections += _mistake_sections()
     sections += [(title, model, frozenset()) for title, model in [
-        ("`[[mistakes]]` (or `[[parts.mistakes]]`)", schema.Mistake),
         ("`[[hints]]` (or `[[parts.hints]]`)", schema.Hint),
         ("`[[examples]]`", schema.Example),
         ("`[[parts]]`: one step of a scenario", schema.Part),
@@ -83,6 +83,28 @@ def _answer_sections() -> list[tuple[str, type[Any], frozenset[str]]]:
                 many = typing.get_origin(info.annotation) is list
                 at = f"[[answer.{field}]]" if many else f"answer.{field}"
                 out.append((f"`{at}`: {doc[:1].lower() + doc[1:]}", inner, frozenset()))
+    return out
+
+
+def _mistake_sections() -> list[tuple[str, type[Any], frozenset[str]]]:
+    """The `[[mistakes]]` table: the fields every kind's mistakes have, then each kind's
+    recognisers (a kind missing from the table's models declares no mistakes)."""
+    from questions.fields import MistakeFields
+    from questions.kinds import KINDS
+    from questions.schema import mistake_models
+
+    by_model: dict[type[MistakeFields], list[str]] = {}
+    for name, model in mistake_models().items():
+        by_model.setdefault(model, []).append(name)
+    common = "`[[mistakes]]` (or `[[parts.mistakes]]`): the fields of every kind's mistakes"
+    none = [name for name in KINDS if KINDS[name].mistake_fields is None]
+    if none:
+        common += f" ({_kinds(none)} answers have no `[[mistakes]]`)"
+    out: list[tuple[str, type[Any], frozenset[str]]] = [(common, MistakeFields, frozenset())]
+    shared = frozenset(MistakeFields.model_fields)
+    for model, names in by_model.items():
+        out.append((f"`[[mistakes]]` of {_kinds(names)} answers: how one is recognised",
+                    model, shared))
     return out
 
 

@@ -30,7 +30,7 @@ from questions.fields import (
     AnswerFields,
     Example,
     Hint,
-    Mistake,
+    MistakeFields,
     ParamSpec,
     PartFields,
     Scalar,
@@ -38,7 +38,7 @@ from questions.fields import (
     _Model,
 )
 from questions.followspec import FollowUpSpec, check_followups
-from questions.kinds import KINDS, kind_of, number
+from questions.kinds import DEFAULT, KINDS, kind_of
 from questions.tags import RAPID_FIRE
 from questions.types import AnswerKind
 
@@ -47,8 +47,8 @@ if TYPE_CHECKING:
     from pydantic_core import CoreSchema
 
 __all__ = ["MAX_STEPS", "SCHEMA_VERSION", "TOPICS", "AnswerByKind", "AnswerFields",
-           "Example", "Hint", "Mistake", "ParamSpec", "Part", "Scalar", "StepSpec",
-           "Template", "answer_models"]
+           "Example", "Hint", "MistakeByKind", "MistakeFields", "ParamSpec", "Part", "Scalar",
+           "StepSpec", "Template", "answer_models", "mistake_models"]
 
 SCHEMA_VERSION = 1
 """The format version this code reads (the ``schema`` field of a template)."""
@@ -83,6 +83,13 @@ def answer_models() -> dict[str, type[AnswerFields]]:
     return {name: kind.answer_fields() for name, kind in KINDS.items()}
 
 
+def mistake_models() -> dict[str, type[MistakeFields]]:
+    """Each registered kind's `[[mistakes]]` model, by kind name, for the kinds whose
+    parts declare known mistakes (imports every kind's)."""
+    return {name: fields() for name, kind in KINDS.items()
+            if (fields := kind.mistake_fields) is not None}
+
+
 def _by_kind(value: object, info: ValidationInfo) -> object:
     """An `[answer]` validated by the model of the answer kind beside it."""
     kind = info.data.get("answer_kind")
@@ -94,13 +101,46 @@ def _by_kind(value: object, info: ValidationInfo) -> object:
     return model.model_validate(value, context=info.context)
 
 
+def _mistake_by_kind(value: object, info: ValidationInfo) -> object:
+    """A `[[mistakes]]` entry validated by the mistake model of the answer kind beside
+    it; refused on a kind whose parts declare none."""
+    kind = info.data.get("answer_kind")
+    if kind is None:  # answer_kind refused (the error)
+        return value
+    fields = kind_of(kind).mistake_fields
+    if fields is None:
+        names = list(mistake_models())
+        owners = f"{', '.join(names[:-1])} and {names[-1]}"
+        raise PydanticCustomError(
+            "no_mistakes", "a {kind} answer has no [[mistakes]]: its grader names the "
+            "slips it knows itself (known mistakes are for {owners} answers)",
+            {"kind": kind, "owners": owners})
+    model = fields()
+    if isinstance(value, model):
+        return value
+    return model.model_validate(value, context=info.context)
+
+
 class ByKind:
-    """The JSON Schema of an `[answer]`: one of the registered kinds' models."""
+    """The JSON Schema of a table validated by the answer kind beside it: one of the
+    registered kinds' models (:meth:`models`)."""
+
+    def models(self) -> dict[str, type[_Model]]:
+        """Each kind's model of this table, by kind name."""
+        return dict(answer_models())
 
     def __get_pydantic_json_schema__(self, core: CoreSchema,
                                      handler: GetJsonSchemaHandler) -> dict[str, Any]:
-        models = list(dict.fromkeys(answer_models().values()))
+        models = list(dict.fromkeys(self.models().values()))
         return {"anyOf": [handler(m.__pydantic_core_schema__) for m in models]}
+
+
+class MistakesByKind(ByKind):
+    """The JSON Schema of a `[[mistakes]]` entry: one of the kinds' mistake models."""
+
+    def models(self) -> dict[str, type[_Model]]:
+        """Each kind's `[[mistakes]]` model, by kind name."""
+        return dict(mistake_models())
 
 
 AnswerByKind = Annotated[SerializeAsAny[AnswerFields], PlainValidator(_by_kind), ByKind()]
@@ -109,14 +149,22 @@ union over :data:`questions.kinds.KINDS`, keyed by the field beside it, so that 
 registered at run time validates its own fields and errors read ``answer.FIELD``), and
 dumped as that model."""
 
+MistakeByKind = Annotated[SerializeAsAny[MistakeFields], PlainValidator(_mistake_by_kind),
+                          MistakesByKind()]
+"""A `[[mistakes]]` entry: validated as the part's ``answer_kind``'s mistake model (as
+:data:`AnswerByKind`; errors read ``mistakes[N].FIELD``), and dumped as that model."""
+
 
 class Part(PartFields):
     """One step of a question: a prompt and its answer (a scenario has several)."""
 
-    answer_kind: KindName = number.NAME
+    answer_kind: KindName = DEFAULT
     """How the answer is typed and graded."""
     answer: AnswerByKind
     """The key: the fields of its kind (see the reference of each kind's `[answer]`)."""
+    mistakes: list[MistakeByKind] = Field(default_factory=list)
+    """Known mistakes, checked in order after the key: the fields of its kind (see the
+    reference of each kind's `[[mistakes]]`)."""
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
@@ -161,7 +209,7 @@ class Template(_Model):
     """How long a prepared person takes; used by scheduling."""
     prompt: str = ""
     """A single-part question's prompt (or use [[parts]])."""
-    answer_kind: KindName = number.NAME
+    answer_kind: KindName = DEFAULT
     """A single-part question's answer kind."""
     answer: Annotated[SerializeAsAny[AnswerFields] | None, PlainValidator(_by_kind),
                       ByKind()] = None
@@ -172,7 +220,7 @@ class Template(_Model):
     """A single-part table's rows."""
     columns: dict[str, str] = Field(default_factory=dict)
     """A single-part table's columns."""
-    mistakes: list[Mistake] = Field(default_factory=list)
+    mistakes: list[MistakeByKind] = Field(default_factory=list)
     """A single-part question's known mistakes."""
     hints: list[Hint] = Field(default_factory=list)
     """A single-part question's hints."""

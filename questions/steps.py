@@ -205,12 +205,12 @@ def _same(seen: list[tuple[str, float]], unit: str, value: float) -> bool:
 def _part_steps(pv: PartVariant, specs: list[StepSpec], seen: list[tuple[str, float]],
                 start: int) -> list[LearnStep]:
     from questions.derivation import explain
-    from questions.kinds import kind_of, number
+    from questions.kinds import kind_of
 
     kind = kind_of(pv.kind)
     d = explain(pv)
     a = pv.spec.answer
-    amount = number.answer(pv.spec) if kind.amount else None
+    amount = kind.amount_of(pv.spec) if kind.amount else None
     # Sections the template only shows come first: the chain ends on the key.
     shown_only = [s for s in d.sections if s.quantity in a.show
                   and (amount is None or s.quantity != amount.quantity)]
@@ -309,21 +309,15 @@ def _explain(st: Step, *, result: bool = True) -> str:
 def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
     """A derivation step as a gradable number part: the step's value and unit, the
     part's tolerance, and the part's known mistakes re-derived for this step."""
-    from questions.kinds import kind_of, number
-    from questions.schema import Part
+    from questions.kinds import kind_of
+    from questions.kinds.build import amount_key, amount_part
 
     # An amount's steps are graded within its tolerance, any other part's within 3 %.
-    tolerance = number.answer(pv.spec).tolerance if kind_of(pv.kind).amount \
-        else number.TOLERANCE
+    kind = kind_of(pv.kind)
+    tolerance = kind.amount_of(pv.spec).tolerance if kind.amount else None
     # A step that rounds to a whole number (the requests that fit) is graded exactly.
-    answer = number.fields()(unit=st.unit, tolerance=tolerance,
-                             count="exact" if st.quantity in number.WHOLE_QUANTITIES else "")
-    # Every field given: pydantic inspects a default factory's signature on each
-    # model_construct that calls one (1 ms, most of a step's cost).
-    spec = Part.model_construct(prompt=f"Work out {phrase}.", answer_kind=number.NAME,
-                                answer=answer, choices=[], rows=[], columns={},
-                                mistakes=[], hints=[], tags=[])
-    key = number.key(st.result, st.value, st.unit, tolerance)
+    spec = amount_part(f"Work out {phrase}.", st.unit, tolerance, st.quantity)
+    key = amount_key(st.result, st.value, st.unit, tolerance)
     return replace(pv, prompt=spec.prompt, spec=spec, key=key,
                    mistakes=_step_mistakes(pv, st), accepted=(), env=dict(pv.env),
                    follow=None)
@@ -332,6 +326,7 @@ def _step_pv(pv: PartVariant, st: Step, phrase: str) -> PartVariant:
 def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
     """The part's known mistakes that change keys (``set``), re-derived for the step:
     "forgot the master copy" is a mistake of the bytes-per-parameter step too."""
+    from questions.kinds import kind_of
     from questions.variants import KnownMistake
     from solver.errors import SolverError
     from solver.inputs import resolve_inputs
@@ -341,7 +336,7 @@ def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
     if st.quantity not in QUANTITIES:
         return ()
     out = []
-    for m in pv.spec.mistakes:
+    for _, m in kind_of(pv.kind).rederived(pv.spec):
         if not m.set:
             continue
         try:

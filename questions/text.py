@@ -65,7 +65,8 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
         from questions.kinds import kind_of
 
         unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
-        binary = kind_of(part.answer_kind).amount and unit in ("B", "B/s") and _binary(part)
+        kind = kind_of(part.answer_kind)
+        binary = kind.amount and unit in ("B", "B/s") and kind.amount_of(part).binary
         return format_value(m.value, unit, binary=binary)
     if m.formula:
         return m.formula
@@ -73,13 +74,6 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
         return "; ".join(part.choices[ord(c) - ord("a")] for c in m.choice
                          if 0 <= ord(c) - ord("a") < len(part.choices))
     return m.name
-
-
-def _binary(part: Part) -> bool:
-    """An amount in bytes shown in GiB/TiB (``answer.binary``)."""
-    from questions.kinds import number
-
-    return number.answer(part).binary
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:

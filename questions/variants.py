@@ -191,17 +191,16 @@ def _follow(t: Template, part: Part, params: Mapping[str, Scalar], inputs: Input
     """The follow-through of a part whose answer says `follow` (validated on load)."""
     from questions.kinds import kind_of
 
-    if not kind_of(part.answer_kind).amount:
+    kind = kind_of(part.answer_kind)
+    if not kind.amount:  # only an amount follows through
         return None
-    from questions.kinds import number  # only an amount follows through
-
-    a = number.answer(part)
+    a = kind.amount_of(part)
     if not a.follow or a.expr is None:
         return None
     carried = []
     for k in a.follow:
         pv = earlier[k - 1]
-        name = number.answer(pv.spec).quantity
+        name = kind_of(pv.kind).amount_of(pv.spec).quantity
         assert name is not None and pv.key.value is not None and pv.key.unit is not None
         carried.append(Carried(k, name, pv.key.unit, pv.key.value))
     e = comp.exprs[a.expr]
@@ -242,10 +241,9 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
         key, mistakes, accepted = drawn.key, drawn.mistakes, drawn.accepted
         follow = _follow(t, part, params, inputs, comp, earlier)
     except (SolverError, ExprError) as exc:
-        field: tuple[str | int, ...] = ("parts", index - 1, "answer") if t.parts \
-            else ("answer",)
-        field += next((tuple(loc[1:]) for loc, text, _ in kind.expressions(part)
-                       if isinstance(exc, ExprError) and exc.expr == text), ())
+        field: tuple[str | int, ...] = ("parts", index - 1) if t.parts else ()
+        field += next((tuple(loc) for loc, text, _ in kind.expressions(part)
+                       if isinstance(exc, ExprError) and exc.expr == text), ("answer",))
         raise TemplateError(f"{t.id}: part {index}: {exc}", field=field,
                             reason=str(exc)) from exc
     except (ArithmeticError, RecursionError) as exc:  # e.g. a drawn value too large

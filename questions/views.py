@@ -80,8 +80,8 @@ def view_shape() -> str:
     """Which fields of the template models hold models, tuples, lists and dicts of them,
     as JSON (see :func:`bank_view`); the same for every template, so the bank keeps it
     once. Built from the models' annotations (imports the schema: pydantic); an
-    `[answer]` is described by kind (``{"k": {kind: shape}}``), each registered kind's
-    model.
+    `[answer]` and a `[[mistakes]]` entry are described by kind (``{"k": {kind:
+    shape}}``), each registered kind's model.
 
     Raises:
         TypeError: an annotation this shape cannot describe (a union of a model and
@@ -92,14 +92,14 @@ def view_shape() -> str:
 
     from pydantic import BaseModel
 
-    from questions.schema import ByKind, Part, Template, answer_models
+    from questions.schema import ByKind, Part, Template
 
     models: dict[str, dict[str, Any]] = {}
 
     def describe(a: Any, metadata: Any = ()) -> Any:
-        if any(isinstance(m, ByKind) for m in metadata):
-            # an [answer]: the model of the answer_kind beside it, by kind
-            return {"k": {name: describe(m) for name, m in answer_models().items()}}
+        for by_kind in (m for m in metadata if isinstance(m, ByKind)):
+            # an [answer] or a mistake: the model of the answer_kind beside it, by kind
+            return {"k": {name: describe(m) for name, m in by_kind.models().items()}}
         if isinstance(a, type) and issubclass(a, BaseModel):
             if a.__name__ not in models:
                 models[a.__name__] = {}  # before its fields: a model may hold itself
@@ -108,7 +108,7 @@ def view_shape() -> str:
             return {"m": a.__name__}
         origin, args = typing.get_origin(a), typing.get_args(a)
         if origin is typing.Annotated:
-            return describe(args[0])
+            return describe(args[0], args[1:])
         if origin in (typing.Union, types.UnionType):
             inner = [describe(x) for x in args if x is not type(None)]
             if all(d == "v" for d in inner):
@@ -146,25 +146,25 @@ def bank_view(text: str, shape: str) -> TemplateView:
     models = json.loads(shape)
     data = json.loads(text)
 
-    def build(value: Any, d: Any) -> Any:
+    def build(value: Any, d: Any, kind: str | None = None) -> Any:
         if d == "v" or value is None:
             return value
         (tag, inner), = d.items()
+        if tag == "k":
+            # an [answer] or a mistake is of the model of the answer_kind beside it
+            # (KeyError: a kind registered after the shape was kept: no view is used)
+            return build(value, inner[kind], kind)
         if tag == "m":
             fields = models[inner]
             if not isinstance(value, dict) or value.keys() != fields.keys():
                 raise ValueError(f"a {inner} of other fields")
-            return View({n: build(v, _by_kind(fields[n], value)) for n, v in value.items()})
+            kind = value.get("answer_kind", kind)
+            return View({n: build(v, fields[n], kind) for n, v in value.items()})
         if tag == "d" and isinstance(value, dict):
-            return {str(k): build(v, inner) for k, v in value.items()}
+            return {str(k): build(v, inner, kind) for k, v in value.items()}
         if tag in ("l", "t") and isinstance(value, list):
-            return [build(v, inner) for v in value] if tag == "l" else tuple(value)
+            return [build(v, inner, kind) for v in value] if tag == "l" else tuple(value)
         raise ValueError(f"{value!r} is not of shape {d!r}")
-
-    def _by_kind(d: Any, owner: dict[str, Any]) -> Any:
-        # an [answer] is of the model of the answer_kind beside it (KeyError: a kind
-        # registered after the shape was kept: the view is not used)
-        return d["k"][owner["answer_kind"]] if isinstance(d, dict) and "k" in d else d
 
     fields = build(data["fields"], {"m": "Template"}).__dict__
     parts = list(fields["parts"]) or [build(data["part"], {"m": "Part"})]

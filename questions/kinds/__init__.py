@@ -8,6 +8,12 @@ drawn, and the last line of the worked explanation. :data:`KINDS` registers them
 :data:`questions.types.AnswerKind` (a test keeps the two equal). The schema, the loader
 and :func:`questions.variants.make_variant` dispatch through this table; the core has
 its own table for reading and grading (:mod:`quiz.core.kinds`).
+
+Code outside the kinds imports no kind's module: it reads a part through its kind's
+entry (an amount through ``amount_of``, the mistakes the solver derives through
+``rederived``), and the questions it asks of its own (learn mode's steps, the
+interviewer's follow-ups) are built by :mod:`questions.kinds.build`, which says which
+kind asks an amount, a pick of one option and a layout.
 """
 
 from __future__ import annotations
@@ -19,7 +25,10 @@ from importlib import import_module
 from questions.kinds.base import QuestionKind
 from questions.lazytable import LazyTable
 
-__all__ = ["KINDS", "kind_of"]
+__all__ = ["DEFAULT", "KINDS", "kind_of"]
+
+DEFAULT = "number"
+"""The kind of a part whose template names none (``answer_kind``'s default)."""
 
 
 def _kind(module: str) -> QuestionKind:
@@ -44,3 +53,4 @@ def kind_of(name: str) -> QuestionKind:
         KeyError: no such kind (the schema only admits registered kinds).
     """
     return KINDS[name]
+

@@ -8,22 +8,21 @@ accepted answers are drawn for a variant, and the last line of its worked explan
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     import random
 
-if TYPE_CHECKING:
-    from questions.fields import AnswerFields, Scalar
+    from questions.fields import AnswerFields, MistakeFields, Scalar
     from questions.fields import PartFields as Part
     from questions.model import AcceptedVariant, Key, KnownMistake, PartVariant
     from solver.engine import Inputs
 
-__all__ = ["AddStep", "DrawnKey", "KeyContext", "Location", "QuestionKind", "common_fields",
-           "common_texts", "default_answer_line", "no_checks", "no_loaded_checks",
-           "nothing"]
+__all__ = ["AddStep", "Amount", "DrawnKey", "KeyContext", "Location", "QuestionKind",
+           "Rederived", "common_fields", "common_texts", "default_answer_line", "no_checks",
+           "no_loaded_checks", "nothing"]
 
 Location = list[str | int]
 """A field path in a template file, e.g. ``["parts", 0, "answer", "formula"]``."""
@@ -99,6 +98,71 @@ def default_key_words(pv: PartVariant) -> str:
     return pv.key.display
 
 
+class Convention(Protocol):
+    """Another convention whose answer also grades correct (an amount's ``accept``)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def set(self) -> Mapping[str, Scalar]: ...
+    @property
+    def note(self) -> str: ...
+
+
+class Amount(Protocol):
+    """What a kind whose key is one amount in a unit says of it
+    (:attr:`QuestionKind.amount_of`): how the amount is derived, its unit, how close is
+    close enough, and whether it carries forward. A number's `[answer]`
+    (:class:`~questions.kinds.answers.number.NumberAnswer`) is one."""
+
+    @property
+    def quantity(self) -> str | None: ...
+    @property
+    def expr(self) -> str | None: ...
+    @property
+    def unit(self) -> str | None: ...
+    @property
+    def tolerance(self) -> float: ...
+    @property
+    def binary(self) -> bool: ...
+    @property
+    def bare_unit(self) -> str | None: ...
+    @property
+    def why(self) -> str: ...
+    @property
+    def follow(self) -> Sequence[int]: ...
+    @property
+    def follow_credit(self) -> float: ...
+    @property
+    def accept(self) -> Sequence[Convention]: ...
+    @property
+    def set(self) -> Mapping[str, Scalar]: ...
+
+
+class Rederived(Protocol):
+    """A known mistake the solver derives (:attr:`QuestionKind.rederived`): the key
+    worked out with some keys changed, from another expression, or scaled."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def feedback(self) -> str: ...
+    @property
+    def credit(self) -> float: ...
+    @property
+    def set(self) -> Mapping[str, Scalar]: ...
+    @property
+    def expr(self) -> str | None: ...
+    @property
+    def scale(self) -> float | None: ...
+
+
+def no_amount(part: Part) -> Amount:
+    """A kind whose key is not one amount (never called: :attr:`QuestionKind.amount` is
+    false)."""
+    raise TypeError(f"a {part.answer_kind} answer is not an amount")
+
+
 AddStep = Callable[..., None]
 """``add(quantity, prompt, step_pv, step, explanation, what=...)``: learn mode's adder of
 one step (:func:`questions.steps.walk`)."""
@@ -117,10 +181,10 @@ class QuestionKind:
             located by its field path under ``base``.
         arrange: the part as shown, given a random source seeded by the variant and the
             part (choice answers shuffle their options with it); None keeps it as drawn.
-        amount: the key is one amount in a unit (a solver quantity or an expression of
-            them; its `[answer]` has the fields of
-            :class:`~questions.kinds.answers.number.NumberAnswer`, which
-            :func:`questions.kinds.number.answer` reads): loading checks its
+        amount_of: what the key is when it is one amount in a unit (a solver quantity
+            or an expression of them; see :class:`Amount`); a kind without
+            (:func:`no_amount`) is no amount: :attr:`amount` is false.
+        amount: the key is one amount in a unit (``amount_of`` says what): loading checks its
             expressions' dimensions and warns of numbers whose unit it cannot check;
             its derivation works the amount out and learn mode asks it as the walk's
             last step; a follow-up asks it again after a change that moves it; an
@@ -129,8 +193,10 @@ class QuestionKind:
         searches_layout: the key is found by the layout engine's search at every draw
             (it reads every solver key; no derivations are drawn ahead; the self-test of
             it costs several draws' worth; feedback offers the layout lab).
-        names_mistakes: the grader names verdicts of its own ("illegal layout"), so a
-            template's example may expect a mistake name the part does not declare.
+        names_mistake: whether its grader names a verdict so of its own accord (a
+            number's generic slips, "bits vs bytes"; any of a layout's, "illegal
+            layout"), so that a template's example may expect that mistake name though
+            the part does not declare it.
         key_words: the key as people read it in a sentence (a choice's letters with
             their options' text).
         texts: the texts of its `[answer]` a learner reads, which may hold the usual
@@ -151,6 +217,15 @@ class QuestionKind:
             :class:`~questions.fields.AnswerFields`, in its module under
             ``questions/kinds/answers/``), returned when a template of the kind is
             validated: drawing from the bank's views imports no pydantic.
+        mistake_fields: the pydantic model of its `[[mistakes]]` (a subclass of
+            :class:`~questions.fields.MistakeFields`, beside its `[answer]` model), or
+            None: its parts declare no known mistakes (a layout's grader names the
+            slips it knows itself).
+        rederived: its known mistakes that the solver derives (index among the part's
+            mistakes, and the mistake: keys changed, expression, scale), whose
+            expressions loading compiles and whose keys it checks.
+        count: how its key counts (``"exact"``, ``"floor"``, ``"either"``; ``""``: not
+            a count).
         walk_steps: learn mode's steps for a part without arithmetic of its own (a
             choice: one yes-or-no step per option; a table: one step per row), given
             the part's worked explanation and ``add`` (see :data:`AddStep`); None: no
@@ -162,9 +237,9 @@ class QuestionKind:
     answer_line: Callable[[PartVariant], str] = default_answer_line
     check_loaded: Callable[[Part, Location], list[tuple[Location, str]]] = no_loaded_checks
     arrange: Callable[[PartVariant, random.Random], PartVariant] | None = None
-    amount: bool = False
+    amount_of: Callable[[Part], Amount] = no_amount
     searches_layout: bool = False
-    names_mistakes: bool = False
+    names_mistake: Callable[[str], bool] = lambda name: False
     key_words: Callable[[PartVariant], str] = default_key_words
     walk_steps: Callable[[PartVariant, str, AddStep], None] | None = None
     texts: Callable[[Part], list[tuple[Location, str]]] = common_texts
@@ -173,3 +248,11 @@ class QuestionKind:
     quantities: Callable[[Part], list[str]] = nothing
     part_fields: frozenset[str] = frozenset()
     answer_fields: Callable[[], type[AnswerFields]] = common_fields
+    mistake_fields: Callable[[], type[MistakeFields]] | None = None
+    rederived: Callable[[Part], list[tuple[int, Rederived]]] = nothing
+    count: Callable[[Part], str] = lambda part: ""
+
+    @property
+    def amount(self) -> bool:
+        """The key is one amount in a unit (:attr:`amount_of` says what)."""
+        return self.amount_of is not no_amount

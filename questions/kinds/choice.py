@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     import random
 
     from questions.fields import PartFields as Part
-    from questions.kinds.answers.choice import ChoiceAnswer
+    from questions.kinds.answers.choice import ChoiceAnswer, ChoiceMistake
     from questions.model import Key, PartVariant
 
 __all__ = ["CHOICE", "KIND", "MULTI", "answer", "fields", "key"]
@@ -43,6 +43,18 @@ def fields() -> type[ChoiceAnswer]:
 def answer(part: Part) -> ChoiceAnswer:
     """A choice part's `[answer]`."""
     return cast("ChoiceAnswer", part.answer)
+
+
+def mistake_fields() -> type[ChoiceMistake]:
+    """The model of a choice's or a multi-select's `[[mistakes]]` (a wrong pick)."""
+    from questions.kinds.answers.choice import ChoiceMistake
+
+    return ChoiceMistake
+
+
+def mistakes(part: Part) -> list[ChoiceMistake]:
+    """A choice part's known mistakes."""
+    return cast("list[ChoiceMistake]", part.mistakes)
 
 
 def check_part(part: Part) -> None:
@@ -109,14 +121,17 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
             out.append((base + where, f"{cited.group(0)!r} cites an option by its letter, "
                         "but each variant shows the options in its own order; name the "
                         "option by what it says"))
-    for i, m in enumerate(part.mistakes):
-        if m.choice is not None and all(set(m.choice) == k for k in keys):
+    labels = {chr(ord("a") + i) for i in range(len(part.choices))}
+    for i, m in enumerate(mistakes(part)):
+        out += [(base + ["mistakes", i, "choice"], f"no choice {c!r}") for c in m.choice
+                if c not in labels]
+        if all(set(m.choice) == k for k in keys):
             out.append((base + ["mistakes", i, "choice"],
                         f"{', '.join(m.choice)} is the key (answer.correct), so this mistake "
                         "can never fire; name the wrong labels it stands for"))
-        keyed = [what for what, correct in branches if m.choice and set(m.choice) == correct]
+        keyed = [what for what, correct in branches if set(m.choice) == correct]
         if a.when and keyed and len(keyed) < len(branches):
-            out.append((base + ["mistakes", i, "choice"], f"{', '.join(m.choice or [])} is "
+            out.append((base + ["mistakes", i, "choice"], f"{', '.join(m.choice)} is "
                         f"the key {keyed[0]}: in those variants this mistake can never fire "
                         "and its feedback calls a right answer wrong; give it a pick that is "
                         "wrong in every branch"))
@@ -135,8 +150,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
             break
     drawn = key(tuple(correct), many=part.answer_kind == MULTI)
     return DrawnKey(drawn, tuple(KnownMistake(m.name, m.feedback, m.credit,
-                                            choice=tuple(m.choice or ()))
-                               for m in part.mistakes))
+                                            choice=tuple(m.choice))
+                               for m in mistakes(part)))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -171,8 +186,8 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
             "when": [w.model_copy(update={"correct": move(w.correct)}) for w in a.when],
             "option_feedback": {shown[k]: v for k, v in sorted(
                 a.option_feedback.items(), key=lambda kv: shown[kv[0]])}}),
-        "mistakes": [m.model_copy(update={"choice": move(m.choice)}) if m.choice else m
-                     for m in pv.spec.mistakes]})
+        "mistakes": [m.model_copy(update={"choice": move(m.choice)})
+                     for m in mistakes(pv.spec)]})
     correct = tuple(move(pv.key.correct))
     return replace(pv, spec=spec, key=replace(pv.key, display=", ".join(correct),
                                                  correct=correct),
@@ -218,5 +233,5 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
                     key_words=key_words, walk_steps=walk_steps, texts=texts,
                     expressions=expressions, part_fields=frozenset({"choices"}),
-                    answer_fields=fields)
+                    answer_fields=fields, mistake_fields=mistake_fields)
 """A single choice and a multi-select (one entry: the part's kind tells them apart)."""

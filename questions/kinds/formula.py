@@ -9,7 +9,7 @@ from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
-    from questions.kinds.answers.formula import FormulaAnswer
+    from questions.kinds.answers.formula import FormulaAnswer, FormulaMistake
     from questions.model import PartVariant
 
 __all__ = ["KIND", "NAME"]
@@ -28,6 +28,18 @@ def fields() -> type[FormulaAnswer]:
 def answer(part: Part) -> FormulaAnswer:
     """A formula part's `[answer]`."""
     return cast("FormulaAnswer", part.answer)
+
+
+def mistake_fields() -> type[FormulaMistake]:
+    """The model of a formula's `[[mistakes]]` (a wrong formula)."""
+    from questions.kinds.answers.formula import FormulaMistake
+
+    return FormulaMistake
+
+
+def mistakes(part: Part) -> list[FormulaMistake]:
+    """A formula part's known mistakes."""
+    return cast("list[FormulaMistake]", part.mistakes)
 
 
 def check_part(part: Part) -> None:
@@ -54,7 +66,7 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
                         f"{name!r}" + (f" (did you mean {close}?)" if close else "")))
     allowed = {letter: sp.Symbol(letter, positive=True) for letter in a.symbols}
     texts = [(base + ["answer", "formula"], a.formula)] + [
-        (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(part.mistakes)]
+        (base + ["mistakes", i, "formula"], m.formula) for i, m in enumerate(mistakes(part))]
     for loc, text in texts:
         if text:
             try:
@@ -71,7 +83,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     a = answer(ctx.part)
     key = Key(NAME, a.formula or "", formula=a.formula, symbols=dict(a.symbols))
     return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
-                               for m in ctx.part.mistakes))
+                               for m in mistakes(ctx.part)))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -80,4 +92,5 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.formula}   ({legend})"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, answer_fields=fields)
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, answer_fields=fields,
+                    mistake_fields=mistake_fields)

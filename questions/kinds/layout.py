@@ -30,4 +30,5 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     return DrawnKey(key(best.display, best.step_time))
 
 
-KIND = QuestionKind(no_checks, draw_key, searches_layout=True, names_mistakes=True)
+KIND = QuestionKind(no_checks, draw_key, searches_layout=True,
+                    names_mistake=lambda name: True)

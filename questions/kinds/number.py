@@ -11,10 +11,12 @@ from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
-    from questions.kinds.answers.number import NumberAnswer
+    from questions.kinds.answers.number import NumberAnswer, NumberMistake
+    from questions.kinds.base import Rederived
     from questions.model import Key, PartVariant
 
-__all__ = ["KIND", "NAME", "TOLERANCE", "answer", "fields", "key"]
+__all__ = ["KIND", "NAME", "TOLERANCE", "answer", "fields", "key", "mistake_fields",
+           "mistakes"]
 
 NAME = "number"
 """The kind's name in templates (``answer_kind``)."""
@@ -31,6 +33,20 @@ def key(display: str, value: float, unit: str, tolerance: float = TOLERANCE) -> 
     return Key(NAME, display, value, unit, tolerance)
 
 
+def step_part(prompt: str, unit: str, tolerance: float, quantity: str = "") -> Part:
+    """A number part without a template: a derivation's step (``quantity``: the solver
+    quantity it works out; one that rounds to a whole number is graded exactly)."""
+    from questions.schema import Part as ValidatedPart
+
+    answer = fields()(unit=unit, tolerance=tolerance,
+                      count="exact" if quantity in WHOLE_QUANTITIES else "")
+    # Every field given: pydantic inspects a default factory's signature on each
+    # model_construct that calls one (1 ms, most of a step's cost).
+    return ValidatedPart.model_construct(prompt=prompt, answer_kind=NAME, answer=answer,
+                                         choices=[], rows=[], columns={}, mistakes=[],
+                                         hints=[], tags=[])
+
+
 def fields() -> type[NumberAnswer]:
     """The model of a number's `[answer]`."""
     from questions.kinds.answers.number import NumberAnswer
@@ -43,18 +59,29 @@ def answer(part: Part) -> NumberAnswer:
     return cast("NumberAnswer", part.answer)
 
 
+def mistake_fields() -> type[NumberMistake]:
+    """The model of a number's `[[mistakes]]`."""
+    from questions.kinds.answers.number import NumberMistake
+
+    return NumberMistake
+
+
+def mistakes(part: Part) -> list[NumberMistake]:
+    """A number part's known mistakes (validated as :func:`mistake_fields`)."""
+    return cast("list[NumberMistake]", part.mistakes)
+
+
+def rederived(part: Part) -> list[tuple[int, Rederived]]:
+    """Every known mistake: each is the answer derived another way."""
+    return list(enumerate(mistakes(part)))
+
+
 def check_part(part: Part) -> None:
     """A number answer derives from exactly one of a quantity or an expression."""
     a = answer(part)
     if (a.quantity is None) == (a.expr is None):
         raise FieldError(("answer",), "a number answer needs exactly one of "
                          "answer.quantity or answer.expr")
-
-
-def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
-    """A number answer's known mistakes are values, never formulas."""
-    return [(base + ["mistakes", i, "formula"], "a number answer's mistake uses set, expr "
-             "or scale") for i, m in enumerate(part.mistakes) if m.formula]
 
 
 def texts(part: Part) -> list[tuple[Location, str]]:
@@ -95,13 +122,9 @@ whose formula's outermost call is floor or ceiling."""
 
 def count_mode(part: Part) -> str:
     """How a number answer counts: "exact", "floor", "either" (floor or ceiling) or ""
-    (not a count; nor is any part of another kind). An `expr` whose outermost call is
+    (not a count). An `expr` whose outermost call is
     floor() or ceil(), or a `quantity` that rounds to a whole number, is an exact
     count."""
-    from questions.kinds import kind_of
-
-    if not kind_of(part.answer_kind).amount:
-        return ""
     a = answer(part)
     if a.count:
         return str(a.count)
@@ -132,17 +155,17 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
         display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
     drawn = key(display, value, unit, a.tolerance)
-    mistakes = []
-    for m in ctx.part.mistakes:
+    known = []
+    for m in mistakes(ctx.part):
         if m.scale is not None:
             mv = value * m.scale
         else:
             mv = ctx.value(m.set, m.expr if m.expr else (a.expr if m.set else None),
                            None if m.expr else a.quantity)
-        mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
+        known.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
     accepted = [AcceptedVariant(acc.name, acc.note, ctx.value(acc.set, a.expr, a.quantity))
                 for acc in a.accept]
-    return DrawnKey(drawn, tuple(mistakes), tuple(accepted))
+    return DrawnKey(drawn, tuple(known), tuple(accepted))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -154,6 +177,7 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {pv.key.display}"
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, amount=True,
-                    texts=texts, expressions=expressions, quantities=quantities,
-                    answer_fields=fields)
+KIND = QuestionKind(check_part, draw_key, answer_line, amount_of=answer, texts=texts,
+                    expressions=expressions, quantities=quantities, answer_fields=fields,
+                    mistake_fields=mistake_fields, rederived=rederived, count=count_mode,
+                    names_mistake=lambda name: GRADER_SLIPS.fullmatch(name) is not None)

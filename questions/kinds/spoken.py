@@ -19,7 +19,8 @@ from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
-    from questions.kinds.answers.spoken import Figure, SpokenAnswer
+    from questions.kinds.answers.spoken import Figure, SpokenAnswer, SpokenMistake
+    from questions.kinds.base import Rederived
     from questions.model import FigureKey, PartVariant
 
 __all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "answer", "fields", "figure_derivation",
@@ -40,6 +41,23 @@ def fields() -> type[SpokenAnswer]:
 def answer(part: Part) -> SpokenAnswer:
     """A spoken part's `[answer]`."""
     return cast("SpokenAnswer", part.answer)
+
+
+def mistake_fields() -> type[SpokenMistake]:
+    """The model of a spoken answer's `[[mistakes]]` (a wrong value of one figure)."""
+    from questions.kinds.answers.spoken import SpokenMistake
+
+    return SpokenMistake
+
+
+def mistakes(part: Part) -> list[SpokenMistake]:
+    """A spoken part's known mistakes."""
+    return cast("list[SpokenMistake]", part.mistakes)
+
+
+def rederived(part: Part) -> list[tuple[int, Rederived]]:
+    """Every known mistake: each is one figure derived another way."""
+    return list(enumerate(mistakes(part)))
 
 
 def _total(part: Part) -> tuple[float, float]:
@@ -102,14 +120,11 @@ def check_part(part: Part) -> None:
                          f"{{{unstated[0]}}}: write each figure as {{id}} so it is right "
                          "for every variant")
     figure_ids = {f.id for f in a.figures}
-    for i, m in enumerate(part.mistakes):
+    for i, m in enumerate(mistakes(part)):
         if m.figure not in figure_ids:
             raise FieldError(("mistakes", i, "figure"), "a spoken answer's mistake names "
                              "the figure it is a wrong value of: one of "
                              f"{', '.join(sorted(figure_ids))}")
-        if m.formula or m.choice or m.cells:
-            raise FieldError(("mistakes", i), "a spoken answer's mistake uses set, expr "
-                             "or scale")
     figures, words = _total(part)
     if words > MAX_UNSTATED_SHARE * (figures + words):
         share = words / (figures + words)
@@ -218,8 +233,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
                                  f.expr or ""))
     by_id = {f.id: f for f in answer(part).figures}
     keys = {f.id: f for f in figures}
-    mistakes = []
-    for m in part.mistakes:
+    known = []
+    for m in mistakes(part):
         assert m.figure is not None  # check_part requires it
         spec, fk = by_id[m.figure], keys[m.figure]
         if m.scale is not None:
@@ -227,13 +242,13 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         else:
             mv = ctx.value({**spec.set, **m.set}, m.expr or spec.expr,
                            None if (m.expr or spec.expr) else spec.quantity)
-        mistakes.append(KnownMistake(m.name, m.feedback, m.credit, value=mv,
-                                     figure=m.figure))
+        known.append(KnownMistake(m.name, m.feedback, m.credit, value=mv,
+                                  figure=m.figure))
     text = fill_figures(answer(part).model_answer, {f.id: f.display for f in figures})
     model_answer = ctx.render(text, "model_answer")
     key = Key("spoken", model_answer, tolerance=min(f.tolerance for f in figures),
               figures=tuple(figures))
-    return DrawnKey(key, tuple(mistakes))
+    return DrawnKey(key, tuple(known))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -271,5 +286,14 @@ def figure_derivation(pv: PartVariant, figure: FigureKey) -> str:
 NAME = "spoken"
 """The kind's name in templates (``answer_kind``)."""
 
+
+def names_slip(name: str) -> bool:
+    """A figure stated wrong may be one of the number grader's generic slips."""
+    from questions.kinds.number import GRADER_SLIPS
+
+    return GRADER_SLIPS.fullmatch(name) is not None
+
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, key_texts=key_texts,
-                    expressions=expressions, quantities=quantities, answer_fields=fields)
+                    expressions=expressions, quantities=quantities, answer_fields=fields,
+                    mistake_fields=mistake_fields, rederived=rederived,
+                    names_mistake=names_slip)

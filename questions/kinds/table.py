@@ -9,7 +9,8 @@ from questions.kinds.base import AddStep, DrawnKey, KeyContext, QuestionKind
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
-    from questions.kinds.answers.table import TableAnswer
+    from questions.kinds.answers.table import TableAnswer, TableMistake
+    from questions.kinds.base import Location
     from questions.model import Key, PartVariant
 
 __all__ = ["KIND", "NAME", "key"]
@@ -38,6 +39,31 @@ def answer(part: Part) -> TableAnswer:
     return cast("TableAnswer", part.answer)
 
 
+def mistake_fields() -> type[TableMistake]:
+    """The model of a table's `[[mistakes]]` (rows answered a known wrong way)."""
+    from questions.kinds.answers.table import TableMistake
+
+    return TableMistake
+
+
+def mistakes(part: Part) -> list[TableMistake]:
+    """A table part's known mistakes."""
+    return cast("list[TableMistake]", part.mistakes)
+
+
+def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
+    """A known mistake's rows and columns are the table's."""
+    out: list[tuple[Location, str]] = []
+    for mi, m in enumerate(mistakes(part)):
+        for row, cols in m.cells.items():
+            if row not in part.rows:
+                out.append((base + ["mistakes", mi, "cells"], f"no row {row!r}"))
+            for col in cols:
+                if col not in part.columns:
+                    out.append((base + ["mistakes", mi, "cells"], f"no column {col!r}"))
+    return out
+
+
 def check_part(part: Part) -> None:
     """Rows and columns are given, and the key gives every row once, in known columns."""
     a = answer(part)
@@ -61,8 +87,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
     cells = {r: tuple(c) for r, c in answer(part).cells.items()}
     return DrawnKey(key(part.rows, cells), tuple(
         KnownMistake(m.name, m.feedback, m.credit,
-                     cells={r: tuple(c) for r, c in (m.cells or {}).items()})
-        for m in part.mistakes))
+                     cells={r: tuple(c) for r, c in m.cells.items()})
+        for m in mistakes(part)))
 
 
 def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
@@ -87,5 +113,6 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
             f"{pv.spec.answer.explanation}".strip(), what=f"row {row}")
 
 
-KIND = QuestionKind(check_part, draw_key, walk_steps=walk_steps,
-                    part_fields=frozenset({"rows", "columns"}), answer_fields=fields)
+KIND = QuestionKind(check_part, draw_key, check_loaded=check_loaded, walk_steps=walk_steps,
+                    part_fields=frozenset({"rows", "columns"}), answer_fields=fields,
+                    mistake_fields=mistake_fields)

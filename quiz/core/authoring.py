@@ -74,12 +74,12 @@ def check_loaded(t: Template, source: str, text: str, seeds: int,
     `bodies`: what this run found of the templates checked before (copies of `t` that
     differ only in id share what does not depend on it: :class:`quiz.core.selftest.Body`);
     None: `t` is checked on its own."""
-    from questions.kinds import kind_of, number
+    from questions.kinds import kind_of
     from questions.located import locate
     from quiz.core.selftest import Body, check_template
 
     per_seed = 1 + sum(1 + len(p.mistakes) + (kind_of(p.answer_kind).amount
-                                              and bool(number.answer(p).follow))
+                                              and bool(kind_of(p.answer_kind).amount_of(p).follow))
                        for p in t.all_parts())
     out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
     body = Body() if bodies is None else bodies.of(t)

@@ -3,8 +3,7 @@ known mistakes.
 
 Each answer kind reads and grades in its own module of :mod:`quiz.core.kinds`; this
 module is the front door: :func:`grade` (hint costs included) and :func:`read_answer`
-dispatch through the kinds' table. The names other modules used from here before the
-kinds had modules of their own are re-exported.
+dispatch through the kinds' table; it imports no kind's module.
 """
 
 from __future__ import annotations
@@ -12,8 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from quiz.core.kinds import kind_of
 from quiz.core.kinds.base import (
@@ -29,44 +27,17 @@ from solver.formula import Unreadable  # quiz.core.reading's, without the number
 
 if TYPE_CHECKING:
     from questions.variants import PartVariant
-    from quiz.core.kinds.formula import key_example, letters_of
-    from quiz.core.kinds.number import (
-        MAX_NEAR_MISS,
-        MAX_TOLERANCE,
-        generic_slips,
-    )
-    from quiz.core.kinds.table import read_table
-
-_REEXPORTED = {"key_example": "formula", "letters_of": "formula",
-               "MAX_NEAR_MISS": "number", "MAX_TOLERANCE": "number",
-               "generic_slips": "number",
-               "read_table": "table"}
-"""Names kept here for older callers, each imported from its kind's module only when
-asked for (grading one kind does not import the others)."""
-
-
-def __getattr__(name: str) -> Any:
-    module = _REEXPORTED.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(f"quiz.core.kinds.{module}"), name)
 
 __all__ = [
-    "MAX_NEAR_MISS",
-    "MAX_TOLERANCE",
     "Grade",
     "Read",
     "Verdict",
     "by_credit",
     "follow_through",
-    "generic_slips",
     "grade",
     "invalid",
-    "key_example",
-    "letters_of",
     "read_answer",
     "read_earlier",
-    "read_table",
     "relative_error",
     "unreadable_message",
 ]
@@ -114,21 +85,10 @@ def follow_through(pv: PartVariant, text: str, g: Grade, earlier: Mapping[int, f
         return None
     try:
         carried = follow.derive({c.name: value for c, value in given})
-        typed = kind_of(pv.kind).read(pv, text).value.value
-    except (Unreadable, ArithmeticError, ValueError):
+    except (ArithmeticError, ValueError):
         return None
-    if not math.isfinite(carried):
-        return None
-    from questions.kinds.number import count_mode
-    from quiz.core.kinds import number
-
-    tol = min(key.tolerance * tolerance_scale, number.MAX_TOLERANCE)
-    if count_mode(pv.spec):  # a count follows through to the unit
-        differs, hit = round(carried) != round(key.value), round(typed) == round(carried)
-    else:
-        differs = relative_error(carried, key.value) > tol
-        hit = relative_error(typed, carried) <= max(tol, number.rounding_tolerance(carried))
-    if not differs or not hit:
+    if not math.isfinite(carried) or not kind_of(pv.kind).carried_forward(
+            pv, text, carried, tolerance_scale):
         return None
     from solver.units import format_value
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from questions.derivation import explain
 from questions.errors import TemplateError
-from questions.kinds.number import count_mode
+from questions.kinds import kind_of as question_kind
 from questions.schema import Template
 from questions.variants import (
     EXAMPLE_PLACEHOLDER,
@@ -26,7 +26,6 @@ from questions.variants import (
 )
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
-from quiz.core.kinds.choice import as_shown
 from quiz.core.reading import Unreadable
 from solver.units import format_value
 
@@ -148,12 +147,17 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     return out
 
 
+def _count(pv: PartVariant) -> str:
+    """How the part's key counts ("": not a count; see ``QuestionKind.count``)."""
+    return question_kind(pv.kind).count(pv.spec)
+
+
 def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
     """What a learner who makes known mistake `m` types for this part (None: a mistake
     with nothing to type, such as a spoken answer's wrong figure)."""
     key = pv.key
     if m.value is not None and key.value is not None:
-        if count_mode(pv.spec):  # a count: type the whole number
+        if _count(pv):  # a count: type the whole number
             return str(round(m.value))
         return format_value(m.value, key.unit or "1", digits=4)
     if m.formula:
@@ -237,8 +241,6 @@ def names_id(t: Template, failures: Sequence[Failure]) -> bool:
 def shuffles(t: Template) -> bool:
     """Whether a variant's options are arranged per id and seed (then two seeds that draw
     the same parameters may show different variants: :func:`arrangement` tells)."""
-    from questions.kinds import kind_of as question_kind
-
     return any(question_kind(p.answer_kind).arrange is not None for p in t.all_parts())
 
 
@@ -357,7 +359,7 @@ def check_follow(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     carried = follow.derive({c.name: c.key * WRONG_EARLIER for c in follow.carried})
     if relative_error(carried, key.value) <= key.tolerance:
         return []  # this draw's answer hardly depends on them
-    typed = str(round(carried)) if count_mode(pv.spec) else \
+    typed = str(round(carried)) if _count(pv) else \
         format_value(carried, key.unit, digits=4)
     g = grade(pv, typed, earlier=earlier)
     want = "correct" if follow.credit >= 1 else "partial"
@@ -472,7 +474,7 @@ def example_text(text: str, v: Variant, pv: PartVariant) -> str:
                                    for n in e.names}))
         except (ExprError, ValueError, LookupError, ArithmeticError) as exc:
             raise ExampleError(f"{{expr:{arg}}}: {exc}") from None
-        if count_mode(pv.spec):
+        if _count(pv):
             return str(round(value))
         return format_value(value, pv.key.unit or "1", digits=4)
 
@@ -563,7 +565,7 @@ def _check_example(t: Template, i: int, seed: int,
         return failed(str(exc))
     # Examples name options by the template's letters; the variant shows its own.
     has_options = kind_of(pv.kind).has_options
-    typed = as_shown(pv, answer) if has_options else answer
+    typed = kind_of(pv.kind).as_shown(pv, answer)
     try:
         earlier = read_earlier(v.parts[: ex.part - 1], typed_earlier)
     except Unreadable as exc:

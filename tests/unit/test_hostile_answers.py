@@ -13,7 +13,8 @@ import pytest
 from helpers import bundled_bank, cpu_guard, run_cli
 
 from questions.variants import PartVariant, make_variant
-from quiz.core.grading import MAX_TOLERANCE, grade
+from quiz.core.grading import grade
+from quiz.core.kinds.number import MAX_TOLERANCE
 from quiz.core.reading import MAX_ANSWER_CHARS
 from quiz.core.session import preview
 

@@ -14,6 +14,7 @@ import random
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from helpers import cpu_guard, run_cli
@@ -266,3 +267,90 @@ def test_a_field_of_another_kinds_answer_is_refused_naming_whose_it_is(
     at = ("parts[0]." if "parts" in data else "") + f"answer.{field}"
     assert f"{field!r} is a field of " in reasons[at] and f"not of a {kind} answer" in \
         reasons[at], reasons
+
+
+def _mistake_fields_of_other_kinds() -> list[tuple[str, str]]:
+    from questions.schema import mistake_models
+
+    models = mistake_models()
+    return [(kind, field) for kind, model in models.items()
+            for other in dict.fromkeys(models.values()) for field in other.model_fields
+            if field not in model.model_fields]
+
+
+def _part_of_kind(kind: str) -> tuple[Path, str, dict[str, Any], dict[str, Any]]:
+    """A bundled template with a part of ``kind``: its file, text, data and that part."""
+    import tomllib
+
+    from questions.loader import bundled_files
+
+    for path in bundled_files():
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+        for part in data.get("parts", [data]):
+            if part.get("answer_kind", "number") == kind:
+                return path, text, data, part
+    raise AssertionError(f"no bundled part of kind {kind}")
+
+
+@pytest.mark.parametrize(("kind", "field"), _mistake_fields_of_other_kinds())
+def test_a_mistake_field_of_another_kind_is_refused_naming_whose_it_is(
+        kind: str, field: str) -> None:
+    """The one flat mistake model once took any kind's recogniser and ignored it (a
+    `formula` on a number's mistake never fired): each kind's mistakes refuse the fields
+    they do not read, saying whose the field is and which fields this kind's have."""
+    from pydantic import ValidationError
+
+    from questions.loader import schema_problems
+    from questions.schema import Template, mistake_models
+
+    path, text, data, part = _part_of_kind(kind)
+    mistakes = part.setdefault("mistakes", [{"name": "n", "feedback": "f", "scale": 2}])
+    mistakes[0][field] = 1
+    with pytest.raises(ValidationError) as caught:
+        Template.model_validate(data).all_parts()
+    reasons = {p.field: p.reason for p in schema_problems(caught.value, data, text, path.name)}
+    index = data["parts"].index(part) if "parts" in data else None
+    at = ("" if index is None else f"parts[{index}].") + f"mistakes[0].{field}"
+    own = ", ".join(mistake_models()[kind].model_fields)
+    assert f"{field!r} is a field of " in reasons[at], reasons
+    assert f"not of a {kind} answer's mistake" in reasons[at], reasons
+    assert reasons[at].endswith(f"whose [[mistakes]] have {own}"), reasons
+
+
+def test_a_layout_part_has_no_mistakes() -> None:
+    """A layout's grader names the slips it knows itself: a `[[mistakes]]` entry on a
+    layout part could never fire, so it is refused, saying which kinds have them."""
+    from pydantic import ValidationError
+
+    from questions.loader import schema_problems
+    from questions.schema import Template
+
+    path, text, data, part = _part_of_kind("layout")
+    part["mistakes"] = [{"name": "n", "feedback": "f", "scale": 2}]
+    with pytest.raises(ValidationError) as caught:
+        Template.model_validate(data)
+    reasons = {p.field: p.reason for p in schema_problems(caught.value, data, text, path.name)}
+    at = ("" if "parts" not in data else f"parts[{data['parts'].index(part)}].") + \
+        "mistakes[0]"
+    assert reasons[at].startswith("a layout answer has no [[mistakes]]"), reasons
+    assert "number, formula, choice, multi, table and spoken" in reasons[at]
+
+
+@pytest.mark.parametrize(("kind", "missing"), [("number", "set, expr, scale"),
+                                               ("formula", "formula"),
+                                               ("choice", "choice"), ("table", "cells")])
+def test_a_mistake_without_its_kinds_recogniser_is_refused(kind: str, missing: str) -> None:
+    from pydantic import ValidationError
+
+    from questions.loader import schema_problems
+    from questions.schema import Template
+
+    path, text, data, part = _part_of_kind(kind)
+    part["mistakes"] = [{"name": "n", "feedback": "f"}]
+    with pytest.raises(ValidationError) as caught:
+        Template.model_validate(data)
+    problems = schema_problems(caught.value, data, text, path.name)
+    prefix = "" if "parts" not in data else f"parts[{data['parts'].index(part)}]."
+    assert [p for p in problems if p.field.startswith(f"{prefix}mistakes[0]")
+            and (missing in p.reason or missing in p.field)], problems

@@ -7,7 +7,11 @@ the repository is tests/unit/test_tests_stay_in_the_repo.py):
   ``TYPE_CHECKING`` (a lazy import hides a circle; it does not remove it);
 - no code outside the answer kinds' own modules compares a value with a kind's name
   (``kind == "layout"``, ``kind in ("choice", "multi")``): what a kind does is asked of
-  its module through the registries.
+  its module through the registries;
+- no code outside the kinds' folders (``*/kinds/*``) imports a particular kind's module
+  (``questions.kinds.number``, ``quiz.core.kinds.choice``, ``questions.kinds.answers``
+  ...): it reads a part through the kind's entry in the table (an amount through
+  ``amount_of``), and asks the questions of its own through ``questions.kinds.build``.
 
 Each rule has a test that shows it catches what it forbids.
 """
@@ -190,6 +194,55 @@ def test_the_kind_check_sees_a_branch(tmp_path: Path) -> None:
     (tmp_path / "quiz" / "kinds" / "choice.py").write_text(
         "def f(pv):\n    return pv.kind == 'choice'\n")
     assert kind_comparisons(tmp_path) == ["quiz/x.py:2"]
+
+
+# --- a kind's module ----------------------------------------------------------------
+
+SHARED_KIND_MODULES = frozenset({"base", "build"})
+"""What a kinds folder offers everyone beside its table (the package itself): the
+entries' shared types, and the builders of the questions generic code asks."""
+
+
+def kind_module_imports(root: Path) -> list[str]:
+    """``importer -> imported`` for every import of a particular kind's module (any
+    module under a ``kinds`` package but its shared ones) by a module outside the
+    ``kinds`` folders, lazy and ``TYPE_CHECKING`` imports included."""
+    files = module_files(root)
+    out = []
+    for name, edges in import_graph(root).items():
+        if _is_kind_module(files[name], root):
+            continue
+        for target in sorted(edges):
+            parts = target.split(".")
+            if "kinds" in parts[:-1] and \
+                    parts[parts.index("kinds") + 1] not in SHARED_KIND_MODULES:
+                out.append(f"{name} -> {target}")
+    return out
+
+
+def test_no_code_outside_the_kinds_imports_a_particular_kinds_module() -> None:
+    assert kind_module_imports(ROOT) == []
+
+
+def test_the_kind_module_check_sees_an_import(tmp_path: Path) -> None:
+    (tmp_path / "questions" / "kinds" / "answers").mkdir(parents=True)
+    for name in ("__init__", "base", "build", "number", "answers/__init__",
+                 "answers/number"):
+        (tmp_path / "questions" / "kinds" / f"{name}.py").write_text("")
+    (tmp_path / "questions" / "__init__.py").write_text("")
+    (tmp_path / "questions" / "kinds" / "choice.py").write_text(
+        "from questions.kinds import number\n")  # a kind may use another
+    (tmp_path / "questions" / "ok.py").write_text(
+        "from questions.kinds import kind_of\nfrom questions.kinds.base import Amount\n"
+        "from questions.kinds.build import amount_key\n")
+    (tmp_path / "questions" / "x.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+        "    from questions.kinds.answers.number import NumberAnswer\n"
+        "def f():\n    from questions.kinds import number\n")
+    assert kind_module_imports(tmp_path) == [
+        "questions.x -> questions.kinds.answers",
+        "questions.x -> questions.kinds.answers.number",
+        "questions.x -> questions.kinds.number"]
 
 
 DYNAMIC = frozenset({"exec", "eval", "sympify", "parse_expr", "compile", "__import__"})

@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 from questions import schema
 from questions.fielddocs import _models_in
+from questions.kinds import number
 from questions.loader import parse_template
 from questions.reference import reference_markdown
 from questions.scaffold import scaffold
@@ -194,7 +195,8 @@ def test_the_scaffold_validates_and_tests_green_unchanged_for_any_id(
     template = parse_template(scaffold(f"{topic}/{name}"), "scaffold.toml")
     assert check_template(template, seeds=20) == []
     assert len(template.examples) == 3 and template.constraints and template.hints
-    kinds = {("scale" if m.scale else "expr" if m.expr else "set") for m in template.mistakes}
+    kinds = {("scale" if m.scale else "expr" if m.expr else "set")
+             for m in number.mistakes(template.all_parts()[0])}
     assert kinds == {"scale", "expr", "set"}
 
 
@@ -332,7 +334,8 @@ def test_authoring_guide_names_every_field_of_every_model() -> None:
     nested = [inner for model in answers for info in model.model_fields.values()
               for inner in _models_in(info.annotation)]
     models: list[type[BaseModel]] = [schema.Template, schema.ParamSpec, schema.AnswerFields,
-                                     *answers, *nested, schema.Mistake, schema.Hint,
+                                     *answers, *nested, schema.MistakeFields,
+                                     *schema.mistake_models().values(), schema.Hint,
                                      schema.Example, schema.Part]
     assert {"Accepted", "Condition", "Figure", "Claim", "OrderRule"} <= {
         m.__name__ for m in nested}

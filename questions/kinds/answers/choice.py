@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pydantic import ConfigDict, Field
 
-from questions.fields import AnswerFields, _Model
+from questions.fields import AnswerFields, MistakeFields, _Model
 
-__all__ = ["ChoiceAnswer", "Condition"]
+__all__ = ["ChoiceAnswer", "ChoiceMistake", "Condition"]
 
 
 class Condition(_Model):
@@ -34,3 +34,10 @@ class ChoiceAnswer(AnswerFields):
     when: list[Condition] = Field(default_factory=list)
     """Keys that depend on the draw; the first whose `if` holds wins, otherwise
     `correct` applies."""
+
+
+class ChoiceMistake(MistakeFields):
+    """A known wrong pick."""
+
+    choice: list[str] = Field(min_length=1)
+    """The labels that are this mistake (picked exactly these)."""

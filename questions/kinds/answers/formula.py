@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from questions.fields import AnswerFields
+from questions.fields import AnswerFields, MistakeFields
 
-__all__ = ["FormulaAnswer"]
+__all__ = ["FormulaAnswer", "FormulaMistake"]
 
 
 class FormulaAnswer(AnswerFields):
@@ -16,3 +16,10 @@ class FormulaAnswer(AnswerFields):
     """The expected formula in the prompt's letters."""
     symbols: dict[str, str] = Field(default_factory=dict)
     """Letter in the prompt -> solver key or quantity it stands for."""
+
+
+class FormulaMistake(MistakeFields):
+    """A known wrong formula."""
+
+    formula: str
+    """The wrong formula, in the prompt's letters."""

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
-from questions.fields import AnswerFields, Scalar, _Model
+from questions.errors import FieldError
+from questions.fields import AnswerFields, MistakeFields, Scalar, _Model
 
-__all__ = ["Accepted", "NumberAnswer"]
+__all__ = ["Accepted", "NumberAnswer", "NumberMistake"]
 
 
 class Accepted(_Model):
@@ -70,3 +71,26 @@ class NumberAnswer(AnswerFields):
                              f"within 3% of it): give a number above 0 and below 1, "
                              f"not {v!r}")
         return v
+
+
+class NumberMistake(MistakeFields):
+    """A known wrong number: the answer re-derived another way (exactly one of set, expr
+    or scale)."""
+
+    set: dict[str, Scalar] = Field(default_factory=dict)
+    """The answer re-derived with these keys changed (e.g. bytes_per_param = 12)."""
+    expr: str | None = None
+    """An alternative expression over quantities and keys."""
+    scale: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    """The key multiplied by this factor (1000 = off by 1000, 8 = bits for bytes); not 0
+    (no mistake gives 0) and a finite number."""
+
+    @model_validator(mode="after")
+    def _one_recognizer(self) -> NumberMistake:
+        given = [x for x in (self.set or None, self.expr, self.scale) if x is not None]
+        if len(given) != 1:
+            raise FieldError((), "give exactly one of set, expr, scale")
+        if self.scale == 0:
+            raise FieldError(("scale",), "a scale of 0 makes every answer 0; give the "
+                             "factor the mistake is off by (1000, 8, 0.5, ...)")
+        return self

@@ -8,8 +8,9 @@ from pydantic import Field, model_validator
 
 from questions.errors import FieldError
 from questions.fields import AnswerFields, Scalar, _Model
+from questions.kinds.answers.number import NumberMistake
 
-__all__ = ["Claim", "Figure", "OrderRule", "SpokenAnswer"]
+__all__ = ["Claim", "Figure", "OrderRule", "SpokenAnswer", "SpokenMistake"]
 
 
 class Figure(_Model):
@@ -86,3 +87,12 @@ class SpokenAnswer(AnswerFields):
     model_answer: str = ""
     """An answer that states every figure and claim, written with `{figure_id}` and the
     usual placeholders, so it is right for every variant."""
+
+
+class SpokenMistake(NumberMistake):
+    """A known wrong value of one figure: that figure re-derived another way (exactly
+    one of set, expr or scale, as a number's mistake)."""
+
+    figure: str | None = None
+    """Required: the id of the figure this is a wrong value of (derived with set, expr
+    or scale from that figure)."""

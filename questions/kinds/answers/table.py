@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from questions.fields import AnswerFields
+from questions.fields import AnswerFields, MistakeFields
 
-__all__ = ["TableAnswer"]
+__all__ = ["TableAnswer", "TableMistake"]
 
 
 class TableAnswer(AnswerFields):
@@ -14,3 +14,10 @@ class TableAnswer(AnswerFields):
 
     cells: dict[str, list[str]] = Field(default_factory=dict)
     """Row -> the column codes that are right for it ([] for none)."""
+
+
+class TableMistake(MistakeFields):
+    """A known wrong way of filling rows in."""
+
+    cells: dict[str, list[str]]
+    """Rows answered this (wrong) way are this mistake."""

@@ -32,7 +32,8 @@ def _number() -> AnswerKind:
 
     return AnswerKind(number.read, number.grade, number.check_key,
                       accepted_text=number.accepted_text,
-                      tolerance_words=number.tolerance_words)
+                      tolerance_words=number.tolerance_words,
+                      carried_forward=number.carried_forward)
 
 
 def _formula() -> AnswerKind:
@@ -47,7 +48,7 @@ def _choice() -> AnswerKind:
 
     return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines,
                       key_text=choice.key_text, has_options=True,
-                      expected_fields=choice.expected_fields)
+                      expected_fields=choice.expected_fields, as_shown=choice.as_shown)
 
 
 def _multi() -> AnswerKind:

@@ -125,6 +125,14 @@ class AnswerKind:
             count is graded exactly).
         expected_fields: what the JSON contract's ``expected`` object adds for this
             kind (a choice's ``correct`` labels).
+        as_shown: an answer written in the template's own letters (its examples) in
+            the letters the variant shows (a choice's options are shuffled per
+            variant); unchanged for a kind without options.
+        carried_forward: whether typed text is the amount ``carried`` (the part worked
+            out from the learner's own earlier answers, tolerance scaled by the last
+            argument) where that differs from the key: the follow-through of an
+            amount (:func:`quiz.core.grading.follow_through`); False for any other
+            kind.
     """
 
     read: Callable[[PartVariant, str], Read]
@@ -142,3 +150,6 @@ class AnswerKind:
     tolerance_words: Callable[[PartVariant], str] = \
         lambda pv: f"tolerance {pv.key.tolerance:.0%}"
     expected_fields: Callable[[Key], dict[str, Any]] = lambda key: {}
+    as_shown: Callable[[PartVariant, str], str] = lambda pv, text: text
+    carried_forward: Callable[[PartVariant, str, float, float], bool] = \
+        lambda pv, text, carried, scale: False

@@ -552,3 +552,24 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     return Grade("incorrect", 0.0, r.read_as, None,
                  f"Not quite: {format_value(r.value, key.unit)} is {times:.3g}x the key "
                  f"({key.display}), too {direction}.", key)
+
+
+def carried_forward(pv: PartVariant, text: str, carried: float, scale: float) -> bool:
+    """Whether ``text`` is the amount ``carried`` (this part worked out from the
+    learner's own earlier answers) where that differs from the key: a count to the
+    unit, any other amount within the part's tolerance (scaled, at most
+    :data:`MAX_TOLERANCE`) or the rounding of ``carried``."""
+    from questions.kinds.number import count_mode
+
+    key = pv.key
+    if key.value is None:
+        return False
+    try:
+        typed = read(pv, text).value.value
+    except (Unreadable, ArithmeticError, ValueError):
+        return False
+    tol = min(key.tolerance * scale, MAX_TOLERANCE)
+    if count_mode(pv.spec):  # a count follows through to the unit
+        return round(carried) != round(key.value) and round(typed) == round(carried)
+    return relative_error(carried, key.value) > tol and \
+        relative_error(typed, carried) <= max(tol, rounding_tolerance(carried))
