@@ -156,9 +156,9 @@ class StepSpec(_Model):
         return self
 
 
-class PartFields(_Model):
-    """The fields of one part (:class:`questions.schema.Part` adds the checks of its
-    answer kind)."""
+class PartKey(_Model):
+    """A part's prompt and key (a single-part template has them at its top level,
+    optional there: :class:`questions.schema.Template`)."""
 
     prompt: str
     """The question, with {placeholders} for parameters and quantities."""
@@ -167,6 +167,14 @@ class PartFields(_Model):
     registered kinds' names)."""
     answer: AnswerFields
     """The key."""
+
+
+class PartExtras(_Model):
+    """What a part has beside its prompt and key: its options, a table's rows and
+    columns, its known mistakes and its hints. One definition for a scenario's part
+    (:class:`PartFields`) and a single-part template's top level
+    (:class:`questions.schema.Template`)."""
+
     choices: list[str] = Field(default_factory=list)
     """For choice/multi: the options, labelled a, b, c ... in order."""
     rows: list[str] = Field(default_factory=list)
@@ -177,6 +185,12 @@ class PartFields(_Model):
     """Known mistakes, checked in order after the key."""
     hints: list[Hint] = Field(default_factory=list)
     """Hints, shown one at a time."""
+
+
+class PartFields(PartExtras, PartKey):
+    """The fields of one part (:class:`questions.schema.Part` adds the checks of its
+    answer kind): its prompt and key, then the rest, in that order."""
+
     tags: list[str] = Field(default_factory=list)
     """In a scenario, the template's tags this part drills (e.g. the rapid-fire item of
     its step): its answers count under these in the stats. The tags no part names count

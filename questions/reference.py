@@ -139,6 +139,8 @@ def _type_text(tp: Any, metadata: Sequence[Any] = ()) -> str:
         text = " \\| ".join(f'"{a}"' for a in args)
     elif origin in (list, dict):
         inner = args[-1]
+        while typing.get_origin(inner) is typing.Annotated:  # a table checked by kind
+            inner = typing.get_args(inner)[0]
         nested = isinstance(inner, type) and issubclass(inner, BaseModel)
         of = "tables (below)" if nested else _type_text(inner)
         text = f"{'array' if origin is list else 'table'} of {of}"

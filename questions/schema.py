@@ -32,6 +32,7 @@ from questions.fields import (
     Hint,
     MistakeFields,
     ParamSpec,
+    PartExtras,
     PartFields,
     Scalar,
     StepSpec,
@@ -155,16 +156,22 @@ MistakeByKind = Annotated[SerializeAsAny[MistakeFields], PlainValidator(_mistake
 :data:`AnswerByKind`; errors read ``mistakes[N].FIELD``), and dumped as that model."""
 
 
-class Part(PartFields):
+class KindExtras(PartExtras):
+    """:class:`~questions.fields.PartExtras` with each known mistake validated as the
+    kind beside it says (a part's, a single-part template's)."""
+
+    mistakes: list[MistakeByKind] = Field(default_factory=list)
+    """Known mistakes, checked in order after the key: the fields of its kind (see the
+    reference of each kind's `[[mistakes]]`)."""
+
+
+class Part(KindExtras, PartFields):
     """One step of a question: a prompt and its answer (a scenario has several)."""
 
     answer_kind: KindName = DEFAULT
     """How the answer is typed and graded."""
     answer: AnswerByKind
     """The key: the fields of its kind (see the reference of each kind's `[answer]`)."""
-    mistakes: list[MistakeByKind] = Field(default_factory=list)
-    """Known mistakes, checked in order after the key: the fields of its kind (see the
-    reference of each kind's `[[mistakes]]`)."""
 
     @model_validator(mode="after")
     def _kind_fields(self) -> Part:
@@ -178,8 +185,9 @@ class Part(PartFields):
         return self
 
 
-class Template(_Model):
-    """A question template: parameters drawn from a seed, one or more parts."""
+class _TemplateHead(_Model):
+    """What a template says of itself and how its variants are drawn (the fields before
+    a single-part template's part, in order)."""
 
     schema_: int = Field(default=SCHEMA_VERSION, alias="schema", strict=True)
     """Format version of this file (currently 1)."""
@@ -207,6 +215,12 @@ class Template(_Model):
     """Solver keys fixed for every variant."""
     expected_seconds: float = Field(default=90, gt=0)
     """How long a prepared person takes; used by scheduling."""
+
+
+class _SinglePartKey(_TemplateHead):
+    """A single-part template's prompt and key, at its top level (optional: a scenario
+    gives [[parts]] instead)."""
+
     prompt: str = ""
     """A single-part question's prompt (or use [[parts]])."""
     answer_kind: KindName = DEFAULT
@@ -214,16 +228,13 @@ class Template(_Model):
     answer: Annotated[SerializeAsAny[AnswerFields] | None, PlainValidator(_by_kind),
                       ByKind()] = None
     """A single-part question's key."""
-    choices: list[str] = Field(default_factory=list)
-    """A single-part question's choices."""
-    rows: list[str] = Field(default_factory=list)
-    """A single-part table's rows."""
-    columns: dict[str, str] = Field(default_factory=dict)
-    """A single-part table's columns."""
-    mistakes: list[MistakeByKind] = Field(default_factory=list)
-    """A single-part question's known mistakes."""
-    hints: list[Hint] = Field(default_factory=list)
-    """A single-part question's hints."""
+
+
+class Template(KindExtras, _SinglePartKey):
+    """A question template: parameters drawn from a seed, one or more parts (a
+    single-part template has a part's fields at its top level: its prompt and key, and
+    the rest of a part's, :class:`~questions.fields.PartExtras`)."""
+
     parts: list[Part] = Field(default_factory=list)
     """A multi-part scenario's steps (instead of prompt/answer)."""
     examples: list[Example] = Field(default_factory=list)
