@@ -27,6 +27,14 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class _Base(_Model):
+    """A model only ever validated as its subclasses: pydantic builds its validator
+    when first asked (never), not at import (a subclass validated on its own says
+    ``defer_build=False``)."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
 class ParamSpec(_Model):
     """How one parameter of a variant is drawn from the seed."""
 
@@ -86,7 +94,7 @@ class AnswerFields(_Model):
     table's whole explanation)."""
 
 
-class MistakeFields(_Model):
+class MistakeFields(_Base):
     """The fields of a `[[mistakes]]` entry that every kind's mistakes have: what it is
     called, what to say and what it is worth. How it is recognised is the kind's own
     (``mistake_fields`` of its entry in :data:`questions.kinds.KINDS`, declared beside
@@ -156,7 +164,7 @@ class StepSpec(_Model):
         return self
 
 
-class PartKey(_Model):
+class PartKey(_Base):
     """A part's prompt and key (a single-part template has them at its top level,
     optional there: :class:`questions.schema.Template`)."""
 
@@ -169,7 +177,7 @@ class PartKey(_Model):
     """The key."""
 
 
-class PartExtras(_Model):
+class PartExtras(_Base):
     """What a part has beside its prompt and key: its options, a table's rows and
     columns, its known mistakes and its hints. One definition for a scenario's part
     (:class:`PartFields`) and a single-part template's top level
@@ -190,6 +198,8 @@ class PartExtras(_Model):
 class PartFields(PartExtras, PartKey):
     """The fields of one part (:class:`questions.schema.Part` adds the checks of its
     answer kind): its prompt and key, then the rest, in that order."""
+
+    model_config = ConfigDict(defer_build=False)
 
     tags: list[str] = Field(default_factory=list)
     """In a scenario, the template's tags this part drills (e.g. the rapid-fire item of

@@ -36,6 +36,7 @@ from questions.fields import (
     PartFields,
     Scalar,
     StepSpec,
+    _Base,
     _Model,
 )
 from questions.followspec import FollowUpSpec, check_followups
@@ -156,7 +157,7 @@ MistakeByKind = Annotated[SerializeAsAny[MistakeFields], PlainValidator(_mistake
 :data:`AnswerByKind`; errors read ``mistakes[N].FIELD``), and dumped as that model."""
 
 
-class KindExtras(PartExtras):
+class KindExtras(PartExtras, _Base):
     """:class:`~questions.fields.PartExtras` with each known mistake validated as the
     kind beside it says (a part's, a single-part template's)."""
 
@@ -167,6 +168,8 @@ class KindExtras(PartExtras):
 
 class Part(KindExtras, PartFields):
     """One step of a question: a prompt and its answer (a scenario has several)."""
+
+    model_config = ConfigDict(defer_build=False)
 
     answer_kind: KindName = DEFAULT
     """How the answer is typed and graded."""
@@ -185,7 +188,7 @@ class Part(KindExtras, PartFields):
         return self
 
 
-class _TemplateHead(_Model):
+class _TemplateHead(_Base):
     """What a template says of itself and how its variants are drawn (the fields before
     a single-part template's part, in order)."""
 
@@ -245,8 +248,8 @@ class Template(KindExtras, _SinglePartKey):
     """The interviewer's follow-ups: change one input, ask about the effect (see
     questions/followspec.py); layout questions and scenarios also get a standard set."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True,
-                              populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True,
+                              defer_build=False)
 
     @field_validator("topic")
     @classmethod
