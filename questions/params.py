@@ -358,11 +358,15 @@ def _reasons(rejected: Sequence[tuple[dict[str, Scalar], str, int | None]]) -> s
 
 
 def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS,
-                  memo: dict[str, Drawn] | None = None) -> Coverage:
+                  memo: dict[str, Drawn] | None = None,
+                  tried: Mapping[int, Sequence[tuple[dict[str, Scalar], str | None,
+                                                     int | None]]] | None = None
+                  ) -> Coverage:
     """Draw the parameters of `t` for max(`seeds`, COVERAGE_SEEDS) seeds and record
     every draw tried: what was kept, what was rejected and why (see
-    :meth:`Coverage.warnings`; `memo`: see :func:`draw_params`). Never raises for a
-    draw that fails."""
+    :meth:`Coverage.warnings`; `memo`: see :func:`draw_params`; `tried`: seed -> the
+    tries of its draw as ``observe`` saw them, for seeds drawn already, which are not
+    drawn again). Never raises for a draw that fails."""
     out = Coverage(t, max(seeds, COVERAGE_SEEDS))
 
     def observe(params: dict[str, Scalar], reason: str | None, at: int | None) -> None:
@@ -377,6 +381,10 @@ def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS,
         if seed and time.thread_time() > deadline:
             out.seeds = seed  # what was drawn in the time is the report
             break
+        if tried is not None and seed in tried:
+            for params, reason, at in tried[seed]:
+                observe(params, reason, at)
+            continue
         try:
             draw_params(t, seed, observe, memo)
         except TemplateError:

@@ -88,7 +88,7 @@ def summarize(text: str, file: str = "") -> Entry | None:
     if found is None or "parts" in found:
         return None
     if first is not None and "parts" in flat:
-        parts = _PARTS.search(flat, first.start())
+        parts, other = _parts_header(flat, first.start())
         if parts is not None:
             if "answer_kind" in found:  # the first part's kind is the one listed
                 return None
@@ -100,9 +100,26 @@ def summarize(text: str, file: str = "") -> Entry | None:
             if kinds is None:
                 return None
             found["answer_kind"] = kinds.get("answer_kind", '"number"')
-        elif _OTHER_PARTS.search(flat, first.start()):
+        elif other:
             return None  # parts spelled some other way
     return _summary(found, file)
+
+
+def _parts_header(flat: str, start: int) -> tuple[re.Match[str] | None, bool]:
+    """The first ``[[parts]]`` header line from `start` (a line's start) on, and whether
+    a line there names parts in a header some other way. Only the lines with the word
+    are looked at: a multi-line pattern tried at every position of the text was a third
+    of summarizing a file."""
+    other = False
+    at = flat.find("parts", start)
+    while at >= 0:
+        line = flat.rfind("\n", 0, at) + 1
+        found = _PARTS.match(flat, line)
+        if found is not None:
+            return found, True
+        other = other or _OTHER_PARTS.match(flat, line) is not None
+        at = flat.find("parts", at + 5)
+    return None, other
 
 
 def _flatten(text: str) -> str | None:

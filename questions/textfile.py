@@ -46,7 +46,8 @@ def read_text_file(path: Path | str, limit: int) -> str:
     except OSError as exc:
         raise TextFileError(f"cannot read: {exc.strerror or exc}") from None
     try:  # plain reads, no buffered file object: a bank reads thousands of files
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             raise TextFileError("not a regular file (a folder, pipe or device)")
         chunks: list[bytes] = []
         left = limit + 1
@@ -56,6 +57,8 @@ def read_text_file(path: Path | str, limit: int) -> str:
                 break
             chunks.append(chunk)
             left -= len(chunk)
+            if len(chunks) == 1 and len(chunk) == st.st_size:  # the whole file at once:
+                break  # no second read to see its end (a bank reads thousands)
         data = b"".join(chunks)
     except OSError as exc:
         raise TextFileError(f"cannot read: {exc.strerror or exc}") from None

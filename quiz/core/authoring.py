@@ -20,7 +20,7 @@ from questions.loader import Problem
 
 if TYPE_CHECKING:
     from questions.schema import Template
-    from quiz.core.selftest import Bodies, Body, Failure
+    from quiz.core.selftest import Bodies, Body, Drawn, Failure
 
 __all__ = ["Checked", "add_duplicates", "check_file", "check_loaded", "loaded_ids"]
 
@@ -76,15 +76,16 @@ def check_loaded(t: Template, source: str, text: str, seeds: int,
     None: `t` is checked on its own."""
     from questions.kinds import kind_of
     from questions.located import locate
-    from quiz.core.selftest import Body, check_template
+    from quiz.core.selftest import Body, Drawn, check_template
 
     per_seed = 1 + sum(1 + len(p.mistakes) + (kind_of(p.answer_kind).amount
                                               and bool(kind_of(p.answer_kind).amount_of(p).follow))
                        for p in t.all_parts())
     out = Checked(t.id, source, seeds, checks=seeds * per_seed + len(t.examples))
     body = Body() if bodies is None else bodies.of(t)
+    drawn = Drawn()
     try:
-        failures = check_template(t, seeds, body)
+        failures = check_template(t, seeds, body, drawn)
     except Exception as exc:  # whatever stops the self-test is the template's to report
         out.problems.append(Problem(source, 1, "(file)", f"the self-test stopped: "
                                     f"{type(exc).__name__}: {exc}"))
@@ -111,7 +112,7 @@ def check_loaded(t: Template, source: str, text: str, seeds: int,
             reason = f"{first} ({_seed_list(seeds_seen)}{drawn_at(t, seeds_seen[0])})"
         out.problems.append(Problem(source, line, name, reason))
     out.problems.sort(key=lambda p: p.line)
-    out.warnings = located_warnings(t, source, text, seeds, body)
+    out.warnings = located_warnings(t, source, text, seeds, body, drawn)
     if stopped_at is not None:  # check_template stops at a seed that cannot be drawn
         out.passed = max(0, stopped_at * per_seed - len(failed))
     else:
@@ -137,12 +138,13 @@ def drawn_at(t: Template, seed: int) -> str:
 
 
 def located_warnings(t: Template, source: str, text: str, seeds: int,
-                     body: Body | None = None) -> list[Problem]:
+                     body: Body | None = None, drawn: Drawn | None = None) -> list[Problem]:
     """The template's warnings (:func:`questions.loader.template_warnings`) and its draw
     coverage over `seeds` seeds (:func:`questions.variants.draw_coverage`), located.
 
     `body`: what copies of `t` found (:class:`quiz.core.selftest.Body`): the warnings of
-    the body, worked out once, and the draws tried."""
+    the body, worked out once, and the draws tried. `drawn`: what the self-test drew of
+    `t` (:class:`quiz.core.selftest.Drawn`), not drawn again."""
     import contextlib
 
     from questions.checks import template_warnings
@@ -150,19 +152,22 @@ def located_warnings(t: Template, source: str, text: str, seeds: int,
     from questions.located import locate
     from questions.variants import draw_coverage, draw_params
 
-    drawn = None  # the warnings read the draw at seed 0: kept by its parameters
-    if body is not None:
+    first = None  # the warnings read the draw at seed 0: kept by its parameters
+    if drawn is not None and 0 in drawn.params:
+        first = drawn.params[0]
+    elif body is not None:
         with contextlib.suppress(TemplateError):
-            drawn = repr(list(draw_params(t, 0, memo=body.draws)[0].items()))
-    own = None if body is None or drawn is None else body.warnings.get(drawn)
+            first = repr(list(draw_params(t, 0, memo=body.draws)[0].items()))
+    own = None if body is None or first is None else body.warnings.get(first)
     if own is None:
         own = list(template_warnings(t))
-        if body is not None and drawn is not None and \
+        if body is not None and first is not None and \
                 not any(t.id in reason for _, reason in own):
-            body.warnings[drawn] = own
+            body.warnings[first] = own
     found = list(own)
     try:
-        found += draw_coverage(t, seeds, None if body is None else body.draws).warnings()
+        found += draw_coverage(t, seeds, None if body is None else body.draws,
+                               None if drawn is None else drawn.tries).warnings()
     except Exception as exc:  # a report, never a reason to stop
         found.append((["params"], f"draw coverage could not be worked out: {exc}"))
     out = []

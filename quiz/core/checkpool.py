@@ -12,6 +12,9 @@ they are spawned and load the bank again (``reload``).
 
 Ctrl+C stops every worker and raises ``KeyboardInterrupt`` here: workers ignore the
 interrupt themselves (the terminal sends it to all of them), so none prints a traceback.
+The stop does not wait on a worker that outlives its SIGTERM (one that inherited an
+ignored SIGTERM from whatever started ``quiz``: a worker that never dies left the pool's
+shutdown waiting for it forever): after :data:`STOP_GRACE_S` it is killed.
 
 Why it is kept (bench/bench_bank.py ``checkpool``, paired in one run): ``quiz templates
 test`` of 30 templates at the default 20 seeds takes 0.77x the wall time on two workers
@@ -25,6 +28,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -132,20 +136,23 @@ def _can_fork() -> bool:
 @contextmanager
 def _interrupts_held() -> Iterator[None]:
     """Hold Ctrl+C back while workers start (they inherit the mask, forked or spawned,
-    and unblock it once they ignore it); this process gets it when the block ends."""
+    and unblock it once they ignore it); this process gets it when the block ends (or
+    as the block begins, when it came just before: the mask is restored either way)."""
     if not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _start(reload: Callable[[], Bank] | None) -> None:
-    """A worker's start: ignore Ctrl+C (the parent stops the workers), load the bank."""
+    """A worker's start: ignore Ctrl+C (the parent stops the workers), stop at SIGTERM
+    (even where this process was started with it ignored), load the bank."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     global _BANK, _BODIES
@@ -156,15 +163,24 @@ def _start(reload: Callable[[], Bank] | None) -> None:
     _BODIES = Bodies()
 
 
+STOP_GRACE_S = 2.0
+"""How long a stopped worker has to end at SIGTERM before it is killed."""
+
+
 def _stop(pool: ProcessPoolExecutor) -> None:
-    """Stop every worker now, even one halfway through a template."""
+    """Stop every worker now, even one halfway through a template, and wait until each
+    has ended: the pool's shutdown waits for every running template of a worker still
+    alive (with ``--seeds 100000``, for good)."""
     # ProcessPoolExecutor has no public way to stop its workers before Python 3.14.
-    terminate = getattr(pool, "terminate_workers", None)
-    if terminate is not None:
-        terminate()
-        return
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    for process in processes:
         process.terminate()
+    deadline = time.monotonic() + STOP_GRACE_S
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.exitcode is None:  # SIGTERM ignored, or not handled yet
+            process.kill()
+            process.join()
 
 
 def _check_here(job: Job, seeds: int) -> Checked:

@@ -31,7 +31,7 @@ from solver.units import format_value
 
 if TYPE_CHECKING:
     import re
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 
 @dataclass(frozen=True)
@@ -171,10 +171,12 @@ def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
 
 
 FULL_REDRAWS = 3
-"""Seeds the self-test draws twice whole, comparing everything a learner sees and is
-graded against; every seed draws its parameters twice (a variant's only random draw:
-the rest is derived from them) and compares them. A second whole draw of every seed was
-a quarter of the self-test's time."""
+"""Seeds the self-test draws twice, comparing everything a learner sees and is graded
+against (at the other seeds the variant is drawn once). A second whole draw of every
+seed was a quarter of the self-test's time; a second draw of every seed's parameters
+(after the first, a lookup of what each try came to, :class:`Body`) could only find a
+draw that is not a function of the seed's generator and the parameters' specs, which
+is the drawing code's, the same for every seed: ~12% of a copy's draws in a big bank."""
 
 
 def seen(v: Variant) -> tuple[object, ...]:
@@ -251,23 +253,58 @@ def arrangement(v: Variant) -> str:
     return "|" + repr([sorted(p.labels.items()) for p in v.parts])
 
 
-def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> list[Failure]:
+Tries = list[tuple[dict[str, Any], "str | None", "int | None"]]
+"""Every try of a seed's draw: (parameters, why rejected or None, the rejecting
+constraint)."""
+
+
+def _noted(into: Tries) -> Callable[[dict[str, Any], str | None, int | None], None]:
+    """A :func:`draw_params` ``observe`` that adds each try to `into`."""
+    return lambda params, why, at: into.append((dict(params), why, at))
+
+
+@dataclass
+class Drawn:
+    """What :func:`check_template` drew of one template, for the checks after it that
+    draw the same seeds (the examples, the warnings and the draw coverage of
+    :func:`quiz.core.authoring.located_warnings`), which then do not draw them again.
+
+    Attributes:
+        keys: seed -> the draw's key in a :class:`Body` (its parameters, and its
+            options' order where that is drawn).
+        params: seed -> the parameters' key (without the order).
+        tries: seed -> every try of its draw (:data:`Tries`), as
+            :func:`questions.params.draw_coverage` records them.
+    """
+
+    keys: dict[int, str] = field(default_factory=dict)
+    params: dict[int, str] = field(default_factory=dict)
+    tries: dict[int, Tries] = field(default_factory=dict)
+
+
+def check_template(t: Template, seeds: int = 20, body: Body | None = None,
+                   drew: Drawn | None = None) -> list[Failure]:
     """Every property of `t` over seeds 0..seeds-1, plus its examples.
 
     A seed that draws the parameters of an earlier seed, or of a copy of `t` checked
     with the same `body` (see :class:`Body`; None: this template's own), has that
     draw's variant, so it gets its failures without checking them again (where options
     are shuffled, the same parameters in the same order). Each distinct draw is drawn
-    twice, its variant whole twice at seeds under :data:`FULL_REDRAWS`.
+    twice at seeds under :data:`FULL_REDRAWS`, its variant whole twice there too.
+    `drew`: filled with what was drawn (:class:`Drawn`).
     """
     body = Body() if body is None else body
+    record = Drawn() if drew is None else drew
     shuffled = shuffles(t)
     out: list[Failure] = []
     variants: dict[int, Variant] = {}
     for seed in range(seeds):
+        tries: Tries = []
         try:
-            params = draw_params(t, seed, memo=body.draws)[0]
-            drawn = repr(list(params.items()))  # repr: 1, 1.0 and True are all equal
+            params = draw_params(t, seed, _noted(tries), memo=body.draws)[0]
+            record.tries[seed] = tries
+            record.params[seed] = repr(list(params.items()))  # 1, 1.0 and True are equal
+            drawn = record.params[seed]
             if shuffled:  # the variant is its parameters and its options' order
                 v1: Variant | None = make_variant(t, seed)
                 assert v1 is not None
@@ -276,8 +313,10 @@ def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> li
             else:
                 met = drawn in body.seeds
                 v1 = None if met else make_variant(t, seed)
+            record.keys[seed] = drawn
             v2 = make_variant(t, seed) if not met and seed < FULL_REDRAWS else None
-            again = draw_params(t, seed, memo=body.draws)[0] if v1 is None else v1.params
+            again = v1.params if v1 is not None else params if seed >= FULL_REDRAWS \
+                else draw_params(t, seed, memo=body.draws)[0]
         except TemplateError as exc:
             out.append(Failure(t.id, seed, "variant", str(exc), exc.reason, field=exc.field))
             return out
@@ -306,7 +345,7 @@ def check_template(t: Template, seeds: int = 20, body: Body | None = None) -> li
         if seed == 0 and known is not None:  # the template's [[steps]] names, once
             out += _step_names(t, known)
     out += check_followups(t, seeds)
-    out += check_examples(t, seeds, body=body, drawn=variants)
+    out += check_examples(t, seeds, body=body, drawn=variants, keys=record.keys)
     return out
 
 
@@ -492,14 +531,15 @@ def every_seed(ex: object) -> bool:
 
 
 def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
-                   drawn: dict[int, Variant] | None = None) -> list[Failure]:
+                   drawn: dict[int, Variant] | None = None,
+                   keys: dict[int, str] | None = None) -> list[Failure]:
     """Each example grades with its declared verdict (and mistake): at its own seed, or
     on every seed (0 to `seeds` - 1) when it is written with placeholders
     (:func:`every_seed`). Each example fails once, at the first seed it fails on.
 
     `body`: what copies of `t` found (:class:`Body`): an example at a seed that draws
     parameters drawn before grades as it did then. `drawn`: variants already drawn, by
-    seed."""
+    seed; `keys`: their keys in `body` (:attr:`Drawn.keys`), by seed."""
     out: list[Failure] = []
     variants: dict[int, Variant | TemplateError] = dict(drawn or {})
     shuffled = shuffles(t)
@@ -515,6 +555,8 @@ def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
     def checked(i: int, seed: int) -> Failure | None:
         if body is None:
             return _check_example(t, i, seed, variant(seed))
+        if keys is not None and seed in keys:
+            return known((keys[seed], i), seed)
         try:
             params = draw_params(t, seed, memo=body.draws)[0]
         except TemplateError:
@@ -525,7 +567,11 @@ def check_examples(t: Template, seeds: int = 1, *, body: Body | None = None,
             if isinstance(v, TemplateError):
                 return _check_example(t, i, seed, v)
             drawn += arrangement(v)
-        key = (drawn, i)
+        return known((drawn, i), seed)
+
+    def known(key: tuple[str, int], seed: int) -> Failure | None:
+        assert body is not None
+        i = key[1]
         if key in body.examples:
             kept = body.examples[key]
             return None if kept is None else replace(kept, template=t.id, seed=seed)

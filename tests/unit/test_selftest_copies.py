@@ -90,3 +90,31 @@ def test_the_command_reports_copies_as_it_reports_each_alone(
         _, alone, _ = run_cli(capsys, "templates", "test", str(path), "--seeds", "6")
         failures = [line for line in alone.splitlines() if line.startswith(str(path))]
         assert failures and all(line in out.splitlines() for line in failures)
+
+
+def test_a_fault_planted_in_one_copy_of_a_body_is_found(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
+    monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "copies"
+    folder.mkdir()
+    paths = copies(folder, BANK / "memory" / "model-state.toml", 4)
+    for path in paths:  # (its example at seed 1 holds for its own id only)
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace('[[examples]]\nanswer = "747 GB"\nverdict = "correct"'
+                                     '\nseed = 1\n\n', ""), encoding="utf-8")
+    planted = paths[2]  # after two clean copies of its body, before another
+    text = planted.read_text(encoding="utf-8")
+    planted.write_text(text.replace("bytes_per_param = 2 }", "bytes_per_param = 16 }"),
+                       encoding="utf-8")
+    code, out, _ = run_cli(capsys, "templates", "test", str(folder), "-j", "1")
+    assert code == 1
+    failures = [line for line in out.splitlines() if ".toml:" in line
+                and "warning" not in line]
+    assert failures and all(line.startswith(f"{planted}:") for line in failures)
+    assert "'weights only' gives" in failures[0]
+    rows = {line.split()[0]: line.split()[-1] for line in out.splitlines()
+            if line.startswith("memory/model-state-c")}
+    assert rows == {"memory/model-state-c0": "0", "memory/model-state-c1": "0",
+                    "memory/model-state-c2": "1", "memory/model-state-c3": "0"}
