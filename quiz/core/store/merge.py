@@ -16,6 +16,10 @@ Import is a merge, made safe to repeat:
 A bulk import (many more rows than the history holds) sets the secondary indexes and
 the summary trigger aside and makes them again at the end of the same transaction
 (:mod:`.sums` adds up what the trigger would have).
+
+The loop's work that needs no database can be done apart, in another process
+(:func:`prepare`, run by :mod:`.pipeline` for a big file): :func:`import_prepared`
+takes its batches with the same rules and leaves the same history.
 """
 
 from __future__ import annotations
