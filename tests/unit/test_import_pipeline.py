@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 from helpers import run_cli
 
-from quiz.core.store import Attempt, Store, pipeline
+from quiz.core.store import Attempt, Store, merge, pipeline
 from quiz.core.store.merge import import_prepared, import_rows, latest_time, prepare
 from quiz.core.store.validate import read_rows
 from quiz.core.store.writer import export_history
@@ -129,11 +129,15 @@ def both_ways(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatc
     return results
 
 
-@pytest.mark.parametrize("fmt", ["json", "csv"])
+@pytest.mark.parametrize(("fmt", "bulk"), [("json", False), ("json", True), ("csv", True)])
 def test_the_child_leaves_the_same_history(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
-    fmt: str,
+    fmt: str, bulk: bool,
 ) -> None:
+    """``bulk``: the indexes set aside and built at the end (those in insertion order
+    kept up as the child's rows go in): the same schema and rows."""
+    if bulk:
+        monkeypatch.setattr(merge, "_BULK_ROWS", 0)
     path = write(tmp_path / f"in.{fmt}", rows(5000), fmt)
     one, two = both_ways(capsys, monkeypatch, tmp_path, path)
     assert one[0] == two[0] == 0, (one[2], two[2])
