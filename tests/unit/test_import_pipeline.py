@@ -138,14 +138,14 @@ def test_the_child_leaves_the_same_history(
     kept up as the child's rows go in): the same schema and rows."""
     if bulk:
         monkeypatch.setattr(merge, "_BULK_ROWS", 0)
-    path = write(tmp_path / f"in.{fmt}", rows(5000), fmt)
+    path = write(tmp_path / f"in.{fmt}", rows(3000), fmt)
     one, two = both_ways(capsys, monkeypatch, tmp_path, path)
     assert one[0] == two[0] == 0, (one[2], two[2])
-    assert one[1] == two[1] and "Imported 5000 new attempt(s)" in one[1]
+    assert one[1] == two[1] and "Imported 3000 new attempt(s)" in one[1]
     assert one[3] == two[3]
     exports = [run_cli(capsys, "--data-dir", str(tmp_path / f"data-{p}"), "history",
                        "export", "--format", fmt)[1] for p in (False, True)]
-    assert exports[0] == exports[1] and exports[0].count("\n") > 5000
+    assert exports[0] == exports[1] and exports[0].count("\n") > 3000
 
 
 def test_into_a_history_with_attempts_the_child_merges_the_same(
@@ -171,15 +171,15 @@ def test_into_a_history_with_attempts_the_child_merges_the_same(
 
 
 BAD: list[tuple[dict[str, dict[str, Any]], str]] = [
-    ({"attempt 3900": {"seed": -1}}, "attempt 3900: seed"),
-    ({"attempt 3900": {"answered_at": "9999-12-31T00:00:00+00:00"}}, "in the future"),
-    ({"attempt 3900": {"answered_at": "1969-12-31T00:00:00+00:00"}}, "before 1970"),
-    ({"attempt 3900": {"verdict": "correct", "score": 0.0}}, "scores more than 0"),
-    ({"attempt 3900": {"version": 2**70}}, "version"),
-    ({"attempt 3900": {"mock": "2020-01-01T00:00:00.000000+00:00"}}, "no mock session"),
-    ({"attempt 3900": {"answered_at": "9999-12-31T00:00:00+00:00"},
-      "attempt 4500": {"seed": -1}}, "attempt 3900"),  # the first problem is named
-    ({"attempt 4999": {"tags": "not a list"}}, "tags"),
+    ({"attempt 2400": {"seed": -1}}, "attempt 2400: seed"),
+    ({"attempt 2400": {"answered_at": "9999-12-31T00:00:00+00:00"}}, "in the future"),
+    ({"attempt 2400": {"answered_at": "1969-12-31T00:00:00+00:00"}}, "before 1970"),
+    ({"attempt 2400": {"verdict": "correct", "score": 0.0}}, "scores more than 0"),
+    ({"attempt 2400": {"version": 2**70}}, "version"),
+    ({"attempt 2400": {"mock": "2020-01-01T00:00:00.000000+00:00"}}, "no mock session"),
+    ({"attempt 2400": {"answered_at": "9999-12-31T00:00:00+00:00"},
+      "attempt 2450": {"seed": -1}}, "attempt 2400"),  # the first problem is named
+    ({"attempt 2499": {"tags": "not a list"}}, "tags"),
 ]
 
 
@@ -191,13 +191,13 @@ def test_a_bad_row_found_by_the_child_is_the_same_line_and_nothing_is_written(
 ) -> None:
     if fmt == "csv" and "mock" in message:
         pytest.skip("CSV carries no mock sessions")
-    path = write(tmp_path / f"in.{fmt}", rows(5000, **changes), fmt, mocks_of(rows(5000)))
+    path = write(tmp_path / f"in.{fmt}", rows(2500, **changes), fmt, mocks_of(rows(2500)))
     one, two = both_ways(capsys, monkeypatch, tmp_path, path)
     assert one[:3] == two[:3]
     code, out, err, _ = two
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("quiz: ")
     if fmt == "csv":  # a CSV row is named by its line (the header is line 1)
-        message = message.replace("attempt 3900", "line 3901")
+        message = message.replace("attempt 2400", "line 2401")
     assert message in err and "Traceback" not in err, err
     for result in (one, two):
         assert result[3] is None or not result[3][0]  # no attempt written
@@ -218,7 +218,7 @@ def test_a_bad_header_or_a_device_is_refused_as_in_one_process(
 def test_a_child_that_dies_mid_file_is_one_line_and_nothing_is_written(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path = write(tmp_path / "in.json", rows(20_000))
+    path = write(tmp_path / "in.json", rows(10_000))
     receive = pipeline.Child._receive
 
     def killed_after_the_first(self: pipeline.Child) -> Any:
@@ -280,7 +280,7 @@ def importing(tmp_path: Path, pause: bool) -> Iterator[tuple[subprocess.Popen[st
     """`quiz history import` of a big enough file in a fresh process, with the child;
     ``pause``: the parent stops inside the import (after its first batch) until a
     signal comes. Yields (the parent, the child's pid)."""
-    path = write(tmp_path / "in.json", rows(20_000))
+    path = write(tmp_path / "in.json", rows(10_000))
     script = (
         "import signal, sys\n"
         "from quiz.core.store import merge, pipeline\n"
