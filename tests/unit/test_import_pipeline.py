@@ -134,8 +134,7 @@ def test_the_child_leaves_the_same_history(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
     fmt: str, bulk: bool,
 ) -> None:
-    """``bulk``: the indexes set aside and built at the end (those in insertion order
-    kept up as the child's rows go in): the same schema and rows."""
+    """``bulk``: the indexes set aside and built at the end: the same schema and rows."""
     if bulk:
         monkeypatch.setattr(merge, "_BULK_ROWS", 0)
     path = write(tmp_path / f"in.{fmt}", rows(3000), fmt)

@@ -192,16 +192,11 @@ def _import(store: Store, rows: Iterable[Row] | None, batches: Iterable[Prepared
         indexes: list[tuple[str, str]] = []
         if expected is not None and expected >= max(_BULK_ROWS, before):
             # Set aside and made again from their own text in this transaction; the
-            # time index stays when rows are matched against earlier attempts. With
-            # the rows prepared by another process (which the inserts wait for), the
-            # indexes whose keys come in insert order stay too: kept up as the rows
-            # go in, off the builds at the end that nothing overlaps.
-            kept = _IN_ORDER if batches is not None and not before else (
-                {"attempts_by_time"} if before else set())
+            # time index stays when rows are matched against earlier attempts.
             indexes = [(str(name), str(sql)) for name, sql in conn.execute(
                 "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name "
                 "IN ('attempts', 'review_log') AND sql IS NOT NULL").fetchall()
-                if name not in kept]
+                if not (before and name == "attempts_by_time")]
             for name, _ in indexes:
                 conn.execute(f'DROP INDEX "{name}"')
         # The summary tables' insert trigger is two upserts a row (most of an insert's
@@ -292,12 +287,6 @@ def _import(store: Store, rows: Iterable[Row] | None, batches: Iterable[Prepared
     return ImportResult(added=added, already=already, mocks_added=mocks_added,
                         cards=cards)
 
-
-_IN_ORDER: Final = frozenset({"attempts_by_time", "attempts_by_session", "review_log_by_time",
-                              "review_log_by_attempt"})
-"""The indexes whose keys come in the order rows are inserted (times in a history
-file's order, the session unset until the links are made, the attempt's id): kept up
-by appending when the file is prepared in another process."""
 
 _BATCH: Final = 10_000
 _FUTURE_SLACK: Final = timedelta(days=1)

@@ -12,10 +12,11 @@ How: the child is ``python -P -c ...`` (no current folder on its path: the same 
 as the parent's, found through ``PYTHONPATH``), handed the already opened file (the
 parent's checks hold: a regular file, bounded) as a file descriptor. It sends
 :func:`.merge.prepare`'s batches as length-prefixed :mod:`marshal` frames (plain values
-only: nothing in them can run) through its stdout, a pipe: memory stays bounded, as the
-child waits when the pipe is full. A problem in the file ends the stream with the
-same one-line message as in one process, after every batch before it, so the first
-problem in the file is the one named, and the parent's transaction is rolled back.
+only: nothing in them can run) through its stdout, a pipe of :data:`_PIPE_BYTES`:
+memory stays bounded, as the child waits when the pipe is full. A problem in the file
+ends the stream with the same one-line message as in one process, after every batch
+before it, so the first problem in the file is the one named, and the parent's
+transaction is rolled back.
 
 No process of ours is left behind: the child ignores Ctrl+C (the parent's
 KeyboardInterrupt ends it), :class:`Child` kills and waits for it when the import ends
@@ -24,6 +25,8 @@ in any way, and a killed parent's child dies at its next write (the pipe has no 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import marshal
 import os
 import signal
@@ -46,6 +49,12 @@ PIPE_ROWS: Final = 50_000
 _HEAD: Final = struct.Struct("<Q")
 _MAX_FRAME: Final = 1 << 30
 """More than a batch of the largest rows can take; a larger length is a broken stream."""
+
+_PIPE_BYTES: Final = 1 << 20
+"""The pipe's buffer: a few batches. With Linux's default 64 KiB (less than one batch)
+each batch was handed over in pieces, the two processes woke each other for every
+piece, and the kernel kept them on one core (wake-affine): no overlap at all, 1.03x
+the one-process wall time at 1,000,000 rows; with 1 MiB, 0.69x (bench/README.md)."""
 
 _CHILD: Final = "from quiz.core.store.pipeline import child_main; child_main()"
 
@@ -70,6 +79,9 @@ class Child:
             pass_fds=(fd,), env=env)
         assert self.process.stdout is not None
         self.stream: IO[bytes] = self.process.stdout
+        if hasattr(fcntl, "F_SETPIPE_SZ"):  # Linux; elsewhere the pipe is as it comes
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(self.stream.fileno(), fcntl.F_SETPIPE_SZ, _PIPE_BYTES)
         self.done = False
 
     def __iter__(self) -> Iterator[Prepared]:
