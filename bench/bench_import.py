@@ -11,12 +11,19 @@ alternating round by round, is reading and decoding the same file in a fresh pro
 it validated spans): ``CPU / decode`` says what the import costs beyond reading the
 file, whatever the machine's load.
 
-Prints per run (decode, after, and before with ``--compare``): median (min-max) wall
-and CPU seconds, the CPU ratio to the round's decode, the peak RSS; with ``--compare``
-the after/before CPU ratio paired by round. Asserts nothing.
+A big file is read and prepared by a second process while the first inserts
+(``quiz.core.store.pipeline``); ``--single`` also runs, round by round, the same code
+with that process off (the whole import in one process, as small files are done): the
+figure the pipeline serves is the wall time, ``wall / single``, paired by round. CPU
+and peak RSS count both processes (wait4 of the command: its child is waited for; the
+peak is the larger process's).
+
+Prints per run (decode, after, single with ``--single``, before with ``--compare``):
+median (min-max) wall and CPU seconds, the CPU ratio to the round's decode, the peak
+RSS; the after/before CPU and after/single wall ratios paired by round. Asserts nothing.
 
 Run: python bench/bench_import.py [--rows 1000000] [--rounds 2] [--format json|csv]
-[--keep DIR] [--compare SOURCE]
+[--keep DIR] [--compare SOURCE] [--single]
 (``--keep`` writes the file into DIR once and reuses it; ``--compare`` also runs a
 source tree of the code before a change, e.g. ``git archive main quiz questions solver |
 tar -x -C SOURCE``.) Goal (issue 26): 1,000,000 rows in <= 30 s and <= 300 MB peak
@@ -93,19 +100,21 @@ def write_file(path: Path, rows: int, fmt: str, seed: int = 7) -> None:
                 writer.writerow(csv_row(row, False))
 
 
-def measure(file: Path, source: Path | None, decode: bool = False
+def measure(file: Path, source: Path | None, decode: bool = False, single: bool = False
             ) -> tuple[float, float, float, str]:
     """One import in a fresh process into a new data folder (or, ``decode``: only
     reading and decoding the file, row by row with the JSON module, as the import did
-    before): (wall seconds, CPU seconds, peak RSS MB, its output)."""
+    before; ``single``: the import with the pipeline's second process off): (wall
+    seconds, CPU seconds, peak RSS MB, its output)."""
     env = dict(os.environ)
     if source is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
     with tempfile.TemporaryDirectory(prefix="bench-import-") as data, \
             tempfile.TemporaryFile("w+") as out:
-        command = [sys.executable, "-P", "-c", _DECODE, str(file)] if decode else [
-            sys.executable, "-P", "-m", "quiz.cli", "--data-dir", data, "history", "import",
-            str(file)]
+        args = ["--data-dir", data, "history", "import", str(file)]
+        command = ([sys.executable, "-P", "-c", _DECODE, str(file)] if decode
+                   else [sys.executable, "-P", "-c", _SINGLE, *args] if single
+                   else [sys.executable, "-P", "-m", "quiz.cli", *args])
         start = time.perf_counter()
         child = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, text=True,
                                  env=env)
@@ -127,6 +136,15 @@ with reader.open_file(Path(sys.argv[1])) as handle:
 """
 
 
+_SINGLE = """
+import sys
+from quiz.core.store import pipeline
+pipeline.PIPE_ROWS = 10**12
+from quiz.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
 def _spread(values: list[float]) -> str:
     return f"{statistics.median(values):7.2f} ({min(values):.2f}-{max(values):.2f})"
 
@@ -138,6 +156,8 @@ def main() -> None:
     ap.add_argument("--format", choices=("json", "csv"), default="json")
     ap.add_argument("--keep", type=Path, help="write the files here once and reuse them")
     ap.add_argument("--compare", type=Path, help="a source tree of the code before")
+    ap.add_argument("--single", action="store_true",
+                    help="also run the import in one process (the pipeline off)")
     ns = ap.parse_args()
     folder = ns.keep or Path(tempfile.mkdtemp(prefix="bench-import-files-"))
     folder.mkdir(parents=True, exist_ok=True)
@@ -147,16 +167,19 @@ def main() -> None:
         write_file(path, ns.rows, ns.format)
         print(f"wrote {path} ({path.stat().st_size / 1e6:.0f} MB) in "
               f"{time.perf_counter() - start:.1f} s", flush=True)
-    runs: dict[str, tuple[Path | None, bool]] = {"decode": (None, True), "after": (None, False)}
+    runs: dict[str, tuple[Path | None, bool, bool]] = {
+        "decode": (None, True, False), "after": (None, False, False)}
+    if ns.single:
+        runs["single"] = (None, False, True)
     if ns.compare:
-        runs["before"] = (ns.compare, False)
+        runs["before"] = (ns.compare, False, False)
     times: dict[str, list[float]] = {name: [] for name in runs}
     cpus: dict[str, list[float]] = {name: [] for name in runs}
     ratios: dict[str, list[float]] = {name: [] for name in runs}
     peaks: dict[str, float] = {}
     for round_ in range(ns.rounds):
-        for name, (source, decode) in runs.items():
-            seconds, cpu, rss, text = measure(path, source, decode)
+        for name, (source, decode, single) in runs.items():
+            seconds, cpu, rss, text = measure(path, source, decode, single)
             times[name].append(seconds)
             cpus[name].append(cpu)
             ratios[name].append(cpu / cpus["decode"][-1])
@@ -171,6 +194,11 @@ def main() -> None:
     if ns.compare:
         paired = [a / b for a, b in zip(cpus["after"], cpus["before"], strict=True)]
         print(f"after/before CPU, paired by round: {_spread(paired)}")
+        paired = [a / b for a, b in zip(times["after"], times["before"], strict=True)]
+        print(f"after/before wall, paired by round: {_spread(paired)}")
+    if ns.single:
+        paired = [a / b for a, b in zip(times["after"], times["single"], strict=True)]
+        print(f"after/single wall, paired by round: {_spread(paired)}")
     print("goal: <= 30 s and <= 300 MB at 1,000,000 rows")
 
 

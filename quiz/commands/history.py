@@ -98,8 +98,15 @@ def _import(args: argparse.Namespace) -> int:
     import itertools
 
     from quiz import locations
+    from quiz.core.clock import utc_now
+    from quiz.core.store import pipeline
     from quiz.core.store.fileformat import HistoryFileError
-    from quiz.core.store.merge import backup_before_import, import_rows
+    from quiz.core.store.merge import (
+        backup_before_import,
+        import_prepared,
+        import_rows,
+        latest_time,
+    )
     from quiz.core.store.reader import ReadError, open_file
     from quiz.core.store.validate import read_rows
 
@@ -110,19 +117,36 @@ def _import(args: argparse.Namespace) -> int:
     except ReadError as exc:
         raise HistoryFileError(str(exc)) from None
     with handle:
-        rows = read_rows(handle, args.format, source=source, fast=True)  # streamed, validated
-        first = next(rows, None)  # the header and first row checked before any backup
-        folder = locations.data_dir(args.data_dir)
-        with _open_store(args) as store:
-            backup = backup_before_import(store, locations.backups_dir(folder))
-            try:
-                # About 200 bytes a row or more: enough to tell a big import from a small.
-                expected = os.fstat(handle.fileno()).st_size // 200
-                result = import_rows(store, itertools.chain([first] if first else [], rows),
-                                     source=source, expected=expected)
-            except BaseException:
-                backup.unlink(missing_ok=True)  # nothing changed: the copy is the history
-                raise
+        # About 200 bytes a row or more: enough to tell a big import from a small.
+        expected = os.fstat(handle.fileno()).st_size // 200
+        if expected >= pipeline.PIPE_ROWS:  # read and prepared by a second process
+            child = pipeline.Child(handle, args.format, source, latest_time(utc_now()))
+            with child:
+                batches = iter(child)
+                ahead = next(batches, None)  # the header and first rows checked first
+                folder = locations.data_dir(args.data_dir)
+                with _open_store(args) as store:
+                    backup = backup_before_import(store, locations.backups_dir(folder))
+                    try:
+                        result = import_prepared(
+                            store, itertools.chain([ahead] if ahead else [], batches),
+                            source=source, expected=expected)
+                    except BaseException:
+                        backup.unlink(missing_ok=True)  # nothing changed
+                        raise
+        else:
+            rows = read_rows(handle, args.format, source=source, fast=True)  # streamed
+            first = next(rows, None)  # the header and first row checked before any backup
+            folder = locations.data_dir(args.data_dir)
+            with _open_store(args) as store:
+                backup = backup_before_import(store, locations.backups_dir(folder))
+                try:
+                    result = import_rows(store, itertools.chain([first] if first else [],
+                                                                rows),
+                                         source=source, expected=expected)
+                except BaseException:
+                    backup.unlink(missing_ok=True)  # nothing changed: the copy is the history
+                    raise
     print(f"Imported {result.added} new attempt(s) from {path}; {result.already} were "
           f"already here. Spaced-repetition cards rebuilt ({result.cards}). "
           f"Backup of the history before the import: {backup}")

@@ -19,7 +19,8 @@ A small package, one concern per module:
   :mod:`~quiz.core.store.writer` (export), :mod:`~quiz.core.store.csvcells` (CSV
   escaping), :mod:`~quiz.core.store.reader` (a file as a stream of raw rows),
   :mod:`~quiz.core.store.validate` (the rows validated), :mod:`~quiz.core.store.merge`
-  (the import), :mod:`~quiz.core.store.replay` (the FSRS replay) and
+  (the import), :mod:`~quiz.core.store.pipeline` (a big file read and prepared in a
+  second process), :mod:`~quiz.core.store.replay` (the FSRS replay) and
   :mod:`~quiz.core.store.sums` (the summary sums of a bulk import).
 
 Opening never throws a user's history away: a file that is not SQLite, is damaged, or

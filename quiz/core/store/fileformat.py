@@ -14,8 +14,9 @@ bytes, and export -> import into an empty history -> export gives the same file.
 The jobs around it live beside it in the store package: :mod:`.writer` (export),
 :mod:`.csvcells` (CSV cells a spreadsheet will not run), :mod:`.reader` (a file as a
 stream of raw rows), :mod:`.validate` (those rows validated), :mod:`.merge` (the
-import), :mod:`.replay` (FSRS cards rebuilt from the review log) and :mod:`.sums` (the
-summary tables' sums over the imported rows).
+import), :mod:`.pipeline` (a big file read in a second process), :mod:`.replay` (FSRS
+cards rebuilt from the review log) and :mod:`.sums` (the summary tables' sums over the
+imported rows).
 """
 
 from __future__ import annotations

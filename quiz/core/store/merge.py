@@ -16,18 +16,22 @@ Import is a merge, made safe to repeat:
 A bulk import (many more rows than the history holds) sets the secondary indexes and
 the summary trigger aside and makes them again at the end of the same transaction
 (:mod:`.sums` adds up what the trigger would have).
+
+The loop's work that needs no database can be done apart, in another process
+(:func:`prepare`, run by :mod:`.pipeline` for a big file): :func:`import_prepared`
+takes its batches with the same rules and leaves the same history.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from questions.private import private_folder
 from quiz.core.clock import to_utc_text
@@ -48,7 +52,8 @@ from quiz.core.store.writer import ATTEMPTS_SQL, file_row, mock_rows
 if TYPE_CHECKING:
     from quiz.core.store.history import Store
 
-__all__ = ["ImportResult", "backup_before_import", "import_history", "import_rows"]
+__all__ = ["ImportResult", "Prepared", "backup_before_import", "import_history", "import_prepared",
+           "import_rows", "latest_time", "prepare"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +97,13 @@ def backup_before_import(store: Store, backups_dir: Path) -> Path:
     return target
 
 
+Prepared = tuple[Any, ...]
+"""A batch of :func:`prepare`: ``("rows", attempts, reviews, links, mocks)`` (the
+attempts as :data:`_INSERT_ATTEMPT` takes them, their reviews as ``(template, rating,
+time, n)``, their mock links as ``(n, mock start)``, ``n`` counting the file's attempts
+from 1; the mock sessions as inserted), or, last, ``("sums", groups, quarters)`` (the
+:class:`~.sums.Summaries` of every attempt). Plain values only (marshal carries them)."""
+
 _MATCH_SQL: Final = ATTEMPTS_SQL.format(where="WHERE answered_at = ? AND id <= ?")
 
 
@@ -121,8 +133,25 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     Raises:
         HistoryFileError: a row that cannot be imported (nothing was changed).
     """
+    return _with_pragmas(store, rows, None, source, expected)
+
+
+def import_prepared(store: Store, batches: Iterable[Prepared], *,
+                    source: str = "history file", expected: int | None = None
+                    ) -> ImportResult:
+    """:func:`import_rows` of a file's rows already :func:`prepare`'d (in another
+    process: :mod:`.pipeline`); the same rules, the same history afterwards.
+
+    Into a history without attempts (nothing to match) the batches go in as they are;
+    otherwise each is turned back into its rows for :func:`import_rows`'s loop."""
+    return _with_pragmas(store, None, batches, source, expected)
+
+
+def _with_pragmas(store: Store, rows: Iterable[Row] | None,
+                  batches: Iterable[Prepared] | None, source: str,
+                  expected: int | None) -> ImportResult:
     mock_start = mock_rows(store)[1]
-    latest = to_utc_text(store.now() + _FUTURE_SLACK)
+    latest = latest_time(store.now())
     # A larger page cache while importing: the indexes' pages are updated all over, and
     # with the default 2 MB most updates wrote and read back a page (100 MB saved 13 %
     # of the CPU of 100,000 rows). 64 MB: the index builds of a bulk import sort in as
@@ -136,10 +165,15 @@ def import_rows(store: Store, rows: Iterable[Row], *, source: str = "history fil
     # executemany, 18 us a row against 7.6 without (100,000 rows).
     store.rows("PRAGMA ignore_check_constraints = ON")
     try:
-        return _import(store, rows, source, mock_start, latest, expected)
+        return _import(store, rows, batches, source, mock_start, latest, expected)
     finally:
         store.rows("PRAGMA ignore_check_constraints = OFF")
         store.rows(f"PRAGMA cache_size = {int(cache):d}")
+
+
+def latest_time(now: datetime) -> str:
+    """The latest time a file's row may hold, given this machine's clock (as stored)."""
+    return to_utc_text(now + _FUTURE_SLACK)
 
 
 _IMPORT_CACHE_KIB: Final = 64 * 1024
@@ -150,8 +184,8 @@ _BULK_ROWS: Final = 50_000
 indexes at the end: a sorted build instead of a million scattered page updates."""
 
 
-def _import(store: Store, rows: Iterable[Row], source: str,
-            mock_start: dict[int | None, str], latest: str,
+def _import(store: Store, rows: Iterable[Row] | None, batches: Iterable[Prepared] | None,
+            source: str, mock_start: dict[int | None, str], latest: str,
             expected: int | None) -> ImportResult:
     with store.transaction() as conn:
         before = int(conn.execute("SELECT coalesce(max(id), 0) FROM attempts").fetchone()[0])
@@ -191,6 +225,13 @@ def _import(store: Store, rows: Iterable[Row], source: str,
         # largest id + 1 each: the table has no AUTOINCREMENT); _insert checks them.
         next_id = before + 1
         mocks_added = already = 0
+        if batches is not None and not before:  # nothing to match: taken as they are
+            next_id, mocks_added = _merge_prepared(conn, batches, sums, replay, mock_ids,
+                                                   file_mocks, links)
+            rows = ()
+        elif batches is not None:
+            rows = _rows_of(batches)
+        assert rows is not None
         for _, where, row in rows:
             if type(row) is dict:
                 fields = row
@@ -322,3 +363,125 @@ def import_history(store: Store, history: HistoryFile) -> ImportResult:
                        for i, m in enumerate(history.mocks, start=1)]
     rows += [("attempt", f"attempt {i}", a) for i, a in enumerate(history.attempts, start=1)]
     return import_rows(store, rows)
+
+
+_PREPARED_BATCH: Final = 2000
+"""Attempts a batch of :func:`prepare` holds."""
+
+
+def prepare(rows: Iterable[Row], source: str, latest: str) -> Iterator[Prepared]:
+    """A file's validated rows as the history takes them, in batches (:data:`Prepared`):
+    every check and conversion of :func:`import_rows`'s loop that needs no database
+    (times not in the future, the tags' text, the insert tuples, the summary sums, the
+    mock links, which are checked at the end as there), so that another process can
+    do them (:mod:`.pipeline`). ``latest`` is :func:`latest_time` of the clock.
+
+    Raises:
+        HistoryFileError: the file's first problem, with :func:`import_rows`'s message.
+    """
+    tags_text: dict[tuple[str, ...], str] = {}
+    attempts: list[tuple[object, ...]] = []
+    reviews: list[tuple[str, int, str, int]] = []
+    links: list[tuple[int, str]] = []
+    mocks: list[tuple[object, ...]] = []
+    file_mocks: set[str] = set()
+    named: list[tuple[str, str]] = []  # (mock start, where): checked at the end
+    sums = Summaries(sqlite3.connect(":memory:"))  # asked only of a time not as stored
+    n = 0
+    for _, where, row in rows:
+        if type(row) is dict:
+            fields = row
+        elif isinstance(row, MockRow):
+            _not_future(source, where, "started_at", row.started_at, latest)
+            file_mocks.add(row.started_at)
+            mocks.append((row.started_at, row.finished_at, row.minutes, row.n_questions,
+                          row.score,
+                          json.dumps(row.report) if row.report is not None else None))
+            continue
+        else:
+            fields = row.__dict__
+        at = fields["answered_at"]
+        if not _EARLIEST <= at <= latest:
+            _not_future(source, where, "answered_at", at, latest)
+        n += 1
+        tags = tags_text.get(fields["tags"])
+        if tags is None:
+            tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
+        template = fields["template"]
+        sums.add(template, fields["topic"], tags, fields["verdict"], fields["score"], at)
+        attempts.append((*_INSERTED(fields), tags, None, int(fields["guided"])))
+        rating = fields["rating"]
+        if rating is not None:
+            reviews.append((template, rating, at, n))
+        if fields["mock"] is not None:
+            links.append((n, fields["mock"]))
+            named.append((fields["mock"], where))
+        if len(attempts) >= _PREPARED_BATCH:
+            yield "rows", attempts, reviews, links, mocks
+            attempts, reviews, links, mocks = [], [], [], []
+    yield "rows", attempts, reviews, links, mocks
+    for start, where in named:
+        if start not in file_mocks:
+            raise no_mock(source, where, start)
+    yield "sums", sums.groups, sums.quarters
+
+
+_INSERT_MOCK: Final = (
+    "INSERT INTO mock_sessions (started_at, finished_at, minutes, n_questions, score, "
+    "report_json) VALUES (?, ?, ?, ?, ?, ?)")
+
+
+def _merge_prepared(conn: sqlite3.Connection, batches: Iterable[Prepared],
+                    sums: Summaries, replay: Callable[[str, int, str], int],
+                    mock_ids: dict[str, int], file_mocks: set[str],
+                    links: list[tuple[int, str, str]]) -> tuple[int, int]:
+    """The batches inserted into a history without attempts (each attempt's id is its
+    number in the file), the reviews replayed as they come: (the next id, the mock
+    sessions added)."""
+    next_id = 1
+    mocks_added = 0
+    for batch in batches:
+        if batch[0] == "sums":
+            sums.groups, sums.quarters = batch[1], batch[2]
+            continue
+        _, attempts, reviews, linked, mocks = batch
+        for mock in mocks:
+            file_mocks.add(mock[0])
+            if mock[0] not in mock_ids:
+                cursor = conn.execute(_INSERT_MOCK, mock)
+                assert cursor.lastrowid is not None
+                mock_ids[mock[0]] = cursor.lastrowid
+                mocks_added += 1
+        next_id += len(attempts)
+        _insert(conn, attempts, [(template, rating, replay(template, rating, at), at, n)
+                                 for template, rating, at, n in reviews], next_id)
+        links.extend((n, start, "") for n, start in linked)
+    return next_id, mocks_added
+
+
+_FIELD_NAMES: Final = ("template", "version", "seed", "mode", "answer", "verdict", "score",
+                       "mistake", "hints_used", "hint_cost", "seconds", "answered_at",
+                       "topic")
+
+
+def _rows_of(batches: Iterable[Prepared]) -> Iterator[Row]:
+    """:func:`prepare`'s batches as the rows they were made of (for a history that has
+    attempts to match them against)."""
+    n = 0
+    for batch in batches:
+        if batch[0] != "rows":
+            continue
+        _, attempts, reviews, linked, mocks = batch
+        for started_at, finished_at, minutes, n_questions, score, report in mocks:
+            yield "mock", "mock session", MockRow.model_construct(
+                started_at=started_at, finished_at=finished_at, minutes=minutes,
+                n_questions=n_questions, score=score,
+                report=json.loads(report) if report is not None else None)
+        ratings = {number: rating for _, rating, _, number in reviews}
+        marks = dict(linked)
+        for values in attempts:
+            n += 1
+            fields = dict(zip(_FIELD_NAMES, values, strict=False))
+            fields.update(tags=tuple(json.loads(values[13])), rating=ratings.get(n),
+                          mock=marks.get(n), guided=bool(values[15]))
+            yield "attempt", f"attempt {n}", fields
