@@ -107,6 +107,8 @@ class HomeScreen(Screen[None]):
     def _composed(self) -> None:
         """Show what is known so far on the widgets just composed."""
         self.query_one("#home-menu", OptionList).focus()
+        if self._failed:  # composed saying "loading…" where it says "unavailable"
+            self._enable(state=self._state, bank=self._bank)
         failure = self._due_text  # came after the summary, if there is one
         if self._summary is not None:
             self.show_summary(self._summary)
