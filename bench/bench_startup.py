@@ -18,8 +18,14 @@ sample).
 "home usable" and "drill first question" rows without it and with everything (the
 same launcher), and prints each round's ratio to the same round's "with everything".
 
+``--cpu`` times instead the CPU of each start (``time.process_time`` of the process,
+headless at 120x40, until a frame holding the text is rendered: the same texts, each
+frame's terminal output rendered as the terminal driver would), alternating the same
+cases: a figure a loaded machine disturbs less than the wall time in tmux. It pairs
+each round's sample with the same round's minimal app.
+
 Run: python bench/bench_startup.py [--rounds N] [--history N] [--bank N] [--compare SOURCE]
-     [--without PIECE...]
+     [--without PIECE...] [--cpu]
 (``--compare`` also runs a source tree of the code before a change, e.g. ``git archive
 main | tar -x -C SOURCE``, for the first-paint, home-usable and drill rows, alternating
 with this one sample by sample, and prints after/before ratios.)
@@ -59,6 +65,57 @@ class Ready(App[None]):
 
 Ready().run()
 """
+
+
+CPU_PROBE = """\
+import os, sys, time
+from textual.app import App
+
+TEXTS = tuple(sys.argv[2:])
+_display = App._display
+
+
+def display(self, screen, renderable):  # the frame as the terminal driver writes it
+    _display(self, screen, renderable)
+    if renderable is not None and any(t in renderable.render_segments(self.console)
+                                      for t in TEXTS):
+        print(f"{time.process_time():.6f}", flush=True)
+        os._exit(0)
+
+
+def run(self, *args, **kwargs):
+    return _run(self, *args, **{**kwargs, "headless": True, "size": (120, 40)})
+
+
+App._display, _run, App.run = display, App.run, run
+if sys.argv[1] == "minimal":
+    from textual.widgets import Static
+
+    class Ready(App[None]):
+        def compose(self):
+            yield Static("ready")
+
+    Ready().run()
+else:
+    from quiz.cli import main
+
+    sys.stdin = os.fdopen(os.openpty()[1])  # a terminal: `quiz drill` opens the app
+    main(sys.argv[1].split())
+sys.exit("the text never showed")
+"""
+"""The ``--cpu`` probe: ``python probe.py ARGS TEXT...`` runs the minimal app (ARGS
+``minimal``) or ``quiz ARGS`` headless and prints the process's CPU seconds when a frame
+holding any TEXT is rendered (its standard input a pseudo-terminal: `quiz drill` opens
+the app only from a terminal)."""
+
+
+def cpu_to_any(command: list[str], texts: tuple[str, ...]) -> float:
+    """CPU seconds of ``command`` (a ``--cpu`` probe run) until any of ``texts`` shows."""
+    done = subprocess.run([*command, *texts], capture_output=True, text=True, check=False,
+                          timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command}: {done.stderr.strip()[-500:]}")
+    return float(done.stdout.split()[-1])
 
 
 def _tmux(*args: str) -> subprocess.CompletedProcess[str]:
@@ -139,11 +196,18 @@ def main() -> None:
                         help="also run the source tree SOURCE (e.g. the code before a change, "
                         "from git archive) for the first paint and home usable, alternating, "
                         "and print the ratio of medians to it")
+    parser.add_argument("--cpu", action="store_true",
+                        help="time the CPU of each start, headless, instead of the wall "
+                        "time in tmux (the minimal app, first paint, home usable, drill, "
+                        "and with --compare the same before)")
     parser.add_argument("--without", nargs="*", default=[], metavar="PIECE",
                         help="also time home usable and drill's first question without "
                         "each PIECE of latency machinery (bench/without.py), through the "
                         "same launcher as the 'with everything' row")
     args = parser.parse_args()
+    if args.cpu:
+        cpu_rounds(args)
+        return
     if shutil.which("tmux") is None:
         sys.exit("bench_startup needs tmux")
 
@@ -251,6 +315,53 @@ def main() -> None:
                   f"max {ratios[-1]:.3f})")
     print("targets: home usable <= 0.3 s with 100k attempts; <= 2 s with 6,500 templates, "
           "templates list <= 1 s")
+
+
+def cpu_rounds(args: argparse.Namespace) -> None:
+    """``--cpu``: the minimal app, first paint, home usable and the drill (and the same
+    before, with ``--compare``), CPU to the frame, alternating; paired ratios."""
+    from bench_history import build_history
+
+    from quiz.tui.screens.home import TITLE_TEXT
+
+    rows: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        probe = Path(tmp) / "probe.py"
+        probe.write_text(CPU_PROBE)
+        data = Path(tmp) / "data"
+        build_history(data, 20)
+        base = ["env", "-u", "PYTHONDONTWRITEBYTECODE", sys.executable, str(probe)]
+        trees = {"": (base, data)}
+        if args.compare is not None:
+            old = Path(tmp) / "data-before"
+            build_history(old, 20)
+            trees["before: "] = (["env", "-u", "PYTHONDONTWRITEBYTECODE",
+                                  f"PYTHONPATH={args.compare.resolve()}", sys.executable,
+                                  str(probe)], old)
+        cases: dict[str, tuple[list[str], tuple[str, ...]]] = {
+            "minimal Textual app": ([*base, "minimal"], ("ready",))}
+        for prefix, (command, folder) in trees.items():
+            quiz = f"--data-dir {folder}"
+            cases[f"{prefix}quiz first paint"] = ([*command, quiz], (TITLE_TEXT,))
+            cases[f"{prefix}quiz home usable"] = ([*command, quiz], USABLE)
+            cases[f"{prefix}drill first question"] = ([*command, f"{quiz} drill"], QUESTION)
+        for command, texts in cases.values():  # warm-up: bytecode, caches, backups
+            cpu_to_any(command, texts)
+        for _ in range(args.rounds):
+            for name, (command, texts) in cases.items():
+                rows.setdefault(name, []).append(cpu_to_any(command, texts))
+    print(f"CPU to the frame, headless 120x40 (load at the end {os.getloadavg()[0]:.1f})")
+    minimal = rows["minimal Textual app"]
+    for name, values in rows.items():
+        ratios = sorted(a / b for a, b in zip(values, minimal, strict=True))
+        line = (f"{name:<36} {summary(values)}; per round / minimal app: median "
+                f"{statistics.median(ratios):.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f})")
+        if f"before: {name}" in rows:
+            after = sorted(a / b for a, b in zip(values, rows[f"before: {name}"],
+                                                 strict=True))
+            line += (f"; after / before per round: median {statistics.median(after):.2f}x "
+                     f"({after[0]:.2f}-{after[-1]:.2f})")
+        print(line)
 
 
 if __name__ == "__main__":

@@ -124,7 +124,8 @@ class QuizApp(App[int]):
     # ------------------------------------------------------------ start-up
 
     def get_default_screen(self) -> Screen[Any]:
-        return HomeScreen()
+        # `quiz drill` paints its question first: the home is composed when first shown
+        return HomeScreen(deferred=self.start is not None and self.start.mode == "drill")
 
     @property
     def home(self) -> HomeScreen:

@@ -2,6 +2,12 @@
 
 Workers run in threads and report back only through these messages (``post_message``
 is thread-safe), so no widget is ever touched off the event loop.
+
+Each is a dataclass for its ``__init__`` only (``eq=False, repr=False``): a message is
+itself, never equal to another, and Textual gives its repr. The generated comparison
+and repr of 32 classes cost every start (this module is imported before the first
+frame) about 6 ms of CPU, half of the module's import (bench/README.md, "Drill's
+first question").
 """
 
 from __future__ import annotations
@@ -31,7 +37,7 @@ if TYPE_CHECKING:
 # ---------------------------------------------------------------- start-up
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class HomeReady(Message):
     """Today's figures are computed, from the history, the template ids and the drill's
     daily limits alone (the settings model and the templates may still be loading):
@@ -44,27 +50,27 @@ class HomeReady(Message):
     summary: HomeSummary | None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StateOpened(Message):
     """Settings and history are open (the templates may still be loading)."""
 
     state: AppState
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class BankLoaded(Message):
     """The question templates are loaded (and sympy with them)."""
 
     bank: Bank
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StartupFinished(Message):
     """Start-up's imports and loading are done: what exists now lives as long as the app
     (see :mod:`quiz.tui.heap`)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TaskFailed(Message):
     """Work in a thread failed (opening the history, loading the bank, drawing...).
 
@@ -75,12 +81,12 @@ class TaskFailed(Message):
     message: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SummaryRequested(Message):
     """The home screen wants fresh figures (it was shown again)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SummaryComputed(Message):
     """What the home screen shows was recomputed."""
 
@@ -90,14 +96,14 @@ class SummaryComputed(Message):
 # ---------------------------------------------------------------- navigation
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ModeChosen(Message):
     """The user picked a mode: drill, practice, mock, stats, browser, help or home."""
 
     mode: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PracticeChosen(Message):
     """The practice picker was confirmed."""
 
@@ -106,14 +112,14 @@ class PracticeChosen(Message):
     schedule: bool
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LearnChosen(Message):
     """The learn picker was confirmed: walk through this item, topic or tag."""
 
     target: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PracticeRequested(Message):
     """Practise exactly these templates (a retry, the leeches, the browser's pick)."""
 
@@ -122,7 +128,7 @@ class PracticeRequested(Message):
     """A ``(template id, seed)`` variant to ask first (a retry)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WalkRequested(Message):
     """Walk through one variant ("walk me through it" after a miss)."""
 
@@ -130,7 +136,7 @@ class WalkRequested(Message):
     seed: int
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class FlagRequested(Message):
     """The person flags a question as wrong or unclear (the app asks why, then stores
     it)."""
@@ -139,7 +145,7 @@ class FlagRequested(Message):
     attempt_id: int | None = None
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SettingChanged(Message):
     """The settings screen changed one setting (already valid): apply it and save it."""
 
@@ -147,21 +153,21 @@ class SettingChanged(Message):
     value: object
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WalkReady(Message):
     """A walk-through is built (its steps derived by the solver, in a worker)."""
 
     walkthrough: Walkthrough
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WalkAnswered(Message):
     """An answer in a walk-through was graded (and, whole or cold, recorded)."""
 
     answer: WalkAnswer
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SessionEnded(Message):
     """A drill ran out of questions (practice never does; a mock ends in a report)."""
 
@@ -170,7 +176,7 @@ class SessionEnded(Message):
     """The session that ended (the drill's summary comes from it)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MockChosen(Message):
     """The mock interview setup was confirmed."""
 
@@ -183,14 +189,14 @@ class MockChosen(Message):
 # ---------------------------------------------------------------- questions
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AnswerSubmitted(Message):
     """Enter was pressed in the answer box."""
 
     text: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class PreviewRead(Message):
     """The live "read as" preview of some typed text is ready."""
 
@@ -198,7 +204,7 @@ class PreviewRead(Message):
     preview: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class QuestionReady(Message):
     """The session drew its next question (None: the session is over)."""
 
@@ -207,14 +213,14 @@ class QuestionReady(Message):
     """What is left of today's drill, e.g. ``5 left today (+1 again)``."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class AnswerGraded(Message):
     """The session graded (and, unless invalid, recorded) an answer."""
 
     outcome: Outcome
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MockFinished(Message):
     """A mock interview ended and its report is ready."""
 
@@ -224,21 +230,21 @@ class MockFinished(Message):
 # ---------------------------------------------------------------- other screens
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class StatsComputed(Message):
     """The stats screen's figures are ready."""
 
     data: StatsData
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SchedulerComputed(Message):
     """The stats screen's calibration of the scheduler is ready."""
 
     data: SchedulerData
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class WorkloadForecast(Message):
     """The settings screen's workload line for a desired retention is ready."""
 
@@ -246,7 +252,7 @@ class WorkloadForecast(Message):
     text: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class SchedulerFitted(Message):
     """``o`` on the stats screen fitted the scheduler (or said why it could not)."""
 
@@ -256,28 +262,28 @@ class SchedulerFitted(Message):
     """Whether a fit ran (False: too few reviews, or the optimizer refused)."""
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class TemplatePreviewed(Message):
     """A template was drawn at a seed for the browser."""
 
     preview: TemplatePreview
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class ForecastComputed(Message):
     """The due forecast (cards due per day) is ready."""
 
     days: list[tuple[date, int]]
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class DrillSummarized(Message):
     """The summary of the drill just finished is ready."""
 
     summary: DrillSummary
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class LabLoaded(Message):
     """The layout lab's workload was built and searched (in a worker), or failed."""
 
@@ -287,7 +293,7 @@ class LabLoaded(Message):
     error: str
 
 
-@dataclass
+@dataclass(eq=False, repr=False)
 class MistakesFound(Message):
     """The mistakes screen's entries are ready."""
 

@@ -28,7 +28,7 @@ from quiz.tui import heap
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
 from quiz.tui.textual_private import fix_paint_cycles, fix_styles_cache
-from quiz.tui.widgets.answer_box import ParagraphArea
+from quiz.tui.widgets.paragraph_area import ParagraphArea
 
 from .conftest import answer, make_app, question_shown, settle, started, wait_for
 from .test_spoken_snapshots import spoken_app

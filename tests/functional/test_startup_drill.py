@@ -12,6 +12,8 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from textual.widgets import OptionList
+
 from quiz import locations
 from quiz.core.drill import DrillSession
 from quiz.core.settings import Settings
@@ -29,6 +31,7 @@ from .conftest import (
     fixture_bank,
     fixture_files,
     make_app,
+    screen_text,
     seed_cards,
     settle,
     wait_for,
@@ -207,7 +210,15 @@ async def test_leaving_the_drill_before_it_has_loaded_stays_home(data_dir: Path)
         release.set()
         await wait_for(pilot, lambda: app.bank is not None)
         await settle(pilot)
-        assert isinstance(app.screen, HomeScreen)
+        home = app.screen
+        assert isinstance(home, HomeScreen)
+        # composed when first shown (not under the first question): with what it was
+        # told meanwhile, today's figures and every mode ready
+        assert "in today's drill" in screen_text(home.query_one("#home-due"))
+        menu = home.query_one("#home-menu", OptionList)
+        assert menu.option_count and not any(
+            menu.get_option_at_index(i).disabled for i in range(menu.option_count))
+        assert app.focused is menu
 
 
 async def test_with_nothing_due_the_drill_says_it_is_done(data_dir: Path) -> None:

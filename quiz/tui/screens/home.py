@@ -3,6 +3,11 @@
 It paints before anything slow has happened: the figures arrive later, from the app's
 workers, through :meth:`HomeScreen.ready`, :meth:`HomeScreen.state_opened`,
 :meth:`HomeScreen.bank_loaded` and :meth:`HomeScreen.show_summary`.
+
+Under `quiz drill` the home is the bottom screen but the first frame is the question:
+there it is built empty (``deferred``) and composed the first time it is shown, from
+what it was fed meanwhile, so that its widgets are neither styled nor laid out before
+the question paints (bench/README.md, "Drill's first question").
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ class HomeScreen(Screen[None]):
         summary: today's figures, when they are known before the screen is built (as
             :meth:`ready` shows them); None: "Opening your history…" until they are.
         ids_known: with ``summary``, the template ids are known too.
+        deferred: compose nothing until the screen is first shown (it is under another
+            screen until then); what it is fed meanwhile is shown then.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -58,15 +65,23 @@ class HomeScreen(Screen[None]):
         Binding("q", "app.quit", "Quit"),
     ]
 
-    def __init__(self, summary: HomeSummary | None = None, *, ids_known: bool = False) -> None:
+    def __init__(self, summary: HomeSummary | None = None, *, ids_known: bool = False,
+                 deferred: bool = False) -> None:
         super().__init__()
         self._warnings: list[str] = []
         self._summary = summary
         self._state = summary is not None
         self._bank = self._state and ids_known
         self._failed = False
+        self._deferred = deferred
+        """Not composed yet: the methods below only keep what they are given."""
+        self._due_text: str | None = None
+        """What the "due" line shows when it is not the summary's (a failure)."""
+        self._bank_text = ""
 
     def compose(self) -> ComposeResult:
+        if self._deferred:
+            return
         yield TitleBar()
         yield Static(TITLE_TEXT, id="home-title")
         with Horizontal(id="home-main"):
@@ -86,10 +101,22 @@ class HomeScreen(Screen[None]):
         yield Static(KEYS_LINE, id="home-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#home-warnings").display = False
+        if not self._deferred:
+            self._composed()
+
+    def _composed(self) -> None:
+        """Show what is known so far on the widgets just composed."""
         self.query_one("#home-menu", OptionList).focus()
+        if self._failed:  # composed saying "loading…" where it says "unavailable"
+            self._enable(state=self._state, bank=self._bank)
+        failure = self._due_text  # came after the summary, if there is one
         if self._summary is not None:
             self.show_summary(self._summary)
+        if failure is not None:
+            self._due_text = failure
+            self.query_one("#home-due", Static).update(failure)
+        self.query_one("#home-bank", Static).update(self._bank_text)
+        self._show_warnings()
 
     def _options(self, *, state: bool, bank: bool) -> list[Option]:
         options = []
@@ -102,6 +129,8 @@ class HomeScreen(Screen[None]):
 
     def _enable(self, *, state: bool, bank: bool) -> None:
         self._state, self._bank = state, bank
+        if self._deferred:
+            return  # composed with these (see _options)
         menu = self.query_one("#home-menu", OptionList)
         waiting = "unavailable: see Today" if self._failed else "loading…"
         for mode in menu_modes():
@@ -132,7 +161,9 @@ class HomeScreen(Screen[None]):
     def bank_loaded(self, templates: int, problems: list[str]) -> None:
         """The bank is loaded: every mode is available."""
         self._enable(state=True, bank=True)
-        self.query_one("#home-bank", Static).update(f"{templates} question templates")
+        self._bank_text = f"{templates} question templates"
+        if not self._deferred:
+            self.query_one("#home-bank", Static).update(self._bank_text)
         if problems:
             self._warnings += ["These template files were skipped:", *problems]
         self._show_warnings()
@@ -141,11 +172,15 @@ class HomeScreen(Screen[None]):
         """Opening the data or loading the bank failed: say why, in place of "loading…"."""
         self._failed = True
         self._enable(state=self._state, bank=self._bank)
-        self.query_one("#home-due", Static).update(
-            f"[$text-error]{escape(message)}[/]")
+        self._due_text = f"[$text-error]{escape(message)}[/]"
+        if not self._deferred:
+            self.query_one("#home-due", Static).update(self._due_text)
 
     def show_summary(self, summary: HomeSummary) -> None:
         """Show today's figures."""
+        self._summary, self._due_text = summary, None
+        if self._deferred:
+            return
         from quiz.core.words import plural
         from quiz.tui.today import percent
 
@@ -172,12 +207,18 @@ class HomeScreen(Screen[None]):
         self.query_one("#home-accuracy", Static).update(accuracy)
 
     def _show_warnings(self) -> None:
+        if self._deferred:
+            return
         self.query_one("#home-warnings").display = bool(self._warnings)
         self.query_one("#home-warnings-text", Static).update("\n".join(self._warnings))
 
     # ------------------------------------------------------------ events
 
-    def on_screen_resume(self) -> None:
+    async def on_screen_resume(self) -> None:
+        if self._deferred and self.app.screen is self:  # first shown: compose it now
+            self._deferred = False
+            await self.recompose()
+            self._composed()
         self.post_message(SummaryRequested())
 
     @on(OptionList.OptionSelected, "#home-menu")

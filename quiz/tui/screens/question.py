@@ -38,7 +38,6 @@ from quiz.tui.messages import (
 )
 from quiz.tui.screens.answering import AnsweringScreen
 from quiz.tui.widgets.answer_box import AnswerBox
-from quiz.tui.widgets.countdown import Countdown
 from quiz.tui.widgets.keys_line import KeysLine
 from quiz.tui.widgets.question_card import QuestionCard
 from quiz.tui.widgets.title_bar import TitleBar
@@ -111,6 +110,8 @@ class QuestionScreen(AnsweringScreen):
             yield Static("", id="question-label", markup=False)
             yield Static("", id="question-progress", markup=False)
             if self.mock is not None:
+                from quiz.tui.widgets.countdown import Countdown  # a mock's only
+
                 yield Countdown(self.mock.remaining(), id="countdown")
         with VerticalScroll(id="question-scroll"):
             yield QuestionCard(id="question-card")
@@ -370,6 +371,8 @@ class QuestionScreen(AnsweringScreen):
         if mock is None or self.finishing:
             return
         left = mock.remaining()
+        from quiz.tui.widgets.countdown import Countdown
+
         self.query_one(Countdown).seconds_left = left
         warning = mock.due_warning()
         if warning:

@@ -6,25 +6,25 @@ import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, cast
+from typing import TYPE_CHECKING, cast
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.visual import visualize
 from textual.widget import Widget
-from textual.widgets import Input, Static, TextArea
-from textual.widgets.text_area import Edit, EditResult
+from textual.widgets import Input, Static
 
-from quiz.tui import textual_private
 from quiz.tui.messages import AnswerSubmitted, PreviewRead
 from quiz.tui.textual_private import QuietInput
 
 if TYPE_CHECKING:
     from textual.css.styles import RulesMap
+    from textual.widgets import TextArea
+
+    from quiz.tui.widgets.paragraph_area import ParagraphArea
 
 Previewer = Callable[[str], str]
 """Reads typed text and says how it reads (never grades or records)."""
@@ -59,49 +59,6 @@ letter deleted again, a typo undone) reads on the keystroke itself."""
 
 STILL_READING = "reading…"
 """Shown when a slow preview misses its deadline (the reading still lands when done)."""
-
-
-class ParagraphArea(TextArea):
-    """A text area for a paragraph answer: Enter starts a new line, Ctrl+D submits
-    (posting :class:`AnswerSubmitted`); tells its :class:`AnswerBox` of every edit at
-    once (see :meth:`edit`)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+d", "submit", "Submit", key_display="^d", priority=True),
-    ]
-
-    def action_submit(self) -> None:
-        """Submit the paragraph, once every key typed before Ctrl+D is in it.
-
-        Ctrl+D is a priority binding (the text area's own Ctrl+D deletes a character),
-        so the app runs it as soon as it takes the key from its queue; the letters typed
-        just before it were forwarded to this area's queue and may not be in the text
-        yet. Reading the text from this area's queue, after them, sends them all.
-        """
-        self.call_later(self._send)
-
-    def _send(self) -> None:
-        self.post_message(AnswerSubmitted(self.text))
-
-    def edit(self, edit: Edit) -> EditResult:
-        """Apply an edit (every key typed, deleted or pasted is one) and read the new
-        text into the box's preview at once.
-
-        TextArea posts ``Changed`` for an edit; that message bubbles to the box after
-        the key's own handling, after the frame echoing the key has been painted, so a
-        preview updated there lands a frame (16 ms or more) late. Reading it here
-        paints the echo and the reading together.
-        """
-        result = super().edit(edit)
-        box = self.parent
-        if isinstance(box, AnswerBox) and box.is_mounted and box.is_attached:
-            box.value_changed(self.text)
-        return result
-
-    def on_unmount(self) -> None:
-        # TextArea watches the app's theme, and Textual keeps that watcher, and this
-        # widget with all it holds, until the theme next changes: one per session.
-        textual_private.forget_watchers(self, self.app)
 
 
 class _AnswerInput(QuietInput):
@@ -185,8 +142,6 @@ class AnswerBox(Vertical):
         # must not select the typed answer, so that the next key would replace it.
         yield _AnswerInput(id="answer-input", placeholder="your answer",
                            max_length=MAX_ANSWER_CHARS, select_on_focus=False)
-        yield ParagraphArea(id="answer-text", soft_wrap=True, show_line_numbers=False,
-                            tab_behavior="focus")
         yield Static("", id="answer-preview", markup=False)
         yield Static("", id="answer-error", markup=False)
 
@@ -197,7 +152,10 @@ class AnswerBox(Vertical):
 
     @property
     def paragraph(self) -> ParagraphArea:
-        """The text area for paragraph answers."""
+        """The text area for paragraph answers (mounted when the first is asked: see
+        :meth:`reset`)."""
+        from quiz.tui.widgets.paragraph_area import ParagraphArea
+
         return self.query_one("#answer-text", ParagraphArea)
 
     @property
@@ -240,7 +198,9 @@ class AnswerBox(Vertical):
         if slow and warm is not None:
             self.call_after_refresh(self._warm_up, self._generation, previewer, warm)
         self.set_class(multiline, "-multiline")
-        if multiline:
+        if multiline and not self.query("#answer-text"):
+            self._mount_paragraph(placeholder)
+        elif multiline:
             self.paragraph.placeholder = placeholder
             self.paragraph.text = ""
         else:
@@ -251,6 +211,22 @@ class AnswerBox(Vertical):
         self._show_preview("")
         self.clear_error()
         self.field.focus()
+
+    def _mount_paragraph(self, placeholder: str) -> None:
+        """Mount the text area, empty, under the input (the first paragraph asked of
+        this box: composing it with the box cost `quiz drill`'s first frame Textual's
+        text area, its modules and its style sheet, for questions mostly not
+        paragraphs)."""
+        from quiz.tui.widgets.paragraph_area import ParagraphArea
+
+        self.mount(ParagraphArea(self._paragraph_edited, id="answer-text",
+                                 placeholder=placeholder, soft_wrap=True,
+                                 show_line_numbers=False, tab_behavior="focus"),
+                   after=self.input)
+
+    def _paragraph_edited(self, text: str) -> None:
+        if self.is_mounted and self.is_attached:
+            self.value_changed(text)
 
     def show_error(self, message: str) -> None:
         """Say why the last submission could not be read (no attempt was used)."""
@@ -285,10 +261,12 @@ class AnswerBox(Vertical):
         area on every change, before the frame that echoes it)."""
         self._typed(value)
 
-    @on(TextArea.Changed, "#answer-text")
-    def _paragraph_changed(self, event: TextArea.Changed) -> None:
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
         # Typing was read by ParagraphArea.edit already; undo, redo and a new text
-        # (loaded by reset) change the text without an edit: read those here.
+        # (loaded by reset) change the text without an edit: read those here. (Named,
+        # not decorated with TextArea.Changed: this module does not import TextArea.)
+        if event.text_area.id != "answer-text":
+            return
         event.stop()
         text = event.text_area.text
         if text != self._last_typed:
