@@ -14,16 +14,24 @@ size can take ``snap_compare`` with a ``size`` parameter instead.
 The screenshots are taken as ``pytest-textual-snapshot``'s ``snap_compare`` takes them
 (``textual._doc.take_svg_screenshot``: the same pauses and waits before
 ``export_screenshot``) and compared through its SVG extension, so ``--snapshot-update``
-writes the files as before. Unlike ``snap_compare``, a mismatch is not added to the
-plugin's HTML report: the assertion names the file and syrupy prints the SVG's diff.
+writes the files as before, and each size's result goes to the plugin's HTML report
+(``snapshot_report.html``) as ``snap_compare`` puts it there, the size added to the name.
 """
 
 from __future__ import annotations
 
+import inspect
+import pickle
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pytest_textual_snapshot import SVGImageExtension  # type: ignore[import-untyped]
+from pytest_textual_snapshot import (  # type: ignore[import-untyped]
+    PseudoApp,
+    PseudoConsole,
+    SVGImageExtension,
+    node_to_report_path,
+)
+from rich.console import Console
 from syrupy.assertion import SnapshotAssertion
 from textual.app import App
 from textual.pilot import Pilot
@@ -64,7 +72,30 @@ def snap_both_sizes(snapshot: SnapshotAssertion, app: App[Any],
     assert set(shots) == {FIRST, THEN}, "the app ended before both screenshots"
     svg = snapshot.use_extension(SVGImageExtension)
     # Both compared before either assertion fails, so --snapshot-update writes both.
-    same = {size: svg(name=_name(size)) == shots[size] for size in (THEN, FIRST)}
+    same = {size: _compare(svg, size, shots[size]) for size in (FIRST, THEN)}
     for size, equal in same.items():
         assert equal, (f"the {_name(size)} screenshot differs from its snapshot "
-                       f"(__snapshots__/<module>/<test>[{_name(size)}].svg)")
+                       f"(__snapshots__/<module>/<test>[{_name(size)}].svg; the diff is in "
+                       "snapshot_report.html)")
+
+
+def _compare(svg: SnapshotAssertion, size: tuple[int, int], actual: str) -> bool:
+    """Compare one size, and leave its result where the plugin's report reads it
+    (``snap_compare``'s record, one file per size)."""
+    named = svg(name=_name(size))
+    equal: bool = named == actual
+    index = (named._custom_index and named._execution_name_index.get(named._custom_index)
+             ) or named.num_executions - 1
+    result = named.executions.get(index)
+    exists = index in named.executions and result is not None \
+        and result.final_data is not None
+    node = svg.test_location.item
+    console = Console(legacy_windows=False, force_terminal=True)
+    full_path, line_number, name = node.reportinfo()
+    record = (equal, str(named), actual,
+              PseudoApp(PseudoConsole(console.legacy_windows, console.size)), full_path,
+              line_number, f"{name}[{_name(size)}]",
+              inspect.getdoc(getattr(node, "function", None)) or "", "", exists)
+    path = node_to_report_path(node)
+    path.with_name(f"{path.name}_{_name(size)}").write_bytes(pickle.dumps(record))
+    return equal
