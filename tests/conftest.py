@@ -25,6 +25,23 @@ settings.register_profile("quiz", deadline=None, print_blob=True,
 settings.load_profile("quiz")
 
 
+WORKERS_PER_CORE = 2
+"""``-n auto`` (the README's ``pytest``) starts this many workers per core. A Pilot test
+keeps its core busy about 60% of its time: the rest it waits, in Textual's pilot (every
+key press and ``pause`` sleeps at least 20 ms until the process looks idle), in the
+functional tests' polls, and on the children of the subprocess tests. A second worker
+per core runs while the first waits (bench/README.md, "The test suite", third pass);
+each costs its own collection (~8 s of CPU)."""
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """Workers for ``-n auto``: :data:`WORKERS_PER_CORE` per usable core (None: leave
+    it to xdist, which reads ``PYTEST_XDIST_AUTO_NUM_WORKERS`` when set)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    return WORKERS_PER_CORE * len(os.sched_getaffinity(0))
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _data_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
     """A command given no ``--data-dir`` (``QUIZ_DATA_DIR`` unset) uses the person's

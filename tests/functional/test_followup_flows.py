@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 
 from questions.derivation import explanation_of
@@ -26,7 +27,7 @@ from .conftest import (
     started,
     wait_for,
 )
-from .test_snapshots import SIZES, Snap, snap, steps, until_screen
+from .test_snapshots import snap, steps, until_screen
 
 LAYOUT = "layout/lay-out-cluster"
 
@@ -132,24 +133,18 @@ async def chain_in_mock(pilot: Pilot[Any], clock: FakeClock) -> None:
 # ---------------------------------------------------------------- snapshots
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_followup_question(snap_compare: Snap, data_dir: Path, size: tuple[int, int]
-                           ) -> None:
+def test_followup_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic=LAYOUT)
-    snap(snap_compare, app, size, steps(followup_asked))
+    snap(snapshot, app, steps(followup_asked))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_followup_feedback(snap_compare: Snap, data_dir: Path, size: tuple[int, int]
-                           ) -> None:
+def test_followup_feedback(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic=LAYOUT)
-    snap(snap_compare, app, size, steps(followup_answered))
+    snap(snapshot, app, steps(followup_answered))
 
 
 @pytest.mark.usefixtures("layout_mock")
-@pytest.mark.parametrize("size", SIZES)
-def test_mock_report_with_followups(snap_compare: Snap, data_dir: Path,
-                                    size: tuple[int, int]) -> None:
+def test_mock_report_with_followups(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     clock = FakeClock()
     app = make_app(data_dir, clock, mode="mock", mock_questions=1, mock_minutes=30)
 
@@ -157,4 +152,4 @@ def test_mock_report_with_followups(snap_compare: Snap, data_dir: Path,
         await chain_in_mock(pilot, clock)
         await until_screen("ReportScreen")(pilot)
 
-    snap(snap_compare, app, size, steps(run))
+    snap(snapshot, app, steps(run))

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
+from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 from textual.widgets import Input
 
@@ -31,9 +31,8 @@ from .conftest import (
     started,
     wait_for,
 )
+from .sizes import snap_both_sizes
 
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-Snap = Callable[..., bool]
 Step = Callable[[Pilot[Any]], Awaitable[None]]
 
 
@@ -81,80 +80,68 @@ def typed(text: str) -> Step:
     return run
 
 
-def snap(snap_compare: Snap, app: QuizApp, size: tuple[int, int], before: Step) -> None:
-    assert snap_compare(app, terminal_size=size, run_before=before)
+def snap(snapshot: SnapshotAssertion, app: QuizApp, before: Step) -> None:
+    """Both sizes' snapshots from one run of ``app`` (:mod:`.sizes`)."""
+    snap_both_sizes(snapshot, app, before)
 
 
 # ---------------------------------------------------------------- home and friends
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_welcome(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size, steps(welcome=True))
+def test_welcome(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir), steps(welcome=True))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_home(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_home(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     seed_history(data_dir)
-    snap(snap_compare, make_app(data_dir), size, steps())
+    snap(snapshot, make_app(data_dir), steps())
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_help(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size, steps(press("question_mark")))
+def test_help(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir), steps(press("question_mark")))
 
 
 # ---------------------------------------------------------------- questions
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_question_formula(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_question_formula(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
-    snap(snap_compare, app, size, steps(a_question))
+    snap(snapshot, app, steps(a_question))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_drill_first_question(snap_compare: Snap, data_dir: Path,
-                              size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size, steps(press("d"), a_question))
+def test_drill_first_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir), steps(press("d"), a_question))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_question_choices(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_question_choices(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="rapid-fire-4")
-    snap(snap_compare, app, size, steps(a_question))
+    snap(snapshot, app, steps(a_question))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_question_table(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_question_table(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="rapid-fire-3")
-    snap(snap_compare, app, size, steps(a_question))
+    snap(snapshot, app, steps(a_question))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_question_hint_and_preview(snap_compare: Snap, data_dir: Path,
-                                   size: tuple[int, int]) -> None:
+def test_question_hint_and_preview(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="memory")
-    snap(snap_compare, app, size, steps(a_question, press("ctrl+g", *"1.2 TB")))
+    snap(snapshot, app, steps(a_question, press("ctrl+g", *"1.2 TB")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_question_invalid(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size, steps(press("d"), typed("import os")))
+def test_question_invalid(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir), steps(press("d"), typed("import os")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_feedback(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_feedback(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
-    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen")))
+    snap(snapshot, app, steps(typed("2*P*D"), until_screen("FeedbackScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_done_for_today(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_done_for_today(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     seed_cards(data_dir, ["compute/flops-formula", "memory/model-state",
                           "parallelism/activations-untouched"])
     locations.config_path(data_dir).write_text("new_per_day = 0\n")
-    snap(snap_compare, make_app(data_dir), size, steps(press("d"), until_screen("DoneScreen")))
+    snap(snapshot, make_app(data_dir), steps(press("d"), until_screen("DoneScreen")))
 
 
 async def drill_with_a_miss(pilot: Pilot[Any]) -> None:
@@ -173,65 +160,55 @@ async def drill_with_a_miss(pilot: Pilot[Any]) -> None:
     await until_screen("DoneScreen")(pilot)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_drill_summary(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_drill_summary(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     locations.config_path(data_dir).write_text("new_per_day = 2\n")
-    snap(snap_compare, make_app(data_dir), size, steps(press("d"), drill_with_a_miss))
+    snap(snapshot, make_app(data_dir), steps(press("d"), drill_with_a_miss))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_flag_dialog(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_flag_dialog(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="memory/model-state")
-    snap(snap_compare, app, size, steps(a_question, press("ctrl+f", *"units?"),
+    snap(snapshot, app, steps(a_question, press("ctrl+f", *"units?"),
                                         until_screen("FlagScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_feedback_with_the_question(snap_compare: Snap, data_dir: Path,
-                                    size: tuple[int, int]) -> None:
+def test_feedback_with_the_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
-    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
+    snap(snapshot, app, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
                                         press("v")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mistakes(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_mistakes(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
-    snap(snap_compare, app, size, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
+    snap(snapshot, app, steps(typed("2*P*D"), until_screen("FeedbackScreen"),
                                         press("escape"), until_screen("HomeScreen"),
                                         press("x"), until_screen("MistakesScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_practice_picker(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
+def test_practice_picker(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir),
          steps(press("p"), until_screen("PracticeScreen")))
 
 
 # ---------------------------------------------------------------- mock interview
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mock_setup(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
+def test_mock_setup(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir),
          steps(press("m"), until_screen("MockSetupScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mock_question(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_mock_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="mock", mock_questions=3, mock_minutes=20)
-    snap(snap_compare, app, size, steps(a_question))
+    snap(snapshot, app, steps(a_question))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mock_leave_confirm(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_mock_leave_confirm(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     app = make_app(data_dir, mode="mock", mock_questions=3, mock_minutes=20)
-    snap(snap_compare, app, size, steps(a_question, press("escape")))
+    snap(snapshot, app, steps(a_question, press("escape")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mock_report(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_mock_report(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     clock = FakeClock()
     app = make_app(data_dir, clock, mode="mock", mock_questions=2, mock_minutes=1)
 
@@ -248,23 +225,21 @@ def test_mock_report(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) 
         screen.tick()
         await until_screen("ReportScreen")(pilot)
 
-    snap(snap_compare, app, size, steps(run_out))
+    snap(snapshot, app, steps(run_out))
 
 
 # ---------------------------------------------------------------- stats and browser
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_stats(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_stats(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     seed_history(data_dir)
-    snap(snap_compare, make_app(data_dir), size, steps(press("s"), until_screen("StatsScreen")))
+    snap(snapshot, make_app(data_dir), steps(press("s"), until_screen("StatsScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_stats_on_day_one(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_stats_on_day_one(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     """One day of answers: a bar and dots at the start of a week, not a full-width slab."""
     seed_history(data_dir, days=1)
-    snap(snap_compare, make_app(data_dir), size, steps(press("s"), until_screen("StatsScreen")))
+    snap(snapshot, make_app(data_dir), steps(press("s"), until_screen("StatsScreen")))
 
 
 async def scrolled_to_the_end(pilot: Pilot[Any]) -> None:
@@ -272,18 +247,16 @@ async def scrolled_to_the_end(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_stats_calibration(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_stats_calibration(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     """The scheduler's section: which parameters, and predicted recall against actual."""
     from .test_scheduler_flows import seed_reviews
 
     seed_reviews(data_dir)
-    snap(snap_compare, make_app(data_dir), size,
+    snap(snapshot, make_app(data_dir),
          steps(press("s"), until_screen("StatsScreen"), scrolled_to_the_end))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_mistakes_suspended(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_mistakes_suspended(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     """Leeches suspended from the drill, listed under the mistakes with b to bring back."""
     from datetime import timedelta
 
@@ -295,35 +268,30 @@ def test_mistakes_suspended(snap_compare: Snap, data_dir: Path, size: tuple[int,
     with Store.open(locations.db_path(data_dir), now=lambda: NOW) as store:
         store.suspend("memory/model-state", 8, NOW - timedelta(days=2))
         store.suspend("compute/flops-formula", 12, NOW - timedelta(days=1))
-    snap(snap_compare, make_app(data_dir), size,
+    snap(snapshot, make_app(data_dir),
          steps(press("x"), until_screen("MistakesScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_browser(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
+def test_browser(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir),
          steps(press("t"), until_screen("BrowserScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_template_preview(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
+def test_template_preview(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir),
          steps(press("t"), until_screen("BrowserScreen"), press(*"model state", "enter"),
                until_screen("TemplatePreviewScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_settings(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_settings(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     data_dir.mkdir(parents=True)
     locations.config_path(data_dir).write_text("new_per_day = 5\n")
-    snap(snap_compare, make_app(data_dir), size,
+    snap(snapshot, make_app(data_dir),
          steps(press("c"), until_screen("SettingsScreen"), press("tab", "tab", "tab", "0"),
                fixed_config_path))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_settings_retention_forecast(snap_compare: Snap, data_dir: Path,
-                                     size: tuple[int, int]) -> None:
+def test_settings_retention_forecast(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     """A desired retention typed: its workload, before Enter saves it."""
 
     async def retention_typed(pilot: Pilot[Any]) -> None:
@@ -333,7 +301,7 @@ def test_settings_retention_forecast(snap_compare: Snap, data_dir: Path,
         await settle(pilot)
         pilot.app.screen.query_one("#settings-scroll").scroll_end(animate=False)
 
-    snap(snap_compare, make_app(data_dir), size,
+    snap(snapshot, make_app(data_dir),
          steps(press("c"), until_screen("SettingsScreen"), retention_typed, fixed_config_path))
 
 
@@ -355,27 +323,22 @@ def _light(data_dir: Path) -> None:
     locations.config_path(data_dir).write_text('theme = "textual-light"\n')
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_light_theme_home(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
+def test_light_theme_home(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     seed_history(data_dir)
     _light(data_dir)
-    snap(snap_compare, make_app(data_dir), size, steps())
+    snap(snapshot, make_app(data_dir), steps())
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_light_theme_feedback(snap_compare: Snap, data_dir: Path,
-                              size: tuple[int, int]) -> None:
+def test_light_theme_feedback(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     _light(data_dir)
     app = make_app(data_dir, mode="practice", practice_topic="compute/flops-formula")
-    snap(snap_compare, app, size, steps(typed("6*P*D"), until_screen("FeedbackScreen")))
+    snap(snapshot, app, steps(typed("6*P*D"), until_screen("FeedbackScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_light_theme_question(snap_compare: Snap, data_dir: Path,
-                              size: tuple[int, int]) -> None:
+def test_light_theme_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     _light(data_dir)
     app = make_app(data_dir, mode="practice", practice_topic="memory")
-    snap(snap_compare, app, size, steps(a_question, press("ctrl+g", *"1.2 TB")))
+    snap(snapshot, app, steps(a_question, press("ctrl+g", *"1.2 TB")))
 
 
 # ---------------------------------------------------------------- layout lab
@@ -394,9 +357,8 @@ def lab_loaded() -> Step:
     return run
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_layout_lab(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size, steps(press("l"), lab_loaded(),
+def test_layout_lab(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir), steps(press("l"), lab_loaded(),
                                                        press("T")))
 
 
@@ -433,22 +395,17 @@ def learn_app(data_dir: Path) -> QuizApp:
     return make_app(data_dir, mode="learn", learn_target="memory/model-state")
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_learn_picker(snap_compare: Snap, data_dir: Path, size: tuple[int, int]) -> None:
-    snap(snap_compare, make_app(data_dir), size,
+def test_learn_picker(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, make_app(data_dir),
          steps(press("w"), until_screen("LearnScreen")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_walk_wrong_step_explained(snap_compare: Snap, data_dir: Path,
-                                   size: tuple[int, int]) -> None:
-    snap(snap_compare, learn_app(data_dir), size, steps(walk_typed("12 B")))
+def test_walk_wrong_step_explained(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap(snapshot, learn_app(data_dir), steps(walk_typed("12 B")))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_walk_retried_then_cold_question(snap_compare: Snap, data_dir: Path,
-                                         size: tuple[int, int]) -> None:
+def test_walk_retried_then_cold_question(snapshot: SnapshotAssertion, data_dir: Path) -> None:
     # The app's seed 0 walks through variant 885440 (Llama 3 70B: 16 B, then the whole
     # question, 1.13 TB), then asks variant 403958 (Llama 3 405B) cold.
-    snap(snap_compare, learn_app(data_dir), size,
+    snap(snapshot, learn_app(data_dir),
          steps(walk_typed("12 B", "16 B", "1.1 TB")))

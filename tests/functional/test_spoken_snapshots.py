@@ -12,20 +12,19 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
+from syrupy.assertion import SnapshotAssertion
 from textual.pilot import Pilot
 from textual.widgets import Input, TextArea
 
 from quiz.tui.app import QuizApp
 
 from .conftest import make_app, question_shown, settle, started, wait_for
+from .sizes import snap_both_sizes
 
 if TYPE_CHECKING:
     from quiz.core.state import DataFolder
 
 SPOKEN = Path(__file__).parent / "spoken_templates"
-SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-Snap = Callable[..., bool]
 
 ANSWER = ("16 bytes per parameter gives 2.8 TB of state; activations 60 GB per sequence.",
           "TP 8 inside the node, FSDP across nodes. About 400 days.")
@@ -75,15 +74,10 @@ def steps(*actions: Callable[[Pilot[Any]], Awaitable[None]]) -> Callable[
     return run
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_spoken_question_with_a_paragraph_typed(snap_compare: Snap, data_dir: Path,
-                                                size: tuple[int, int]) -> None:
-    assert snap_compare(spoken_app(data_dir), terminal_size=size,
-                        run_before=steps(type_paragraph))
+def test_spoken_question_with_a_paragraph_typed(snapshot: SnapshotAssertion,
+                                                data_dir: Path) -> None:
+    snap_both_sizes(snapshot, spoken_app(data_dir), steps(type_paragraph))
 
 
-@pytest.mark.parametrize("size", SIZES)
-def test_spoken_checklist_feedback(snap_compare: Snap, data_dir: Path,
-                                   size: tuple[int, int]) -> None:
-    assert snap_compare(spoken_app(data_dir), terminal_size=size,
-                        run_before=steps(type_paragraph, submit))
+def test_spoken_checklist_feedback(snapshot: SnapshotAssertion, data_dir: Path) -> None:
+    snap_both_sizes(snapshot, spoken_app(data_dir), steps(type_paragraph, submit))
