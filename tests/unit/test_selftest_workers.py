@@ -136,13 +136,18 @@ def _children(pid: int) -> list[int]:
     return [int(c) for c in text.split()]
 
 
+_FOREGROUND = "import signal\nsignal.signal(signal.SIGINT, signal.default_int_handler)\n"
+"""Ctrl+C raises, as in a terminal's foreground job, even when the tests were started
+where SIGINT is ignored (a shell's background job: Python then keeps it ignored)."""
+
+
 def _interrupted(tmp_path: Path, before: str = "") -> tuple[int, str, str, list[int]]:
     """``quiz templates test -j 2`` (after the Python statements `before`) given Ctrl+C
     as its second worker appears: its exit code, output and workers."""
     env: dict[str, Any] = {**os.environ, "QUIZ_DATA_DIR": str(tmp_path / "data")}
     env.pop("QUIZ_TEMPLATES", None)
     proc = subprocess.Popen(
-        [sys.executable, "-c", f"import sys\n{before}\nfrom quiz.cli import main\n"
+        [sys.executable, "-c", f"import sys\n{_FOREGROUND}{before}\nfrom quiz.cli import main\n"
          "sys.exit(main(sys.argv[1:]))", "templates", "test", "--seeds", "100000",
          "-j", "2"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
