@@ -257,12 +257,8 @@ def _import(store: Store, rows: Iterable[Row] | None, batches: Iterable[Prepared
             if before and _match(store, fields, before, matched, mock_start):
                 already += 1
                 continue
-            tags = tags_text.get(fields["tags"])
-            if tags is None:
-                tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
             template = fields["template"]
-            sums.add(template, fields["topic"], tags, fields["verdict"], fields["score"], at)
-            batch.append((*_INSERTED(fields), tags, None, int(fields["guided"])))
+            batch.append(_attempt(fields, at, tags_text, sums))
             rating = fields["rating"]
             if rating is not None:
                 reviews.append((template, rating, replay(template, rating, at), at, next_id))
@@ -404,12 +400,8 @@ def prepare(rows: Iterable[Row], source: str, latest: str) -> Iterator[Prepared]
         if not _EARLIEST <= at <= latest:
             _not_future(source, where, "answered_at", at, latest)
         n += 1
-        tags = tags_text.get(fields["tags"])
-        if tags is None:
-            tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
         template = fields["template"]
-        sums.add(template, fields["topic"], tags, fields["verdict"], fields["score"], at)
-        attempts.append((*_INSERTED(fields), tags, None, int(fields["guided"])))
+        attempts.append(_attempt(fields, at, tags_text, sums))
         rating = fields["rating"]
         if rating is not None:
             reviews.append((template, rating, at, n))
@@ -485,3 +477,15 @@ def _rows_of(batches: Iterable[Prepared]) -> Iterator[Row]:
             fields.update(tags=tuple(json.loads(values[13])), rating=ratings.get(n),
                           mock=marks.get(n), guided=bool(values[15]))
             yield "attempt", f"attempt {n}", fields
+
+
+def _attempt(fields: dict[str, Any], at: str, tags_text: dict[tuple[str, ...], str],
+             sums: Summaries) -> tuple[Any, ...]:
+    """An attempt row's insert tuple, its tags as stored text (each distinct tags value
+    encoded once, through ``tags_text``), its figures added to ``sums``: the same for a
+    file imported in one process and one prepared by the pipeline's child."""
+    tags = tags_text.get(fields["tags"])
+    if tags is None:
+        tags = tags_text[fields["tags"]] = json.dumps(list(fields["tags"]))
+    sums.add(fields["template"], fields["topic"], tags, fields["verdict"], fields["score"], at)
+    return (*_INSERTED(fields), tags, None, int(fields["guided"]))
