@@ -136,6 +136,8 @@ def stand_in(cls, init):
                 values[n] = (f.default_factory() if f.default_factory is not
                              dataclasses.MISSING else f.default)
             object.__setattr__(self, n, values[n])
+        if hasattr(self, "__post_init__"):
+            self.__post_init__()
 
     if init and "__init__" not in cls.__dict__:
         cls.__init__ = __init__
