@@ -16,9 +16,11 @@ Two figures, for `quiz drill` to its first question (or the home, ``--home``):
   imported, in its order, after Textual: with the dataclasses as written, with ``eq``
   and ``repr`` turned off, with only ``__init__``, and with a stand-in that records
   the fields and compiles nothing (what the classes cost without generated code); and
-  Textual alone. Each variant is one process with ``PYTHONHASHSEED=0``.
+  Textual alone. Each variant is one process with ``PYTHONHASHSEED=0``;
+- ``--whole``: the same for the whole start to its frame, as written and with the
+  stand-in, against the minimal Textual app (``bench_startup.py``'s ``--cpu`` probe).
 
-Run: python bench/startup_classes.py [--home] [--runs N] [--instructions]
+Run: python bench/startup_classes.py [--home] [--runs N] [--instructions] [--whole]
 (from a regular install, as ``bench_startup.py``; a data folder is made in a temp folder.)
 Asserts nothing; bench/README.md, "Drill's first question", has what it found.
 """
@@ -89,10 +91,8 @@ sys.exit("the text never showed")
 the text is rendered, the process's CPU, each dataclass created and its creation's CPU,
 and the modules of quiz, questions and solver imported so far."""
 
-IMPORTS = """\
-import dataclasses, importlib, sys
-import textual.app, textual.widgets
-variant, names = sys.argv[1], sys.argv[2:]
+HOOK = """\
+import dataclasses
 _process = dataclasses._process_class
 
 
@@ -145,14 +145,22 @@ def stand_in(cls, init):
 
 
 dataclasses._process_class = forced
+"""
+"""Makes the dataclasses of quiz, questions and solver (after ``variant`` is set) as
+written (``as-written``), without ``eq`` and ``repr`` (``no-eq-repr``), with only
+``__init__`` (``init-only``) or by a stand-in that compiles nothing (``no-code``)."""
+
+IMPORTS = """\
+import importlib, sys
+import textual.app, textual.widgets
+variant, names = sys.argv[1], sys.argv[2:]
+""" + HOOK + """\
 if variant != "textual":
     for name in names:
         importlib.import_module(name)
 """
-"""Imports Textual, then the given modules with the dataclasses of quiz, questions and
-solver made as written (``as-written``), without ``eq`` and ``repr`` (``no-eq-repr``),
-with only ``__init__`` (``init-only``) or by a stand-in that compiles nothing
-(``no-code``); ``textual``: Textual alone."""
+"""Imports Textual, then the given modules with the dataclasses made as ``variant``
+says (:data:`HOOK`); ``textual``: Textual alone."""
 
 
 def start(probe: Path, data: Path, home: bool) -> dict[str, object]:
@@ -170,19 +178,42 @@ def start(probe: Path, data: Path, home: bool) -> dict[str, object]:
     return result
 
 
-def instructions(script: Path, variant: str, modules: list[str]) -> int:
-    """Instructions of one :data:`IMPORTS` run under callgrind."""
+def instructions(script: Path, variant: str, modules: list[str],
+                 direct: bool = False) -> int:
+    """Instructions of one :data:`IMPORTS` run under callgrind (``direct``: of
+    ``script`` run with ``modules`` as its arguments)."""
     env = {**os.environ, "PYTHONHASHSEED": "0"}
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    argv = modules if direct else [variant, *modules]
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}/cg.out",
-             sys.executable, str(script), variant, *modules],
+             sys.executable, str(script), *argv],
             capture_output=True, text=True, env=env, check=False)
     found = re.search(r"Collected : (\d+)", done.stderr)
     if done.returncode != 0 or found is None:
         raise RuntimeError(done.stderr.strip()[-800:])
     return int(found.group(1))
+
+
+def whole(variant: str, data: Path, home: bool, tmp: Path) -> int:
+    """Instructions of one whole start to its frame (``bench_startup.py``'s ``--cpu``
+    probe under callgrind), the dataclasses made as ``variant`` says; ``minimal``: the
+    minimal Textual app."""
+    from bench_startup import CPU_PROBE, QUESTION, USABLE
+
+    script = tmp / f"whole-{variant}.py"
+    script.write_text(CPU_PROBE if variant in ("minimal", "as-written") else
+                      f"variant = {variant!r}\n" + HOOK + CPU_PROBE)
+    if variant == "minimal":
+        args: list[str] = ["minimal", "ready"]
+    else:
+        args = [f"--data-dir {data}" + ("" if home else " drill"),
+                *(USABLE if home else QUESTION)]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.run([sys.executable, str(script), *args], capture_output=True, env=env,
+                   check=True, timeout=120)  # warm: bytecode, caches
+    return instructions(script, "", args, direct=True)
 
 
 def main() -> None:
@@ -192,6 +223,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--instructions", action="store_true",
                         help="also count the instructions of the imports (callgrind)")
+    parser.add_argument("--whole", action="store_true",
+                        help="also count the instructions of the whole start, as written "
+                        "and with the stand-in, against the minimal app (callgrind)")
     args = parser.parse_args()
     from bench_history import build_history
 
@@ -233,6 +267,14 @@ def main() -> None:
                 if variant != "textual":
                     print(f"  {variant:<11} {(count - counts['textual']) / 1e6:8,.1f} M "
                           f"({(count - counts['textual']) / base:.2f}x as written)")
+        if args.whole:
+            minimal = whole("minimal", data, args.home, Path(tmp))
+            print(f"instructions, the whole start to its frame (minimal app "
+                  f"{minimal / 1e6:,.1f} M):")
+            for variant in ("as-written", "no-code"):
+                count = whole(variant, data, args.home, Path(tmp))
+                print(f"  {variant:<11} {count / 1e6:8,.1f} M ({count / minimal:.3f}x the "
+                      "minimal app)")
 
 
 if __name__ == "__main__":
