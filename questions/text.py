@@ -71,8 +71,8 @@ def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
     if m.formula:
         return m.formula
     if m.choice:
-        return "; ".join(part.choices[ord(c) - ord("a")] for c in m.choice
-                         if 0 <= ord(c) - ord("a") < len(part.choices))
+        return "; ".join(listed([part.choices[ord(c) - ord("a")] for c in m.choice
+                                 if 0 <= ord(c) - ord("a") < len(part.choices)]))
     return m.name
 
 
@@ -81,13 +81,25 @@ def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
     return "; ".join(f"{r}: {' '.join(cells.get(r, ())) or '-'}" for r in rows)
 
 
+def listed(items: Sequence[str]) -> list[str]:
+    """Items to join with "; ": an option written as a sentence ends with its full stop,
+    and inside the list the ";" ends it ("x; y.", never "x.; y."); the last item keeps
+    its stop, an ellipsis stays.
+
+    >>> "; ".join(listed(["a) Reduce all.", "c) Use a ring...", "d) Split."]))
+    'a) Reduce all; c) Use a ring...; d) Split.'
+    """
+    return [t[:-1] if t.endswith(".") and not t.endswith("..") else t
+            for t in items[:-1]] + list(items[-1:])
+
+
 def picks_text(choices: Sequence[str], labels: Iterable[str]) -> str:
     """Choice labels each with its option's text, for people: ``a) ...; c) ...``.
 
     A letter alone means nothing once the options are out of sight (a feedback screen,
     a report, a list of mistakes): wherever a choice key is shown, it is this.
     """
-    return "; ".join(f"{c}) {choices[ord(c) - ord('a')]}" for c in labels)
+    return "; ".join(listed([f"{c}) {choices[ord(c) - ord('a')]}" for c in labels]))
 
 
 # ---------------------------------------------------------------- prompts
