@@ -60,20 +60,10 @@ MISTAKE_PLACEHOLDER = "mistake"
 def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
     """A known mistake's own figure, as its feedback's ``{mistake}`` shows it: its value
     in the key's unit, its formula, or the options it picks (by their text: the letters
-    are shuffled per variant)."""
-    if m.value is not None:
-        from questions.kinds import kind_of
+    are shuffled per variant), as its kind says (``QuestionKind.mistake_figure``)."""
+    from questions.kinds import kind_of
 
-        unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
-        kind = kind_of(part.answer_kind)
-        binary = kind.amount and unit in ("B", "B/s") and kind.amount_of(part).binary
-        return format_value(m.value, unit, binary=binary)
-    if m.formula:
-        return m.formula
-    if m.choice:
-        return "; ".join(listed([part.choices[ord(c) - ord("a")] for c in m.choice
-                                 if 0 <= ord(c) - ord("a") < len(part.choices)]))
-    return m.name
+    return kind_of(part.answer_kind).mistake_figure(part, key, m)
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
