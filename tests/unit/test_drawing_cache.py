@@ -41,19 +41,6 @@ SEEDS = (1, 7) if FULL else (7,)
 QUIZ_FUZZ=full)."""
 
 
-class Memory:
-    """A plan source in memory (questions.plancache keeps the same texts in SQLite)."""
-
-    def __init__(self) -> None:
-        self.texts: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.texts.get(key)
-
-    def put(self, key: str, text: str) -> None:
-        self.texts[key] = text
-
-
 def worked(v: Variant) -> None:
     for pv in v.parts:
         derivation_of(pv)  # worked out while the source is in use
@@ -63,7 +50,7 @@ def worked(v: Variant) -> None:
 def test_a_new_seed_drawn_from_the_banks_view_and_kept_plans_asks_and_grades_like_a_drawn_one(
         tid: str) -> None:
     template = BANK.get(tid)
-    source = Memory()
+    source = plancache.Memory()
     with light.using(source):
         worked(make_variant(template, RECORDED))
     view = bank_view(bank_view_json(template), view_shape())
