@@ -30,7 +30,16 @@ from typing import TYPE_CHECKING, Any
 from questions.errors import TemplateError
 from questions.followspec import FollowUpSpec
 from questions.kinds import kind_of
-from questions.kinds.build import AMOUNT, LAYOUT, PICK, amount_key, layout_key, pick_key
+from questions.kinds.build import (
+    AMOUNT,
+    LAYOUT,
+    PICK,
+    amount_key,
+    amount_mistake,
+    layout_key,
+    pick_key,
+    pick_mistake,
+)
 from questions.variants import Key, KnownMistake, PartVariant
 from solver.errors import QuizError
 
@@ -453,10 +462,10 @@ def _part_again(spec: FollowUpSpec, variant: Variant, new: Mapping[str, Scalar],
     side = f"Before the change: {_key_words(was)}.\nAfter it: {_key_words(pv)}."
     if kind_of(pv.kind).amount and was.key.value and pv.key.value and abs(
             was.key.value - pv.key.value) > 2 * pv.key.tolerance * abs(pv.key.value):
-        mistakes = (KnownMistake(
+        mistakes = (amount_mistake(
             "figure before the change",
             f"That is the figure before the change ({was.key.display}). {said} That moves "
-            f"it to {pv.key.display}.", 0.0, value=was.key.value), *mistakes)
+            f"it to {pv.key.display}.", 0.0, was.key.value), *mistakes)
     lead = f"{said}\n\n" + (f"Part {index} again: " if len(after.parts) > 1 else "")
     fp = _follow_part(pv, lead + pv.prompt, side, mistakes=mistakes)
     return FollowUp(k, variant.id, spec, changes, said, fp, params,
@@ -658,7 +667,7 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         rng.shuffle(options)
         labels = [chr(ord("a") + i) for i in range(len(options))]
         right = labels[options.index(_Option(truth))]
-        mistakes = tuple(KnownMistake(o.mistake, o.feedback, 0.0, choice=(lab,))
+        mistakes = tuple(pick_mistake(o.mistake, o.feedback, 0.0, (lab,))
                          for lab, o in zip(labels, options, strict=True) if o.mistake)
         # (a named mistake says its own feedback; the others get theirs as the option's)
         feedback = {lab: o.feedback for lab, o in zip(labels, options, strict=True)
@@ -680,15 +689,15 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         if ask == "memory":
             value = e1.memory_per_gpu
             tol = TOLERANCE["memory"]
-            ms = [KnownMistake("memory unchanged", "That is the memory before the change: "
-                               f"{said} The layout now needs {format_value(value, 'B')} per "
-                               "GPU.", 0.0, value=b0.memory_per_gpu)]
+            ms = [("memory unchanged", "That is the memory before the change: "
+                   f"{said} The layout now needs {format_value(value, 'B')} per GPU.", 0.0,
+                   b0.memory_per_gpu)]
             if spec.change == "seq":
                 r = changes["seq"][1] / changes["seq"][0]
-                ms.append(KnownMistake(
+                ms.append((
                     "all of it scaled with the sequence", "Only the activations (and "
                     "logits) grow with the sequence; weights, gradients and optimizer "
-                    "states stay as they were.", 0.25, value=b0.memory_per_gpu * r))
+                    "states stay as they were.", 0.25, b0.memory_per_gpu * r))
             key = amount_key(format_value(value, "B"), value, "B", tol)
             pv = part(keep + " How much memory does one GPU need now (model state, "
                       "activations, logits and buffers)?", AMOUNT, key,
@@ -699,11 +708,11 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
                            "No: it no longer fits."]
             right = "a" if e1.fits else "b"
             wrong_pick = "b" if e1.fits else "a"
-            fit_ms = (KnownMistake("said it no longer fits" if e1.fits else
-                               "said it still fits",
-                               f"It needs {format_value(e1.memory_per_gpu, 'B')} per GPU "
-                               f"of {format_value(e1.usable, 'B')} usable.", 0.0,
-                               choice=(wrong_pick,)),)
+            fit_ms = (pick_mistake("said it no longer fits" if e1.fits else
+                                   "said it still fits",
+                                   f"It needs {format_value(e1.memory_per_gpu, 'B')} per GPU "
+                                   f"of {format_value(e1.usable, 'B')} usable.", 0.0,
+                                   (wrong_pick,)),)
             key = pick_key((right,))
             pv = part(keep + " Does it still fit?", PICK, key, fit_ms, side,
                       fit_options)
@@ -725,34 +734,33 @@ def _engine(spec: FollowUpSpec, variant: Variant, base: dict[str, Any],
         f"\n\nThe best layout after the change: {_typed(b1)} (DP {b1.layout.dp})."
     if ask == "step_time":
         tol = TOLERANCE["step_time"]
-        ms = [KnownMistake("step time unchanged", "That is the step time before the "
-                           f"change; after it the best layout steps in "
-                           f"{format_value(b1.step_time, 's')}.", 0.0,
-                           value=b0.step_time)]
+        ms = [("step time unchanged", "That is the step time before the change; after "
+               f"it the best layout steps in {format_value(b1.step_time, 's')}.", 0.0,
+               b0.step_time)]
         key = amount_key(format_value(b1.step_time, "s"), b1.step_time, "s", tol)
         pv = part("What is the best layout's step time now?", AMOUNT, key,
                   _distinct(ms, b1.step_time, tol), side, tolerance=tol)
         return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
     tol = TOLERANCE["mfu"]
-    ms = [KnownMistake("MFU unchanged", "That is the MFU before the change.", 0.0,
-                       value=b0.mfu)]
+    ms = [("MFU unchanged", "That is the MFU before the change.", 0.0, b0.mfu)]
     if "peak_flops" in changes:
         a, b = changes["peak_flops"]
-        ms.append(KnownMistake(
+        ms.append((
             "MFU against the old peak", "MFU is measured against the peak the matmuls "
             f"run at: after the change that is the FP8 peak ({format_value(b, 'FLOP/s')}), "
-            "so the same FLOP/s is a smaller fraction of it.", 0.25,
-            value=b1.mfu * b / a))
+            "so the same FLOP/s is a smaller fraction of it.", 0.25, b1.mfu * b / a))
     key = amount_key(f"{b1.mfu:.1%}", b1.mfu, "1", tol)
     pv = part("What MFU does the best layout reach now (a fraction, or a percent)?",
               AMOUNT, key, _distinct(ms, b1.mfu, tol), side, tolerance=tol, unit="1")
     return FollowUp(k, variant.id, spec, changes, said, pv, params, b0, b1)
 
 
-def _distinct(ms: list[KnownMistake], value: float, tol: float) -> tuple[KnownMistake, ...]:
-    """The mistakes whose figure is clearly not the key's."""
-    return tuple(m for m in ms if m.value is not None and m.value > 0
-                 and abs(m.value - value) > 2 * tol * abs(value))
+def _distinct(ms: list[tuple[str, str, float, float]], value: float,
+              tol: float) -> tuple[KnownMistake, ...]:
+    """The known mistakes of an amount (name, feedback, credit, value) whose figure is
+    clearly not the key's."""
+    return tuple(amount_mistake(*m) for m in ms
+                 if m[3] > 0 and abs(m[3] - value) > 2 * tol * abs(value))
 
 
 MOVES_AT_LEAST = 0.02

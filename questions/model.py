@@ -80,17 +80,17 @@ class FigureKey:
 
 @dataclass(frozen=True)
 class KnownMistake:
-    """A known mistake as it applies to this variant (its value already derived)."""
+    """A known mistake as it applies to this variant: what every kind's has.
+
+    What the mistake's answer is (a value, a formula, a pick, a table's cells) is its
+    kind's own: each kind's record is a subclass of this one beside the kind's module
+    (``questions/kinds/<kind>.py``, drawn by its ``draw_key``), read by that kind's
+    modules; code outside them reads it through the kind's entry.
+    """
 
     name: str
     feedback: str
     credit: float
-    value: float | None = None
-    formula: str | None = None
-    choice: tuple[str, ...] = ()
-    cells: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    figure: str = ""
-    """For spoken answers: the id of the figure it is a wrong value of."""
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,23 @@ DROP TABLE IF EXISTS templates;
 """
 
 
+class Memory:
+    """A :mod:`solver.light` source kept in this process only (``get``/``put`` of JSON
+    texts by key): what a run derives, read back by the same run (the shipped plans'
+    writer, :mod:`questions.shipplans`; tests of the file's readers)."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def get(self, key: str) -> str | None:
+        """The text kept under ``key`` (None: none)."""
+        return self.texts.get(key)
+
+    def put(self, key: str, text: str) -> None:
+        """Keep ``text`` under ``key``."""
+        self.texts[key] = text
+
+
 class PlanFile:
     """The plans file: a :class:`solver.light` source (``get``/``put`` of JSON texts by
     key), read on demand and written once, after a draw (:meth:`save`)."""

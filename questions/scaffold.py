@@ -171,6 +171,7 @@ def scaffold(template_id: str, file: str = "FILE") -> str:
     Raises:
         ScaffoldError: a bad id (see :func:`check_id`).
     """
+    from questions.kinds import kind_of
     from questions.loader import parse_template
     from questions.variants import make_variant
     from solver.units import format_value
@@ -184,6 +185,7 @@ def scaffold(template_id: str, file: str = "FILE") -> str:
     # The partial example types the mistake's number at seed 0, which depends on the id.
     draft = parse_template(text.replace("<<MISTAKE_ANSWER>>", "{key}"), file)
     part = make_variant(draft, 0).parts[0]
-    value = next(m.value for m in part.mistakes if m.name == _MISTAKE)
+    value = next(kind_of(part.kind).mistake_value(m) for m in part.mistakes
+                 if m.name == _MISTAKE)
     assert value is not None and part.key.unit is not None
     return text.replace("<<MISTAKE_ANSWER>>", format_value(value, part.key.unit))

@@ -38,30 +38,18 @@ UPDATE = "python -m questions.shipplans --update"
 """The command that rewrites the shipped file."""
 
 
-class _Recorder:
-    """A :mod:`solver.light` source that keeps what the engine derives."""
-
-    def __init__(self) -> None:
-        self.texts: dict[str, str] = {}
-
-    def get(self, key: str) -> str | None:
-        return self.texts.get(key)
-
-    def put(self, key: str, text: str) -> None:
-        self.texts[key] = text
-
-
 def derive() -> dict[str, str]:
     """Every shipped text, by key, as the engine derives it now."""
     from questions.catalog import load_bank
     from questions.derivation import derivation_of
+    from questions.plancache import Memory
     from questions.variants import make_variant
     from solver import light
     from solver.errors import QuizError
     from solver.inputs import resolve_inputs
     from solver.perf import workload_from_inputs
 
-    rec = _Recorder()
+    rec = Memory()  # keeps what the engine derives
     bank = load_bank(packs=[])
     with light.using(rec):
         light.QUANTITIES.keys()  # the catalogue

@@ -327,7 +327,7 @@ def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
     """The part's known mistakes that change keys (``set``), re-derived for the step:
     "forgot the master copy" is a mistake of the bytes-per-parameter step too."""
     from questions.kinds import kind_of
-    from questions.variants import KnownMistake
+    from questions.kinds.build import amount_mistake
     from solver.errors import SolverError
     from solver.inputs import resolve_inputs
     from solver.light import evaluate
@@ -345,5 +345,5 @@ def _step_mistakes(pv: PartVariant, st: Step) -> tuple[Any, ...]:
         except (SolverError, ArithmeticError, KeyError):
             continue
         if abs(value - st.value) > pv.key.tolerance * abs(st.value):
-            out.append(KnownMistake(m.name, m.feedback, m.credit, value))
+            out.append(amount_mistake(m.name, m.feedback, m.credit, value))
     return tuple(out)

@@ -60,25 +60,27 @@ MISTAKE_PLACEHOLDER = "mistake"
 def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
     """A known mistake's own figure, as its feedback's ``{mistake}`` shows it: its value
     in the key's unit, its formula, or the options it picks (by their text: the letters
-    are shuffled per variant)."""
-    if m.value is not None:
-        from questions.kinds import kind_of
+    are shuffled per variant), as its kind says (``QuestionKind.mistake_figure``)."""
+    from questions.kinds import kind_of
 
-        unit = next((f.unit for f in key.figures if f.id == m.figure), key.unit) or "1"
-        kind = kind_of(part.answer_kind)
-        binary = kind.amount and unit in ("B", "B/s") and kind.amount_of(part).binary
-        return format_value(m.value, unit, binary=binary)
-    if m.formula:
-        return m.formula
-    if m.choice:
-        return "; ".join(part.choices[ord(c) - ord("a")] for c in m.choice
-                         if 0 <= ord(c) - ord("a") < len(part.choices))
-    return m.name
+    return kind_of(part.answer_kind).mistake_figure(part, key, m)
 
 
 def table_display(rows: list[str], cells: Mapping[str, tuple[str, ...]]) -> str:
     """The canonical typed form of a table answer: `dp: -; tp: w g o a`."""
     return "; ".join(f"{r}: {' '.join(cells.get(r, ())) or '-'}" for r in rows)
+
+
+def listed(items: Sequence[str]) -> list[str]:
+    """Items to join with "; ": an option written as a sentence ends with its full stop,
+    and inside the list the ";" ends it ("x; y.", never "x.; y."); the last item keeps
+    its stop, an ellipsis stays.
+
+    >>> "; ".join(listed(["a) Reduce all.", "c) Use a ring...", "d) Split."]))
+    'a) Reduce all; c) Use a ring...; d) Split.'
+    """
+    return [t[:-1] if t.endswith(".") and not t.endswith("..") else t
+            for t in items[:-1]] + list(items[-1:])
 
 
 def picks_text(choices: Sequence[str], labels: Iterable[str]) -> str:
@@ -87,7 +89,7 @@ def picks_text(choices: Sequence[str], labels: Iterable[str]) -> str:
     A letter alone means nothing once the options are out of sight (a feedback screen,
     a report, a list of mistakes): wherever a choice key is shown, it is this.
     """
-    return "; ".join(f"{c}) {choices[ord(c) - ord('a')]}" for c in labels)
+    return "; ".join(listed([f"{c}) {choices[ord(c) - ord('a')]}" for c in labels]))
 
 
 # ---------------------------------------------------------------- prompts

@@ -175,7 +175,9 @@ class QuestionKind:
     Attributes:
         check_part: raises :class:`~questions.errors.FieldError` (the field and the
             reason) when a part of this kind lacks what it needs.
-        draw_key: the key, known mistakes and accepted answers of one variant's part.
+        draw_key: the key, known mistakes (each of the kind's own subclass of
+            :class:`~questions.model.KnownMistake`, beside its module) and accepted
+            answers of one variant's part.
         answer_line: the worked explanation's last line.
         check_loaded: problems found against the solver when a template loads, each
             located by its field path under ``base``.
@@ -226,6 +228,11 @@ class QuestionKind:
             expressions loading compiles and whose keys it checks.
         count: how its key counts (``"exact"``, ``"floor"``, ``"either"``; ``""``: not
             a count).
+        mistake_value: the amount a known mistake as drawn stands for (a number's
+            value, a spoken figure's wrong value), or None: its mistakes are no amount.
+        mistake_figure: a known mistake's own figure, as its feedback's ``{mistake}``
+            shows it (its value in the key's unit, its formula, the options it picks by
+            their text); the mistake's name where it has none.
         walk_steps: learn mode's steps for a part without arithmetic of its own (a
             choice: one yes-or-no step per option; a table: one step per row), given
             the part's worked explanation and ``add`` (see :data:`AddStep`); None: no
@@ -251,6 +258,8 @@ class QuestionKind:
     mistake_fields: Callable[[], type[MistakeFields]] | None = None
     rederived: Callable[[Part], list[tuple[int, Rederived]]] = nothing
     count: Callable[[Part], str] = lambda part: ""
+    mistake_value: Callable[[KnownMistake], float | None] = lambda m: None
+    mistake_figure: Callable[[Part, Key, KnownMistake], str] = lambda part, key, m: m.name
 
     @property
     def amount(self) -> bool:

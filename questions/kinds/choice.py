@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, Location, QuestionKind
+from questions.model import KnownMistake
 
 if TYPE_CHECKING:
     import random
@@ -16,7 +17,8 @@ if TYPE_CHECKING:
     from questions.kinds.answers.choice import ChoiceAnswer, ChoiceMistake
     from questions.model import Key, PartVariant
 
-__all__ = ["CHOICE", "KIND", "MULTI", "answer", "fields", "key"]
+__all__ = ["CHOICE", "KIND", "MULTI", "ChoiceKnownMistake", "answer", "fields", "key",
+           "known", "known_mistake"]
 
 CHOICE = "choice"
 """One letter is right (``answer_kind``)."""
@@ -55,6 +57,37 @@ def mistake_fields() -> type[ChoiceMistake]:
 def mistakes(part: Part) -> list[ChoiceMistake]:
     """A choice part's known mistakes."""
     return cast("list[ChoiceMistake]", part.mistakes)
+
+
+@dataclass(frozen=True)
+class ChoiceKnownMistake(KnownMistake):
+    """A choice's or a multi-select's known mistake as drawn: the wrong pick."""
+
+    choice: tuple[str, ...]
+    """The labels picked, as the variant shows them."""
+
+
+def known_mistake(name: str, feedback: str, credit: float,
+                  labels: tuple[str, ...]) -> KnownMistake:
+    """A known mistake that picks ``labels``."""
+    return ChoiceKnownMistake(name, feedback, credit, labels)
+
+
+def known(pv: PartVariant) -> tuple[ChoiceKnownMistake, ...]:
+    """A choice part's known mistakes as drawn (:func:`draw_key`)."""
+    return cast("tuple[ChoiceKnownMistake, ...]", pv.mistakes)
+
+
+def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
+    """The options the mistake picks, by their text (the letters are shuffled per
+    variant); its name where it picks none."""
+    from questions.text import listed
+
+    picked = cast("ChoiceKnownMistake", m).choice
+    if not picked:
+        return m.name
+    return "; ".join(listed([part.choices[ord(c) - ord("a")] for c in picked
+                             if 0 <= ord(c) - ord("a") < len(part.choices)]))
 
 
 def check_part(part: Part) -> None:
@@ -140,8 +173,6 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The right labels: the first ``answer.when`` that holds, else ``answer.correct``."""
-    from questions.model import KnownMistake
-
     part, a = ctx.part, answer(ctx.part)
     correct = a.correct
     for w in a.when:
@@ -149,8 +180,8 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
             correct = w.correct
             break
     drawn = key(tuple(correct), many=part.answer_kind == MULTI)
-    return DrawnKey(drawn, tuple(KnownMistake(m.name, m.feedback, m.credit,
-                                            choice=tuple(m.choice))
+    return DrawnKey(drawn, tuple(ChoiceKnownMistake(m.name, m.feedback, m.credit,
+                                                  tuple(m.choice))
                                for m in mistakes(part)))
 
 
@@ -192,7 +223,7 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     return replace(pv, spec=spec, key=replace(pv.key, display=", ".join(correct),
                                                  correct=correct),
                    mistakes=tuple(replace(m, choice=tuple(move(m.choice)))
-                                  for m in pv.mistakes),
+                                  for m in known(pv)),
                    labels=shown)
 
 
@@ -233,5 +264,6 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
                     key_words=key_words, walk_steps=walk_steps, texts=texts,
                     expressions=expressions, part_fields=frozenset({"choices"}),
-                    answer_fields=fields, mistake_fields=mistake_fields)
+                    answer_fields=fields, mistake_fields=mistake_fields,
+                    mistake_figure=mistake_figure)
 """A single choice and a multi-select (one entry: the part's kind tells them apart)."""

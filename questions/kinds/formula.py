@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+from questions.model import KnownMistake
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
     from questions.kinds.answers.formula import FormulaAnswer, FormulaMistake
-    from questions.model import PartVariant
+    from questions.model import Key, PartVariant
 
-__all__ = ["KIND", "NAME"]
+__all__ = ["KIND", "NAME", "FormulaKnownMistake", "known"]
 
 NAME = "formula"
 """The kind's name in templates (``answer_kind``)."""
@@ -40,6 +42,23 @@ def mistake_fields() -> type[FormulaMistake]:
 def mistakes(part: Part) -> list[FormulaMistake]:
     """A formula part's known mistakes."""
     return cast("list[FormulaMistake]", part.mistakes)
+
+
+@dataclass(frozen=True)
+class FormulaKnownMistake(KnownMistake):
+    """A formula's known mistake as drawn: the wrong formula."""
+
+    formula: str
+
+
+def known(pv: PartVariant) -> tuple[FormulaKnownMistake, ...]:
+    """A formula part's known mistakes as drawn (:func:`draw_key`)."""
+    return cast("tuple[FormulaKnownMistake, ...]", pv.mistakes)
+
+
+def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
+    """The wrong formula (its name where it has none)."""
+    return cast("FormulaKnownMistake", m).formula or m.name
 
 
 def check_part(part: Part) -> None:
@@ -78,11 +97,11 @@ def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The formula as written; mistakes are wrong formulas."""
-    from questions.model import Key, KnownMistake
+    from questions.model import Key
 
     a = answer(ctx.part)
     key = Key(NAME, a.formula or "", formula=a.formula, symbols=dict(a.symbols))
-    return DrawnKey(key, tuple(KnownMistake(m.name, m.feedback, m.credit, formula=m.formula)
+    return DrawnKey(key, tuple(FormulaKnownMistake(m.name, m.feedback, m.credit, m.formula)
                                for m in mistakes(ctx.part)))
 
 
@@ -93,4 +112,4 @@ def answer_line(pv: PartVariant) -> str:
 
 
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, answer_fields=fields,
-                    mistake_fields=mistake_fields)
+                    mistake_fields=mistake_fields, mistake_figure=mistake_figure)

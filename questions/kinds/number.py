@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+from questions.model import KnownMistake
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
@@ -15,8 +17,8 @@ if TYPE_CHECKING:
     from questions.kinds.base import Rederived
     from questions.model import Key, PartVariant
 
-__all__ = ["KIND", "NAME", "TOLERANCE", "answer", "fields", "key", "mistake_fields",
-           "mistakes"]
+__all__ = ["KIND", "NAME", "TOLERANCE", "NumberKnownMistake", "answer", "fields", "key",
+           "known", "known_mistake", "mistake_fields", "mistakes"]
 
 NAME = "number"
 """The kind's name in templates (``answer_kind``)."""
@@ -69,6 +71,38 @@ def mistake_fields() -> type[NumberMistake]:
 def mistakes(part: Part) -> list[NumberMistake]:
     """A number part's known mistakes (validated as :func:`mistake_fields`)."""
     return cast("list[NumberMistake]", part.mistakes)
+
+
+@dataclass(frozen=True)
+class NumberKnownMistake(KnownMistake):
+    """A number's known mistake as drawn: the value a learner who makes it types."""
+
+    value: float
+    """In the key's base unit."""
+
+
+def known_mistake(name: str, feedback: str, credit: float, value: float) -> KnownMistake:
+    """A known mistake whose answer is ``value`` (in the key's base unit)."""
+    return NumberKnownMistake(name, feedback, credit, value)
+
+
+def known(pv: PartVariant) -> tuple[NumberKnownMistake, ...]:
+    """A number part's known mistakes as drawn (:func:`draw_key`)."""
+    return cast("tuple[NumberKnownMistake, ...]", pv.mistakes)
+
+
+def mistake_value(m: KnownMistake) -> float:
+    """The value a known mistake stands for."""
+    return cast("NumberKnownMistake", m).value
+
+
+def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
+    """The mistake's value in the key's unit (in IEC units where the answer is)."""
+    from solver.units import format_value
+
+    unit = key.unit or "1"
+    binary = unit in ("B", "B/s") and answer(part).binary
+    return format_value(mistake_value(m), unit, binary=binary)
 
 
 def rederived(part: Part) -> list[tuple[int, Rederived]]:
@@ -137,7 +171,7 @@ def count_mode(part: Part) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The value, its display, the mistakes' values and the accepted conventions'."""
-    from questions.model import AcceptedVariant, KnownMistake
+    from questions.model import AcceptedVariant
     from solver.light import QUANTITIES
     from solver.units import COUNT_UNITS, format_value
 
@@ -155,17 +189,17 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         # a count is shown, and graded, to the unit ("185 requests" keeps its noun)
         display = format_value(value, unit) if unit in COUNT_UNITS else f"{int(value):,}"
     drawn = key(display, value, unit, a.tolerance)
-    known = []
+    found: list[KnownMistake] = []
     for m in mistakes(ctx.part):
         if m.scale is not None:
             mv = value * m.scale
         else:
             mv = ctx.value(m.set, m.expr if m.expr else (a.expr if m.set else None),
                            None if m.expr else a.quantity)
-        known.append(KnownMistake(m.name, m.feedback, m.credit, value=mv))
+        found.append(NumberKnownMistake(m.name, m.feedback, m.credit, mv))
     accepted = [AcceptedVariant(acc.name, acc.note, ctx.value(acc.set, a.expr, a.quantity))
                 for acc in a.accept]
-    return DrawnKey(drawn, tuple(known), tuple(accepted))
+    return DrawnKey(drawn, tuple(found), tuple(accepted))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -180,4 +214,5 @@ def answer_line(pv: PartVariant) -> str:
 KIND = QuestionKind(check_part, draw_key, answer_line, amount_of=answer, texts=texts,
                     expressions=expressions, quantities=quantities, answer_fields=fields,
                     mistake_fields=mistake_fields, rederived=rederived, count=count_mode,
-                    names_mistake=lambda name: GRADER_SLIPS.fullmatch(name) is not None)
+                    names_mistake=lambda name: GRADER_SLIPS.fullmatch(name) is not None,
+                    mistake_value=mistake_value, mistake_figure=mistake_figure)

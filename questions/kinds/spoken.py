@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import math
 import string
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
 from questions.kinds.base import DrawnKey, KeyContext, Location, QuestionKind
+from questions.model import KnownMistake
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
     from questions.kinds.answers.spoken import Figure, SpokenAnswer, SpokenMistake
     from questions.kinds.base import Rederived
-    from questions.model import FigureKey, PartVariant
+    from questions.model import FigureKey, Key, PartVariant
 
-__all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "answer", "fields", "figure_derivation",
-           "fill_figures"]
+__all__ = ["KIND", "MAX_UNSTATED_SHARE", "NAME", "SpokenKnownMistake", "answer", "fields",
+           "figure_derivation", "fill_figures", "known"]
 
 MAX_UNSTATED_SHARE = 0.2
 """The most that claims and order rules together may be worth: an answer that states
@@ -53,6 +55,35 @@ def mistake_fields() -> type[SpokenMistake]:
 def mistakes(part: Part) -> list[SpokenMistake]:
     """A spoken part's known mistakes."""
     return cast("list[SpokenMistake]", part.mistakes)
+
+
+@dataclass(frozen=True)
+class SpokenKnownMistake(KnownMistake):
+    """A spoken answer's known mistake as drawn: a wrong value of one figure."""
+
+    value: float
+    """In the figure's base unit."""
+    figure: str
+    """The id of the figure it is a wrong value of."""
+
+
+def known(pv: PartVariant) -> tuple[SpokenKnownMistake, ...]:
+    """A spoken part's known mistakes as drawn (:func:`draw_key`)."""
+    return cast("tuple[SpokenKnownMistake, ...]", pv.mistakes)
+
+
+def mistake_value(m: KnownMistake) -> float:
+    """The wrong value a known mistake states (of its figure)."""
+    return cast("SpokenKnownMistake", m).value
+
+
+def mistake_figure(part: Part, key: Key, m: KnownMistake) -> str:
+    """The mistake's value in its figure's unit."""
+    from solver.units import format_value
+
+    sm = cast("SpokenKnownMistake", m)
+    unit = next((f.unit for f in key.figures if f.id == sm.figure), key.unit) or "1"
+    return format_value(sm.value, unit)
 
 
 def rederived(part: Part) -> list[tuple[int, Rederived]]:
@@ -217,7 +248,7 @@ def fill_figures(text: str, figures: dict[str, str]) -> str:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """Every figure's value; the key's display is the model answer for this draw."""
-    from questions.model import FigureKey, Key, KnownMistake
+    from questions.model import FigureKey, Key
     from solver.units import format_value
 
     part = ctx.part
@@ -233,7 +264,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
                                  f.expr or ""))
     by_id = {f.id: f for f in answer(part).figures}
     keys = {f.id: f for f in figures}
-    known = []
+    found: list[KnownMistake] = []
     for m in mistakes(part):
         assert m.figure is not None  # check_part requires it
         spec, fk = by_id[m.figure], keys[m.figure]
@@ -242,13 +273,12 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
         else:
             mv = ctx.value({**spec.set, **m.set}, m.expr or spec.expr,
                            None if (m.expr or spec.expr) else spec.quantity)
-        known.append(KnownMistake(m.name, m.feedback, m.credit, value=mv,
-                                  figure=m.figure))
+        found.append(SpokenKnownMistake(m.name, m.feedback, m.credit, mv, m.figure))
     text = fill_figures(answer(part).model_answer, {f.id: f.display for f in figures})
     model_answer = ctx.render(text, "model_answer")
     key = Key("spoken", model_answer, tolerance=min(f.tolerance for f in figures),
               figures=tuple(figures))
-    return DrawnKey(key, tuple(known))
+    return DrawnKey(key, tuple(found))
 
 
 def answer_line(pv: PartVariant) -> str:
@@ -296,4 +326,5 @@ def names_slip(name: str) -> bool:
 KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, key_texts=key_texts,
                     expressions=expressions, quantities=quantities, answer_fields=fields,
                     mistake_fields=mistake_fields, rederived=rederived,
-                    names_mistake=names_slip)
+                    names_mistake=names_slip, mistake_value=mistake_value,
+                    mistake_figure=mistake_figure)

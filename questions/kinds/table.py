@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, QuestionKind
+from questions.model import KnownMistake
 
 if TYPE_CHECKING:
     from questions.fields import PartFields as Part
@@ -13,7 +15,7 @@ if TYPE_CHECKING:
     from questions.kinds.base import Location
     from questions.model import Key, PartVariant
 
-__all__ = ["KIND", "NAME", "key"]
+__all__ = ["KIND", "NAME", "TableKnownMistake", "key", "known"]
 
 NAME = "table"
 """The kind's name in templates (``answer_kind``)."""
@@ -51,6 +53,19 @@ def mistakes(part: Part) -> list[TableMistake]:
     return cast("list[TableMistake]", part.mistakes)
 
 
+@dataclass(frozen=True)
+class TableKnownMistake(KnownMistake):
+    """A table's known mistake as drawn: some rows answered a known wrong way."""
+
+    cells: dict[str, tuple[str, ...]]
+    """Row -> the column codes the mistake gives it (the rows it does not name: any)."""
+
+
+def known(pv: PartVariant) -> tuple[TableKnownMistake, ...]:
+    """A table part's known mistakes as drawn (:func:`draw_key`)."""
+    return cast("tuple[TableKnownMistake, ...]", pv.mistakes)
+
+
 def check_loaded(part: Part, base: Location) -> list[tuple[Location, str]]:
     """A known mistake's rows and columns are the table's."""
     out: list[tuple[Location, str]] = []
@@ -81,13 +96,11 @@ def check_part(part: Part) -> None:
 
 def draw_key(ctx: KeyContext) -> DrawnKey:
     """The cells as written; a mistake is a set of rows answered a known wrong way."""
-    from questions.model import KnownMistake
-
     part = ctx.part
     cells = {r: tuple(c) for r, c in answer(part).cells.items()}
     return DrawnKey(key(part.rows, cells), tuple(
-        KnownMistake(m.name, m.feedback, m.credit,
-                     cells={r: tuple(c) for r, c in m.cells.items()})
+        TableKnownMistake(m.name, m.feedback, m.credit,
+                          {r: tuple(c) for r, c in m.cells.items()})
         for m in mistakes(part)))
 
 

@@ -550,13 +550,15 @@ def _preview_part(pv: PartVariant) -> list[str]:
     if pv.mistakes:
         lines.append("Known mistakes:")
         rows = []
-        for m in pv.mistakes:
-            if m.value is not None:
-                from questions.variants import mistake_figure
+        from questions.kinds import kind_of as question_kind
+        from questions.variants import mistake_figure
 
+        for m in pv.mistakes:
+            # an amount as its feedback's {mistake} shows it; anything else as typed
+            if question_kind(pv.kind).mistake_value(m) is not None:
                 shown = mistake_figure(spec, key, m)
             else:
-                shown = m.formula or ", ".join(m.choice) or "-"
+                shown = kind_of(pv.kind).mistake_answer(pv, m) or "-"
             rows.append([f"  {m.name}", shown, f"credit {m.credit:g}"])
         lines.append(_table(rows, wrap=(1,)))
         lines.append("Feedback of each known mistake (as a learner who makes it reads it):")

@@ -22,7 +22,6 @@ from questions.variants import (
     Variant,
     draw_params,
     make_variant,
-    table_display,
 )
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
@@ -87,7 +86,9 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
             fail("explanation", "no worked step and no words: say why the key is right")
     except Exception as exc:  # any failure here is a template bug to report, not crash on
         fail("explanation", f"cannot be derived: {exc}")
-    values = [(j, m.name, m.value) for j, m in enumerate(pv.mistakes) if m.value is not None]
+    amount = question_kind(pv.kind).mistake_value
+    values = [(j, m.name, v) for j, m in enumerate(pv.mistakes)
+              if (v := amount(m)) is not None]
     for i, (j, n1, v1) in enumerate(values):
         for _, n2, v2 in values[i + 1:]:
             if relative_error(v1, v2) <= key.tolerance:
@@ -97,51 +98,31 @@ def check_part(t: Template, seed: int, pv: PartVariant) -> list[Failure]:
     # accepted convention grades correct before any mistake is tried. (A spoken figure's
     # mistake is checked against its figure by the spoken kind's own self-check, at the
     # tolerance its grader uses.)
-    for j, m in enumerate(pv.mistakes):
-        if m.value is None:
-            continue
+    for j, name, value in values:
         for acc in pv.accepted:
-            if relative_error(m.value, acc.value) <= key.tolerance:
-                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
+            if relative_error(value, acc.value) <= key.tolerance:
+                fail("mistake", f"{name!r} gives {value:.4g}, within the tolerance of "
                      f"the accepted convention {acc.name!r} ({acc.value:.4g}), which grades "
                      "correct first: this mistake can never fire", j)
     g = grade(pv, key.display)
     if g.verdict != "correct":
         fail("key display", f"{key.display!r} grades {g.verdict}: {g.feedback}")
+    kind = kind_of(pv.kind)
     for j, m in enumerate(pv.mistakes):
-        typed = mistake_answer(pv, m)
+        typed = kind.mistake_answer(pv, m)
         if typed is None:
             continue
-        if m.value is not None and key.value is not None:
-            if relative_error(m.value, key.value) <= key.tolerance:
-                fail("mistake", f"{m.name!r} gives {m.value:.4g}, within the tolerance of "
-                     f"the key {key.value:.4g}", j)
-                continue
-        elif m.formula:
-            pass  # graded below, as a number is
-        elif m.choice:
-            if set(m.choice) == set(key.correct):
-                # With a draw-dependent key (answer.when) this pick is right for this
-                # draw: the mistake can never fire here and its feedback calls a right
-                # answer wrong.
-                options = "; ".join(pv.spec.choices[ord(c) - ord("a")] for c in key.correct)
-                fail("mistake", f"{m.name!r} picks the key of this draw ({options!r}), "
-                     "so here it is right "
-                     "and its feedback wrong; keep such draws out with a constraint, or "
-                     "make the mistake a pick that is wrong in every answer.when branch", j)
-                continue
-        elif m.cells:
-            g = grade(pv, typed)
+        clash = kind.mistake_clash(pv, m)
+        if clash is not None:  # (e.g. a value within the key's tolerance: graded right)
+            fail("mistake", clash, j)
+            continue
+        g = grade(pv, typed)
+        want = kind.mistake_verdict(pv, m)
+        if want is None:  # the grade only has to name it (a table scores its rows)
             if g.mistake != m.name:
                 fail("mistake", f"{typed!r} should be recognized as {m.name!r}, got "
                      f"{g.mistake}", j)
-            continue
-        g = grade(pv, typed)
-        credit = m.credit
-        if m.choice:  # (a multi-select's: never below the automatic partial credit)
-            credit = kind_of(pv.kind).mistake_credit(pv, m)
-        want = "partial" if credit > 0 else "incorrect"
-        if g.mistake != m.name or g.verdict != want:
+        elif g.mistake != m.name or g.verdict != want:
             fail("mistake", f"{typed!r} should be {want} as {m.name!r}, got {g.verdict} "
                  f"({g.mistake})", j)
     return out
@@ -155,19 +136,7 @@ def _count(pv: PartVariant) -> str:
 def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
     """What a learner who makes known mistake `m` types for this part (None: a mistake
     with nothing to type, such as a spoken answer's wrong figure)."""
-    key = pv.key
-    if m.value is not None and key.value is not None:
-        if _count(pv):  # a count: type the whole number
-            return str(round(m.value))
-        return format_value(m.value, key.unit or "1", digits=4)
-    if m.formula:
-        return m.formula
-    if m.choice:
-        return ", ".join(m.choice)
-    if m.cells:
-        rows = pv.spec.rows
-        return table_display(rows, {r: m.cells.get(r, key.cells.get(r, ())) for r in rows})
-    return None
+    return kind_of(pv.kind).mistake_answer(pv, m)
 
 
 FULL_REDRAWS = 3
@@ -181,10 +150,10 @@ is the drawing code's, the same for every seed: ~12% of a copy's draws in a big 
 
 def seen(v: Variant) -> tuple[object, ...]:
     """What a learner sees of a variant and is graded against: the parameters, the
-    prompts and options in their order, the keys and the known mistakes' values."""
+    prompts and options in their order, the keys and the known mistakes (each whole, as
+    its kind's record holds it: its value, formula, picks or cells)."""
     return (v.params, v.intro, [(p.prompt, p.spec.choices, p.key.display, repr(p.key.value),
-                                 [(m.name, repr(m.value), m.formula, m.choice)
-                                  for m in p.mistakes]) for p in v.parts])
+                                 [repr(m) for m in p.mistakes]) for p in v.parts])
 
 
 @dataclass
@@ -497,7 +466,7 @@ def example_text(text: str, v: Variant, pv: PartVariant) -> str:
                     typed = mistake_answer(pv, km)
                     if typed is None:
                         raise ExampleError(f"{{mistake:{arg}}} has nothing to type")
-                    return filed(pv, typed) if km.choice else typed
+                    return filed(pv, typed)  # (only a choice's letters are moved)
             names = ", ".join(repr(km.name) for km in pv.mistakes) or "none"
             raise ExampleError(f"{{mistake:{arg}}} names no known mistake of part "
                                f"{pv.index} (its mistakes: {names})")

@@ -38,8 +38,12 @@ from .conftest import (
 )
 
 if TYPE_CHECKING:
+    from textual.pilot import Pilot
+
     from questions.loader import Bank
     from quiz.core.state import AppState
+    from quiz.core.store import Store
+    from quiz.tui.app import QuizApp
 
 SIZE = (120, 40)
 
@@ -113,25 +117,37 @@ def warm_bank_cache(data_dir: Path) -> None:
         folder.store.close()
 
 
-def held_bank() -> tuple[threading.Event, object]:
-    """A bank loader that waits until the returned event is set."""
+def held_drill(data_dir: Path) -> tuple[threading.Event, QuizApp]:
+    """`quiz drill` over a warm bank cache whose bank loads only once the returned event
+    is set (its first question is drawn before)."""
+    warm_bank_cache(data_dir)
     release = threading.Event()
 
     def load(state: AppState) -> Bank:
         release.wait(WAIT_BOUND_S)
         return fixture_bank(state)
 
-    return release, load
+    return release, make_app(data_dir, mode="drill", bank_loader=load)
+
+
+async def first_question(pilot: Pilot[int], app: QuizApp) -> None:
+    """Wait until the drill shows its first question."""
+    await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen)
+                   and app.screen.question is not None)
+
+
+def reference_session(store: Store) -> DrillSession:
+    """The drill's session as the app makes it (fixture bank, default settings, seed 0,
+    the tests' clock)."""
+    return DrillSession(fixture_templates(), store, Settings(), rng=random.Random(0),
+                        clock=FakeClock(), now=lambda: NOW)
 
 
 async def test_an_answer_typed_before_the_drill_has_loaded_is_graded_as_before(
         data_dir: Path, tmp_path: Path) -> None:
-    warm_bank_cache(data_dir)
-    release, load = held_bank()
-    app = make_app(data_dir, mode="drill", bank_loader=load)
+    release, app = held_drill(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                       and app.screen.question is not None)
+        await first_question(pilot, app)
         screen = app.screen
         assert isinstance(screen, QuestionScreen)
         assert app.bank is None  # drawn before the bank was loaded
@@ -154,8 +170,7 @@ async def test_an_answer_typed_before_the_drill_has_loaded_is_graded_as_before(
     # The same drill, its session drawing the first question itself (as before).
     other = open_folder(tmp_path / "before", now=lambda: NOW)
     try:
-        session = DrillSession(fixture_templates(), other.store, Settings(), rng=random.Random(0),
-                               clock=FakeClock(), now=lambda: NOW)
+        session = reference_session(other.store)
         question = session.next()
         assert question is not None and question.label == shown.label
         session.hint()
@@ -186,8 +201,7 @@ async def test_the_drill_goes_on_as_its_session_would_after_the_first_question(
 
     reference = open_folder(data_dir, now=lambda: NOW)
     try:
-        session = DrillSession(fixture_templates(), reference.store, Settings(),
-                               rng=random.Random(0), clock=FakeClock(), now=lambda: NOW)
+        session = reference_session(reference.store)
         first = session.next()
         expected = [first.label if first else None]
         for _ in range(2):
@@ -199,12 +213,9 @@ async def test_the_drill_goes_on_as_its_session_would_after_the_first_question(
 
 
 async def test_leaving_the_drill_before_it_has_loaded_stays_home(data_dir: Path) -> None:
-    warm_bank_cache(data_dir)
-    release, load = held_bank()
-    app = make_app(data_dir, mode="drill", bank_loader=load)
+    release, app = held_drill(data_dir)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_for(pilot, lambda: isinstance(app.screen, QuestionScreen)
-                       and app.screen.question is not None)
+        await first_question(pilot, app)
         await pilot.press("escape")
         assert isinstance(app.screen, HomeScreen)
         release.set()

@@ -42,7 +42,7 @@ def key(pv: PartVariant) -> float:
 
 
 def mistake_value(pv: PartVariant, name: str) -> float:
-    found = next(m.value for m in pv.mistakes if m.name == name)
+    found = next(m.value for m in number.known(pv) if m.name == name)
     assert found is not None
     return found
 

@@ -60,7 +60,9 @@ def test_every_choice_grade_shows_each_right_option_with_its_letter(tid: str,
     pv = make_variant(BANK.get(tid), 3).parts[index]
     shown = key_text(pv)
     for label in pv.key.correct:
-        assert f"{label}) {pv.spec.choices[ord(label) - ord('a')]}" in shown
+        # (an option written as a sentence gives up its stop to a following ";")
+        text = pv.spec.choices[ord(label) - ord('a')].removesuffix(".")
+        assert f"{label}) {text}" in shown
     for typed in (pv.key.display, "a"):
         g = grade(pv, typed)
         assert g.shown_key == shown
@@ -131,3 +133,15 @@ def test_mistakes_show_the_picked_and_the_right_options(
     _, out, _ = run_cli(capsys, "--data-dir", str(data), "mistakes", "--json")
     (entry,) = json.loads(out)["mistakes"]
     assert entry["key"] == pv.key.display and entry["key_text"] == key_text(pv)
+
+
+def test_a_key_of_options_written_as_sentences_has_no_stop_before_a_semicolon() -> None:
+    """The key once read "a) x.; c) z." (a stray stop before each ";"); the last option
+    keeps its stop, an ellipsis stays."""
+    from questions.text import picks_text
+
+    sentences = ["Reduce all.", "Gather all.", "Use a ring...", "Split experts."]
+    assert picks_text(sentences, ["a", "c", "d"]) == \
+        "a) Reduce all; c) Use a ring...; d) Split experts."
+    assert picks_text(sentences, ["b"]) == "b) Gather all."
+    assert picks_text(sentences, []) == ""

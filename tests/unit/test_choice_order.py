@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from helpers import bundled_bank
 
-from questions.kinds.choice import answer, mistakes
+from questions.kinds.choice import answer, known, mistakes
 from questions.loader import parse_template
 from questions.schema import Part
 from questions.variants import make_variant
@@ -65,7 +65,7 @@ def test_letters_are_stable_for_id_and_seed_and_move_with_their_options(
         for label, shown in pv.labels.items():
             assert written.choices[ord(label) - ord("a")] in pv.spec.choices[
                 ord(shown) - ord("a")] or "{" in written.choices[ord(label) - ord("a")]
-        for m, wm in zip(pv.mistakes, mistakes(written), strict=True):
+        for m, wm in zip(known(pv), mistakes(written), strict=True):
             assert m.choice == tuple(sorted(pv.labels[x] for x in wm.choice))
             if m.choice:
                 g = grade(pv, ", ".join(m.choice))

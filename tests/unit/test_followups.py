@@ -25,6 +25,7 @@ from questions.followups import (
     specs,
     standard_set,
 )
+from questions.kinds import choice
 from questions.loader import Bank, parse_template
 from questions.schema import Scalar
 from questions.variants import Variant, make_variant
@@ -186,7 +187,8 @@ def test_the_seed_case_chain() -> None:
     assert long.after is not None and long.after.layout.cp > 1
     right = long.pv.spec.choices[ord(long.pv.key.correct[0]) - ord("a")]
     assert "CP" in right
-    across = next(m for m in long.pv.mistakes if m.name == "TP across nodes for long context")
+    across = next(m for m in choice.known(long.pv)
+                  if m.name == "TP across nodes for long context")
     g = grade(long.pv, across.choice[0])
     assert g.verdict == "incorrect" and g.mistake == "TP across nodes for long context"
 

@@ -94,3 +94,16 @@ def test_the_authoring_guides_worked_example_loads_and_grades_as_it_says() -> No
     assert f"{shown['b']} (missed): Each GPU holds v chunks" in g.feedback
     assert f"{shown['c']} (picked): Tensor parallelism" in g.feedback
     assert grade(pv, picks(pv, "a")).score == 0.5
+
+
+def test_a_mistakes_own_picks_in_its_feedback_have_no_stop_before_a_semicolon() -> None:
+    """``{mistake}`` in a choice mistake's feedback shows its options' text, joined as a
+    key is ("x; y.", once "x.; y.")."""
+    sentences = TEMPLATE.replace(
+        '"more micro-batches", "interleaved stages"',
+        '"Add micro-batches.", "Interleave stages."').replace(
+        'choice = ["a"]', 'choice = ["a", "d"]').replace(
+        'feedback = "Micro-batches help,', 'feedback = "{mistake} Micro-batches help,')
+    pv = make_variant(parse_template(sentences, "t.toml"), 0).parts[0]
+    assert pv.mistakes[0].feedback.startswith(
+        "Add micro-batches; more pipeline stages Micro-batches help")

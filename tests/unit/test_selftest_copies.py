@@ -75,13 +75,19 @@ def test_a_body_that_names_its_own_id_is_not_shared(tmp_path: Path) -> None:
     assert bodies.of(load_template(a)) is not bodies.of(load_template(a))
 
 
-def test_the_command_reports_copies_as_it_reports_each_alone(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
+@pytest.fixture()
+def folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty folder for copies, the command run with a fresh data folder and no
+    templates of the user's."""
     monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
     monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "copies"
-    folder.mkdir()
+    (tmp_path / "copies").mkdir()
+    return tmp_path / "copies"
+
+
+def test_the_command_reports_copies_as_it_reports_each_alone(
+    capsys: pytest.CaptureFixture[str], folder: Path
+) -> None:
     paths = copies(folder, BROKEN / "mistake_equals_key.toml", 3)
     code, out, _ = run_cli(capsys, "templates", "test", str(folder), "--seeds", "6",
                            "-j", "1")
@@ -93,12 +99,8 @@ def test_the_command_reports_copies_as_it_reports_each_alone(
 
 
 def test_a_fault_planted_in_one_copy_of_a_body_is_found(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    capsys: pytest.CaptureFixture[str], folder: Path
 ) -> None:
-    monkeypatch.delenv("QUIZ_TEMPLATES", raising=False)
-    monkeypatch.setenv("QUIZ_DATA_DIR", str(tmp_path / "data"))
-    folder = tmp_path / "copies"
-    folder.mkdir()
     paths = copies(folder, BANK / "memory" / "model-state.toml", 4)
     for path in paths:  # (its example at seed 1 holds for its own id only)
         text = path.read_text(encoding="utf-8")

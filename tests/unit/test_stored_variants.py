@@ -53,20 +53,14 @@ def same(view: object, model: object) -> bool:
 
 
 def answers(v: Variant, index: int) -> list[str]:
-    """Typed answers that reach every branch of a part's grading: the key, each known
-    mistake's value or formula or choice, an unreadable text and a plain wrong one."""
+    """Typed answers that reach every branch of a part's grading: the key, what each
+    known mistake types (its value, formula, choice or table), an unreadable text and a
+    plain wrong one."""
+    from quiz.core.selftest import mistake_answer
+
     pv = v.parts[index - 1]
     out = [pv.key.display, "", "zzz", "0", "7", "a", "6*P*D", "dp: w g o; tp: -"]
-    for m in pv.mistakes:
-        if m.formula:
-            out.append(m.formula)
-        elif m.choice:
-            out.append(", ".join(m.choice))
-        elif m.value is not None and pv.key.unit is not None:
-            from solver.units import format_value
-
-            out.append(format_value(m.value, pv.key.unit))
-    return out
+    return out + [typed for m in pv.mistakes if (typed := mistake_answer(pv, m)) is not None]
 
 
 def test_quiz_ask_and_check_json_are_the_same_cold_warm_and_after_an_edit(

@@ -33,14 +33,17 @@ def _number() -> AnswerKind:
     return AnswerKind(number.read, number.grade, number.check_key,
                       accepted_text=number.accepted_text,
                       tolerance_words=number.tolerance_words,
-                      carried_forward=number.carried_forward)
+                      carried_forward=number.carried_forward,
+                      mistake_answer=number.mistake_answer,
+                      mistake_clash=number.mistake_clash)
 
 
 def _formula() -> AnswerKind:
     from quiz.core.kinds import formula
 
     return AnswerKind(formula.read, formula.grade, json_fields=formula.json_fields,
-                      warm_texts=formula.warm_texts, accepted_text=formula.accepted_text)
+                      warm_texts=formula.warm_texts, accepted_text=formula.accepted_text,
+                      mistake_answer=formula.mistake_answer)
 
 
 def _choice() -> AnswerKind:
@@ -48,20 +51,24 @@ def _choice() -> AnswerKind:
 
     return AnswerKind(choice.read, choice.grade, prompt_lines=choice.prompt_lines,
                       key_text=choice.key_text, has_options=True,
-                      expected_fields=choice.expected_fields, as_shown=choice.as_shown)
+                      expected_fields=choice.expected_fields, as_shown=choice.as_shown,
+                      mistake_answer=choice.mistake_answer,
+                      mistake_clash=choice.mistake_clash)
 
 
 def _multi() -> AnswerKind:
     from quiz.core.kinds import choice
 
-    return replace(_choice(), mistake_credit=choice.mistake_credit)
+    return replace(_choice(), mistake_verdict=choice.multi_mistake_verdict)
 
 
 def _table() -> AnswerKind:
     from quiz.core.kinds import table
 
+    # (a table's grade scores the rows it gets right, whatever the mistake's credit)
     return AnswerKind(table.read, table.grade, prompt_lines=table.prompt_lines,
-                      json_fields=table.json_fields)
+                      json_fields=table.json_fields, mistake_answer=table.mistake_answer,
+                      mistake_verdict=lambda pv, m: None)
 
 
 def _layout() -> AnswerKind:

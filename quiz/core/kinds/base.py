@@ -117,8 +117,14 @@ class AnswerKind:
             live preview reads them in a worker while the question is read).
         has_options: the part shows lettered options, in an order of its variant's own
             (a template's examples name them by the file's letters).
-        mistake_credit: the score a known mistake's answer gets (a multi-select's never
-            below the same picks as an unnamed slip).
+        mistake_answer: what a learner who makes a known mistake types (its value in
+            the key's unit, its formula, its picks, its table); None: nothing to type
+            (a spoken figure's wrong value is said in a paragraph).
+        mistake_clash: the self-test's reason a known mistake can never fire in this
+            draw (a value within the key's tolerance, a pick that is the key), or None.
+        mistake_verdict: the verdict a known mistake's answer must get (by its credit; a
+            multi-select's never below the same picks as an unnamed slip), or None: the
+            grade only has to name it (a table scores the rows it gets right).
         accepted_text: what else grades right, in a sentence (a number's range, a
             formula's letters), for cards taken elsewhere (Anki); "" when nothing.
         tolerance_words: how close an answer with a value must be, for authors (a
@@ -145,7 +151,10 @@ class AnswerKind:
     paragraph: bool = False
     warm_texts: Callable[[PartVariant], tuple[str, ...]] = lambda pv: ()
     has_options: bool = False
-    mistake_credit: Callable[[PartVariant, KnownMistake], float] = lambda pv, m: m.credit
+    mistake_answer: Callable[[PartVariant, KnownMistake], str | None] = lambda pv, m: None
+    mistake_clash: Callable[[PartVariant, KnownMistake], str | None] = lambda pv, m: None
+    mistake_verdict: Callable[[PartVariant, KnownMistake], Verdict | None] = \
+        lambda pv, m: by_credit(m.credit)
     accepted_text: Callable[[PartVariant], str] = lambda pv: ""
     tolerance_words: Callable[[PartVariant], str] = \
         lambda pv: f"tolerance {pv.key.tolerance:.0%}"

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
+from questions.kinds.choice import ChoiceKnownMistake, known
 from questions.variants import Key, KnownMistake, PartVariant, picks_text
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import (
@@ -14,10 +15,12 @@ from quiz.core.reading import (
     read_choice,
     yes_or_no,
 )
+from quiz.core.types import Verdict
 from solver.formula import clean_text
 
 __all__ = ["as_shown", "example_picks", "expected_fields", "grade", "key_text",
-           "mistake_credit", "read"]
+           "mistake_answer", "mistake_clash", "mistake_credit", "multi_mistake_verdict",
+           "read"]
 
 
 def example_picks(pv: PartVariant) -> str:
@@ -82,9 +85,31 @@ def _auto_credit(pv: PartVariant, picked: set[str]) -> float:
     return max(0.0, (len(picked & right) - len(picked - right)) / len(right))
 
 
-def mistake_credit(pv: PartVariant, m: KnownMistake) -> float:
+def mistake_credit(pv: PartVariant, m: ChoiceKnownMistake) -> float:
     """A known mistake's score: never below the same picks as an unnamed slip."""
     return max(m.credit, _auto_credit(pv, set(m.choice)))
+
+
+def multi_mistake_verdict(pv: PartVariant, m: KnownMistake) -> Verdict:
+    """A multi-select's known mistake is partial where its picks earn some credit."""
+    return by_credit(mistake_credit(pv, cast(ChoiceKnownMistake, m)))
+
+
+def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
+    """The letters the mistake picks."""
+    return ", ".join(cast(ChoiceKnownMistake, m).choice) or None
+
+
+def mistake_clash(pv: PartVariant, m: KnownMistake) -> str | None:
+    """A mistake that picks the key of this draw (a draw-dependent key, ``answer.when``)
+    is right here: it can never fire, and its feedback calls a right answer wrong."""
+    key = pv.key
+    if set(cast(ChoiceKnownMistake, m).choice) != set(key.correct):
+        return None
+    options = "; ".join(pv.spec.choices[ord(c) - ord("a")] for c in key.correct)
+    return (f"{m.name!r} picks the key of this draw ({options!r}), so here it is right "
+            "and its feedback wrong; keep such draws out with a constraint, or make the "
+            "mistake a pick that is wrong in every answer.when branch")
 
 
 def grade(pv: PartVariant, text: str, scale: float) -> Grade:
@@ -106,7 +131,7 @@ def _grade(pv: PartVariant, text: str) -> Grade:
         return Grade("correct", 1.0, r.read_as, None, "Correct.", key)
     why = _why(pv, picked, right)
     auto = _auto_credit(pv, picked)
-    for m in pv.mistakes:
+    for m in known(pv):
         if m.choice and set(m.choice) == picked:
             score = mistake_credit(pv, m)
             return Grade(by_credit(score), round(score, 4), r.read_as, m.name,

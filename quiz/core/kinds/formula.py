@@ -9,13 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
-from questions.variants import Key, PartVariant
+from questions.kinds.formula import FormulaKnownMistake, known
+from questions.variants import Key, KnownMistake, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from solver.formula import Unreadable  # quiz.core.reading's, without the number reader
 
-__all__ = ["accepted_text", "grade", "key_example", "letters_of", "read", "warm_texts"]
+__all__ = ["accepted_text", "grade", "key_example", "letters_of", "mistake_answer", "read",
+           "warm_texts"]
 
 
 def accepted_text(pv: PartVariant) -> str:
@@ -75,7 +77,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     expected = read_formula(key.formula or "", letters).expr
     if formulas_equivalent(got.expr, expected, symbols):
         return Grade("correct", 1.0, got.read_as, None, "Correct.", key)
-    for m in pv.mistakes:
+    for m in known(pv):
         if m.formula and formulas_equivalent(got.expr, read_formula(m.formula, letters).expr,
                                              symbols):
             verdict = by_credit(m.credit)
@@ -135,7 +137,12 @@ def warm_texts(pv: PartVariant) -> tuple[str, ...]:
 
 
 def _mistake_formulas(pv: PartVariant) -> list[str]:
-    return [m.formula for m in pv.mistakes if m.formula]
+    return [m.formula for m in known(pv) if m.formula]
+
+
+def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
+    """The wrong formula."""
+    return cast(FormulaKnownMistake, m).formula or None
 
 
 def _constant_ratio(a: Any, b: Any, symbols: Sequence[Any]) -> float | None:

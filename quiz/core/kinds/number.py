@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 import re
 
-from questions.kinds.number import GIB_DISPLAY_SLIP, answer
-from questions.variants import PartVariant
+from questions.kinds.number import GIB_DISPLAY_SLIP, answer, known, mistake_value
+from questions.variants import KnownMistake, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import MAX_NUMBER_CHARS, Reading, Unreadable, read_number
 from solver.units import COUNT_FAMILY, UNITS, format_value
 
 __all__ = ["MAX_NEAR_MISS", "MAX_TOLERANCE", "accepted_text", "check_key", "generic_slips",
-           "grade", "read", "tolerance_words"]
+           "grade", "mistake_answer", "mistake_clash", "read", "tolerance_words"]
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -70,8 +70,8 @@ def read(pv: PartVariant, text: str) -> Read:
             raise Unreadable(f"add a unit: {cleaned} what?", f"{cleaned} {word}")
         elif unit == "1" and money is None and _percent_allowed(pv) and key.value <= 1 \
                 and 1 < _plain(cleaned) <= 100 and not any(
-                    m.value is not None and relative_error(_plain(cleaned), m.value)
-                    <= key.tolerance for m in pv.mistakes):
+                    relative_error(_plain(cleaned), m.value) <= key.tolerance
+                    for m in known(pv)):
             # (a named mistake above 1, such as a bubble times v, is read as typed)
             cleaned = f"{cleaned} %"
             notes.append("read as a percentage: a fraction cannot exceed 1")
@@ -365,6 +365,25 @@ def right_count(value: float, key: float) -> bool:
     return round(value) == round(key)
 
 
+def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
+    """The mistake's value in the key's unit (a count: the whole number)."""
+    value = mistake_value(m)
+    if pv.key.value is None:
+        return None
+    if _count_mode(pv):
+        return str(round(value))
+    return format_value(value, pv.key.unit or "1", digits=4)
+
+
+def mistake_clash(pv: PartVariant, m: KnownMistake) -> str | None:
+    """A mistake whose value is within the key's tolerance is graded right first."""
+    value, key = mistake_value(m), pv.key
+    if key.value is not None and relative_error(value, key.value) <= key.tolerance:
+        return (f"{m.name!r} gives {value:.4g}, within the tolerance of the key "
+                f"{key.value:.4g}")
+    return None
+
+
 def _count_mode(pv: PartVariant) -> str:
     from questions.kinds.number import count_mode
 
@@ -520,9 +539,7 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
                          f"This app's default gives {key.display}.", key)
     unit_slip = generic_slips(key.value, key.unit, r, tol, units_only=True)
     hits = [*excluded, *([unit_slip] if unit_slip else [])]
-    for m in pv.mistakes:
-        if m.value is None:
-            continue
+    for m in known(pv):
         if count:  # a count matches a mistake's count: its floor, its ceiling
             hit = math.floor(m.value) - 1e-9 <= r.value <= math.ceil(m.value) + 1e-9 \
                 and not right_count(m.value, key.value)

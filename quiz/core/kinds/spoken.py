@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from typing import Any, Final
 
-from questions.kinds.spoken import answer
+from questions.kinds.spoken import answer, known
 from questions.variants import FigureKey, PartVariant
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid, relative_error
 from quiz.core.reading import Reading, Unreadable
@@ -370,9 +370,8 @@ def _figures(pv: PartVariant, text: str, numbers: tuple[Mention, ...], scale: fl
         if f.id in found:
             continue
         tol = _tolerance(f, scale)
-        for km in pv.mistakes:
-            if km.figure != f.id or km.value is None or \
-                    relative_error(km.value, f.value) <= max(tol, 0.005):
+        for km in known(pv):
+            if km.figure != f.id or relative_error(km.value, f.value) <= max(tol, 0.005):
                 continue
             value = km.value
             hit = next((i for i, _ in enumerate(numbers) if (r := said(i, f.unit))
@@ -560,9 +559,9 @@ def check_key(pv: PartVariant) -> str | None:
     lost = [i.label for i in whole.items if i.earned < i.weight]
     if lost:
         return f"the model answer does not earn {lost[0]!r}: state it as the rubric reads it"
-    for m in pv.mistakes:
+    for m in known(pv):
         f = by_id[m.figure]
-        if m.value is None or relative_error(m.value, f.value) <= _tolerance(f, 1.0):
+        if relative_error(m.value, f.value) <= _tolerance(f, 1.0):
             return (f"mistake {m.name!r} gives {m.value!r}, within the tolerance of "
                     f"{f.id!r} ({f.display})")
         if f.display not in pv.key.display:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
-from questions.variants import PartVariant, table_display
+from questions.kinds.table import TableKnownMistake, known
+from questions.variants import KnownMistake, PartVariant, table_display
 from quiz.core.kinds.base import Grade, Read, by_credit, invalid
 from quiz.core.reading import Unreadable
 
-__all__ = ["grade", "read", "read_table"]
+__all__ = ["grade", "mistake_answer", "read", "read_table"]
 
 
 def read(pv: PartVariant, text: str) -> Read:
@@ -81,13 +82,22 @@ def grade(pv: PartVariant, text: str, scale: float) -> Grade:
     score = round(1 - len(wrong) / len(rows), 4)
     fixes = "; ".join(f"{r}: {' '.join(key.cells[r]) or '-'}" for r in wrong)
     verdict = by_credit(score)
-    for m in pv.mistakes:
+    for m in known(pv):
         if m.cells and all(got.get(r, set()) == set(c) for r, c in m.cells.items()):
             return Grade(verdict, score, read_as, m.name,
                          f"{m.feedback} ({len(wrong)} of {len(rows)} rows differ; they "
                          f"should read: {fixes}.)", key)
     return Grade(verdict, score, read_as, None,
                  f"{len(wrong)} of {len(rows)} rows differ. They should read: {fixes}.", key)
+
+
+def mistake_answer(pv: PartVariant, m: KnownMistake) -> str | None:
+    """The table with the mistake's rows (the others as the key has them)."""
+    cells = cast(TableKnownMistake, m).cells
+    if not cells:
+        return None
+    rows, key = pv.spec.rows, pv.key
+    return table_display(rows, {r: cells.get(r, key.cells.get(r, ())) for r in rows})
 
 
 def prompt_lines(pv: PartVariant) -> list[str]:
