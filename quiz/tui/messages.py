@@ -12,14 +12,18 @@ first question").
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from datetime import date
-from typing import TYPE_CHECKING
+from functools import wraps
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from textual.message import Message
 
 if TYPE_CHECKING:
+    from textual.message_pump import MessagePump
+
     from questions.loader import Bank
     from quiz.core.drill import DrillSummary
     from quiz.core.layout_lab import Setup
@@ -32,6 +36,29 @@ if TYPE_CHECKING:
     from quiz.tui.today import HomeSummary
     from solver.layouts import Ranking
     from solver.perf import Workload
+
+
+_Node = TypeVar("_Node", bound="MessagePump")
+_Event = TypeVar("_Event", bound=Message)
+
+
+def while_shown(handler: Callable[[_Node, _Event], Any]) -> Callable[[_Node, _Event], Any]:
+    """For the handler of a worker's result that only shows it: do nothing once the
+    node is off the app.
+
+    A worker may post its result just before the person quits or leaves the screen.
+    Textual then removes the screen's widgets before the screen's queue is drained, so
+    the handler would look for widgets that are gone (``NoMatches`` while the app
+    closes). Nobody is left to see the result, so it is dropped. Only for handlers that
+    display: one that records something must run whatever happens."""
+
+    @wraps(handler)
+    def shown_only(node: _Node, event: _Event) -> Any:
+        if not node.is_attached:  # False once the app is exiting, or the node removed
+            return None
+        return handler(node, event)  # an async handler's coroutine is awaited by Textual
+
+    return shown_only
 
 
 # ---------------------------------------------------------------- start-up

@@ -15,7 +15,7 @@ from textual.widgets import Footer, Static
 
 from quiz.core.words import plural
 from quiz.tui.data import percent
-from quiz.tui.messages import DrillSummarized, ForecastComputed, TaskFailed
+from quiz.tui.messages import DrillSummarized, ForecastComputed, TaskFailed, while_shown
 from quiz.tui.widgets.forecast import ForecastChart
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -83,10 +83,12 @@ class DoneScreen(Screen[None]):
         self.post_message(ForecastComputed(days))
 
     @on(DrillSummarized)
+    @while_shown
     def _summarized(self, event: DrillSummarized) -> None:
         self.query_one("#done-summary", Static).update(summary_text(event.summary))
 
     @on(ForecastComputed)
+    @while_shown
     def _show(self, event: ForecastComputed) -> None:
         self.query_one(ForecastChart).show(event.days)
 

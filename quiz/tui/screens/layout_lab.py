@@ -18,7 +18,7 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from quiz.core.layout_lab import Lab, Setup, segments
-from quiz.tui.messages import LabLoaded
+from quiz.tui.messages import LabLoaded, while_shown
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -112,6 +112,7 @@ class LayoutLabScreen(Screen[None]):
         self.post_message(LabLoaded(setup, workload, ranking, ""))
 
     @on(LabLoaded)
+    @while_shown
     def _loaded(self, event: LabLoaded) -> None:
         if event.setup != self.lab.setup:
             return   # an older load finished after the user moved on

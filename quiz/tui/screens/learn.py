@@ -27,7 +27,14 @@ from textual.widgets.option_list import Option
 from questions.derivation import derivation_of
 from quiz.core.words import plural
 from quiz.tui import heap
-from quiz.tui.messages import AnswerSubmitted, LearnChosen, TaskFailed, WalkAnswered, WalkReady
+from quiz.tui.messages import (
+    AnswerSubmitted,
+    LearnChosen,
+    TaskFailed,
+    WalkAnswered,
+    WalkReady,
+    while_shown,
+)
 from quiz.tui.screens.answering import AnsweringScreen
 from quiz.tui.widgets.answer_box import AnswerBox
 from quiz.tui.widgets.keys_line import KeysLine
@@ -216,6 +223,7 @@ class WalkScreen(AnsweringScreen):
         self.post_message(WalkReady(w))
 
     @on(WalkReady)
+    @while_shown
     def _ready(self, event: WalkReady) -> None:
         w = event.walkthrough
         self.walkthrough = w

@@ -21,7 +21,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from quiz.tui.messages import MistakesFound, PracticeRequested, TaskFailed
+from quiz.tui.messages import MistakesFound, PracticeRequested, TaskFailed, while_shown
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.title_bar import TitleBar
 
@@ -111,6 +111,7 @@ class MistakesScreen(Screen[None]):
         self.post_message(MistakesFound(found, leech_ids, suspended))
 
     @on(MistakesFound)
+    @while_shown
     def _found(self, event: MistakesFound) -> None:
         from quiz.core.mistakes import by_mistake, by_topic
         from quiz.core.words import plural

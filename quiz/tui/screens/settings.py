@@ -23,7 +23,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Select, Static, Switch
 
-from quiz.tui.messages import SettingChanged, WorkloadForecast
+from quiz.tui.messages import SettingChanged, WorkloadForecast, while_shown
 from quiz.tui.widgets.title_bar import TitleBar
 
 if TYPE_CHECKING:
@@ -208,6 +208,7 @@ class SettingsScreen(Screen[None]):
         self.post_message(WorkloadForecast(retention, text))
 
     @on(WorkloadForecast)
+    @while_shown
     def _forecast_shown(self, event: WorkloadForecast) -> None:
         control = self.query_one("#set-desired_retention", Input)
         try:

@@ -18,7 +18,13 @@ from textual.widgets import Footer, Static
 
 from questions.tags import AREAS, tag_label
 from quiz.tui.data import StatsData, percent
-from quiz.tui.messages import SchedulerComputed, SchedulerFitted, StatsComputed, TaskFailed
+from quiz.tui.messages import (
+    SchedulerComputed,
+    SchedulerFitted,
+    StatsComputed,
+    TaskFailed,
+    while_shown,
+)
 from quiz.tui.widgets.accuracy_plot import AccuracyPlot
 from quiz.tui.widgets.calibration_plot import CalibrationPlot
 from quiz.tui.widgets.forecast import ForecastChart
@@ -130,6 +136,7 @@ class StatsScreen(Screen[None]):
         self.post_message(SchedulerComputed(data))
 
     @on(SchedulerComputed)
+    @while_shown
     def _calibrated(self, event: SchedulerComputed) -> None:
         bins = event.data.bins
         n = sum(b.count for b in bins)
@@ -152,6 +159,7 @@ class StatsScreen(Screen[None]):
         self.post_message(SchedulerFitted(text, ok=ok))
 
     @on(SchedulerFitted)
+    @while_shown
     def _fitted(self, event: SchedulerFitted) -> None:
         self.notify(event.text, title="Scheduler", timeout=12,
                     severity="information" if event.ok else "warning")
@@ -170,6 +178,7 @@ class StatsScreen(Screen[None]):
         self.post_message(StatsComputed(data))
 
     @on(StatsComputed)
+    @while_shown
     def _show(self, event: StatsComputed) -> None:
         data = event.data
         s = data.stats

@@ -12,7 +12,7 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
-from quiz.tui.messages import PracticeRequested, TemplatePreviewed
+from quiz.tui.messages import PracticeRequested, TemplatePreviewed, while_shown
 from quiz.tui.widgets.derivation import Derivation
 from quiz.tui.widgets.params_table import ParamsTable
 from quiz.tui.widgets.title_bar import TitleBar
@@ -128,6 +128,7 @@ class TemplatePreviewScreen(Screen[None]):
                                                              seed)))
 
     @on(TemplatePreviewed)
+    @while_shown
     async def _show(self, event: TemplatePreviewed) -> None:
         preview: TemplatePreview = event.preview
         if preview.seed != self.seed:
