@@ -161,6 +161,21 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {picks_text(pv.spec.choices, pv.key.correct)}"
 
 
+def shuffled(n: int, rng: random.Random) -> list[int]:
+    """The order :func:`arrange` shows `n` options in: order[shown position] = written
+    position. It reads nothing of the part but how many options it has, so the
+    self-test can tell two variants' orders apart without drawing them
+    (:func:`quiz.core.selftest.arrangement_of`)."""
+    order = list(range(n))
+    rng.shuffle(order)
+    return order
+
+
+def labels_of(order: list[int]) -> dict[str, str]:
+    """The labels an order moves: template label -> shown label."""
+    return {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+
+
 def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     """The options in an order drawn for this variant, every label moved with them.
 
@@ -171,9 +186,8 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     :attr:`PartVariant.labels` records it (template label -> shown label).
     """
     choices = pv.spec.choices
-    order = list(range(len(choices)))
-    rng.shuffle(order)  # order[shown position] = written position
-    shown = {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+    order = shuffled(len(choices), rng)
+    shown = labels_of(order)
 
     def move(labels: list[str] | tuple[str, ...]) -> list[str]:
         return sorted(shown[x] for x in labels)

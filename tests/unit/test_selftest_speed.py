@@ -380,6 +380,38 @@ def test_options_shuffled_per_seed_are_checked_every_seed(
     assert set(drawn) == set(range(6))
 
 
+def test_the_options_order_told_without_a_variant_is_the_variants() -> None:
+    shuffled = [t for t in BANK.templates.values() if selftest.shuffles(t)]
+    assert len(shuffled) >= 10 and any(len(t.parts) > 1 for t in shuffled)
+    for t in shuffled:
+        counts = selftest.arrangers(t)
+        assert counts is not None
+        for tid in (t.id, t.id + "-copy"):  # the order is drawn per id and seed
+            u = t.model_copy(update={"id": tid})
+            for seed in range(8):
+                assert selftest.arranged(tid, seed, counts) == \
+                    selftest.arrangement(make_variant(u, seed))
+
+
+def test_an_order_told_wrong_stops_the_self_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = next(t for t in BANK.templates.values() if selftest.shuffles(t))
+    monkeypatch.setattr(selftest, "arranged", lambda tid, seed, counts: "|[]")
+    with pytest.raises(AssertionError, match=r"is not what selftest\.arranged says"):
+        check_template(t, seeds=2)
+
+
+def test_a_kind_that_arranges_otherwise_has_its_variants_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = next(t for t in BANK.templates.values()
+             if all(p.answer_kind == "choice" for p in t.all_parts()))
+    want = check_template(t, seeds=6)
+    monkeypatch.setattr(selftest, "arrangers", lambda t: None)
+    drawn = spy(monkeypatch, selftest, "make_variant", lambda t, seed: seed)
+    assert check_template(t, seeds=6, body=selftest.Body()) == want
+    assert set(drawn) == set(range(6))
+
+
 # ---------------------------------------------------------------- solves and spans
 
 
