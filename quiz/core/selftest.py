@@ -23,6 +23,7 @@ from questions.variants import (
     draw_params,
     make_variant,
     table_display,
+    variant_with,
 )
 from quiz.core.grading import grade, read_earlier, relative_error
 from quiz.core.kinds import kind_of
@@ -345,7 +346,10 @@ def check_template(t: Template, seeds: int = 20, body: Body | None = None,
                 order = "" if counts is None else arranged(t.id, seed, counts)
                 drawn += order
                 met = drawn in body.seeds
-                v1 = None if met else make_variant(t, seed)
+                # (past the FULL_REDRAWS seeds, from the parameters just drawn: not
+                # drawn a second time, as for a seed that repeats a draw)
+                v1 = None if met else make_variant(t, seed) if seed < FULL_REDRAWS \
+                    else variant_with(t, seed, params)
                 if v1 is not None and order and arrangement(v1) != order:
                     raise AssertionError(f"the options' order of {t.id}#{seed} is not "
                                          f"what selftest.arranged says: {order}")
