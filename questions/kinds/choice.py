@@ -165,7 +165,7 @@ def shuffled(n: int, rng: random.Random) -> list[int]:
     """The order :func:`arrange` shows `n` options in: order[shown position] = written
     position. It reads nothing of the part but how many options it has, so the
     self-test can tell two variants' orders apart without drawing them
-    (:func:`quiz.core.selftest.arrangement_of`)."""
+    (:func:`arranged`)."""
     order = list(range(n))
     rng.shuffle(order)
     return order
@@ -174,6 +174,11 @@ def shuffled(n: int, rng: random.Random) -> list[int]:
 def labels_of(order: list[int]) -> dict[str, str]:
     """The labels an order moves: template label -> shown label."""
     return {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+
+
+def arranged(part: Part, rng: random.Random) -> dict[str, str]:
+    """The labels :func:`arrange` gives a variant of `part` with `rng`, without one."""
+    return labels_of(shuffled(len(part.choices), rng))
 
 
 def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
@@ -244,7 +249,7 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
             f"({label}) is {'right' if right else 'wrong'}: {why}", what=f"option ({label})")
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange, arranged,
                     key_words=key_words, walk_steps=walk_steps, texts=texts,
                     expressions=expressions, part_fields=frozenset({"choices"}),
                     answer_fields=fields, mistake_fields=mistake_fields)

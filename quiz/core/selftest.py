@@ -31,8 +31,11 @@ from quiz.core.reading import Unreadable
 from solver.units import format_value
 
 if TYPE_CHECKING:
+    import random
     import re
     from collections.abc import Callable, Sequence
+
+    from questions.schema import Part
 
 
 @dataclass(frozen=True)
@@ -254,34 +257,36 @@ def arrangement(v: Variant) -> str:
     return "|" + repr([sorted(p.labels.items()) for p in v.parts])
 
 
-def arrangers(t: Template) -> list[int | None] | None:
-    """How many options each part of `t` has whose order is drawn (None: a part shown as
-    written), for :func:`arranged`; None: a part's kind arranges it in a way
-    :func:`arranged` cannot tell (then the variant is drawn to see its order)."""
-    from questions.kinds import choice
+Arrangers = list[tuple["Part", "Callable[[Part, random.Random], dict[str, str]]"] | None]
+"""Each part of a template with the way its kind tells its labels (None: a part shown
+as written), for :func:`arranged`."""
 
-    out: list[int | None] = []
+
+def arrangers(t: Template) -> Arrangers | None:
+    """Each part of `t` with how its options' order is told (:attr:`QuestionKind.arranged`);
+    None: a part's kind arranges it in a way only the variant tells (then the variant is
+    drawn to see its order)."""
+    out: Arrangers = []
     for p in t.all_parts():
-        arrange = question_kind(p.answer_kind).arrange
-        if arrange is None:
+        kind = question_kind(p.answer_kind)
+        if kind.arrange is None:
             out.append(None)
-        elif arrange is choice.arrange:  # (its order reads only how many options)
-            out.append(len(p.choices))
+        elif kind.arranged is not None:
+            out.append((p, kind.arranged))
         else:
             return None
     return out
 
 
-def arranged(tid: str, seed: int, counts: list[int | None]) -> str:
-    """:func:`arrangement` of the variant ``tid#seed`` without drawing it (`counts`: its
+def arranged(tid: str, seed: int, parts: Arrangers) -> str:
+    """:func:`arrangement` of the variant ``tid#seed`` without drawing it (`parts`: its
     template's :func:`arrangers`): a seed that draws parameters drawn before is then
     known without working out its keys, prompts and options (a whole variant drawn
     per seed was two thirds of what a copy of a body with shuffled options cost)."""
-    from questions.kinds import choice
     from questions.variants import arranging
 
-    return "|" + repr([[] if n is None else sorted(choice.labels_of(choice.shuffled(
-        n, arranging(tid, seed, i))).items()) for i, n in enumerate(counts, 1)])
+    return "|" + repr([[] if a is None else sorted(a[1](a[0], arranging(tid, seed, i)).items())
+                       for i, a in enumerate(parts, 1)])
 
 
 Tries = list[tuple[dict[str, Any], "str | None", "int | None"]]
