@@ -584,10 +584,9 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
     from questions.expr import ExprError, compile_expr
     from questions.params import _split
     from questions.text import NAMES
-    from solver.engine import derivation
     from solver.inputs import ctx_of, resolve_inputs
     from solver.keys import KEYS
-    from solver.light import QUANTITIES
+    from solver.light import QUANTITIES, plan
 
     out: set[str] = set()
     for part in t.all_parts():
@@ -605,8 +604,9 @@ def _answer_leaves(t: Template, params: Mapping[str, Any]) -> set[str]:
         inputs = resolve_inputs(*_split(params, t.fixed, a.set))
         ctx = ctx_of(inputs.values)
         for name in names:
-            if name in QUANTITIES:
-                out |= set(derivation(name, ctx).leaves)
+            if name in QUANTITIES:  # (a plan's leaves are its derivation's: the shipped
+                # plans need no sympy, which derived each (quantity, conventions) anew)
+                out |= set(plan(name, ctx, frozenset()).leaves)
             elif name:
                 out.add(name)
     return out

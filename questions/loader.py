@@ -98,6 +98,15 @@ def parse_template(text: str, name: str = "<template>") -> Template:
         raise TemplateFileError([Problem(name, 1, "(file)", "too large to read")]) from None
 
 
+SOLVER_CHECKS_KEPT = 1024
+"""Template bodies whose checks against the solver are remembered (a bank of copies
+of a few hundred bodies; :data:`_SOLVER_CHECKED`)."""
+
+_SOLVER_CHECKED: dict[str, list[tuple[list[str | int], str]]] = {}
+"""A template's data but its id (repr: 1, 1.0 and True apart) -> what
+:func:`questions.checks.check_against_solver` found of it."""
+
+
 def _parse_template(text: str, name: str) -> Template:
     import tomllib  # here, not at the top: a warm bank never parses TOML
 
@@ -117,8 +126,17 @@ def _parse_template(text: str, name: str) -> Template:
         template.all_parts()  # a single-part template's Part is validated only here
     except ValidationError as exc:
         raise TemplateFileError(schema_problems(exc, data, text, name)) from exc
+    # A template equal to one checked before but for its id (a copy under a new id)
+    # gets that one's findings: the checks never read the id.
+    key = repr([(k, v) for k, v in data.items() if k != "id"])
+    found = _SOLVER_CHECKED.get(key)
+    if found is None:
+        found = check_against_solver(template)
+        if len(_SOLVER_CHECKED) >= SOLVER_CHECKS_KEPT:
+            _SOLVER_CHECKED.clear()
+        _SOLVER_CHECKED[key] = found
     problems = [Problem(name, line_of(text, loc), field_name(loc), reason)
-                for loc, reason in check_against_solver(template)]
+                for loc, reason in found]
     if problems:
         raise TemplateFileError(problems)
     return template

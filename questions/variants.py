@@ -277,7 +277,12 @@ def _part(t: Template, seed: int, index: int, part: Part, params: dict[str, Scal
                      env, follow)
     arrange = kind_of(part.answer_kind).arrange
     # A random stream of its own, so that arranging never moves the parameters' draws.
-    return pv if arrange is None else arrange(pv, random.Random(f"{t.id}#{seed}#{index}"))
+    return pv if arrange is None else arrange(pv, arranging(t.id, seed, index))
+
+
+def arranging(tid: str, seed: int, index: int) -> random.Random:
+    """The random source that arranges part `index` of variant ``tid#seed``."""
+    return random.Random(f"{tid}#{seed}#{index}")
 
 
 

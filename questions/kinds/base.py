@@ -183,6 +183,10 @@ class QuestionKind:
             located by its field path under ``base``.
         arrange: the part as shown, given a random source seeded by the variant and the
             part (choice answers shuffle their options with it); None keeps it as drawn.
+        arranged: the labels ``arrange`` moves (template label -> shown label, its
+            :attr:`~questions.model.PartVariant.labels`) told from the part as written and
+            the same random source, without a variant (the self-test keys a seed by
+            them); None: only ``arrange`` tells.
         amount_of: what the key is when it is one amount in a unit (a solver quantity
             or an expression of them; see :class:`Amount`); a kind without
             (:func:`no_amount`) is no amount: :attr:`amount` is false.
@@ -244,6 +248,7 @@ class QuestionKind:
     answer_line: Callable[[PartVariant], str] = default_answer_line
     check_loaded: Callable[[Part, Location], list[tuple[Location, str]]] = no_loaded_checks
     arrange: Callable[[PartVariant, random.Random], PartVariant] | None = None
+    arranged: Callable[[Part, random.Random], dict[str, str]] | None = None
     amount_of: Callable[[Part], Amount] = no_amount
     searches_layout: bool = False
     names_mistake: Callable[[str], bool] = lambda name: False

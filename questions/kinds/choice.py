@@ -192,6 +192,26 @@ def answer_line(pv: PartVariant) -> str:
     return f"Answer: {picks_text(pv.spec.choices, pv.key.correct)}"
 
 
+def shuffled(n: int, rng: random.Random) -> list[int]:
+    """The order :func:`arrange` shows `n` options in: order[shown position] = written
+    position. It reads nothing of the part but how many options it has, so the
+    self-test can tell two variants' orders apart without drawing them
+    (:func:`arranged`)."""
+    order = list(range(n))
+    rng.shuffle(order)
+    return order
+
+
+def labels_of(order: list[int]) -> dict[str, str]:
+    """The labels an order moves: template label -> shown label."""
+    return {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+
+
+def arranged(part: Part, rng: random.Random) -> dict[str, str]:
+    """The labels :func:`arrange` gives a variant of `part` with `rng`, without one."""
+    return labels_of(shuffled(len(part.choices), rng))
+
+
 def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     """The options in an order drawn for this variant, every label moved with them.
 
@@ -202,9 +222,8 @@ def arrange(pv: PartVariant, rng: random.Random) -> PartVariant:
     :attr:`PartVariant.labels` records it (template label -> shown label).
     """
     choices = pv.spec.choices
-    order = list(range(len(choices)))
-    rng.shuffle(order)  # order[shown position] = written position
-    shown = {chr(ord("a") + w): chr(ord("a") + s) for s, w in enumerate(order)}
+    order = shuffled(len(choices), rng)
+    shown = labels_of(order)
 
     def move(labels: list[str] | tuple[str, ...]) -> list[str]:
         return sorted(shown[x] for x in labels)
@@ -261,7 +280,7 @@ def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
             f"({label}) is {'right' if right else 'wrong'}: {why}", what=f"option ({label})")
 
 
-KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange,
+KIND = QuestionKind(check_part, draw_key, answer_line, check_loaded, arrange, arranged,
                     key_words=key_words, walk_steps=walk_steps, texts=texts,
                     expressions=expressions, part_fields=frozenset({"choices"}),
                     answer_fields=fields, mistake_fields=mistake_fields,

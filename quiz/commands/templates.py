@@ -27,7 +27,7 @@ from quiz.core.words import plural
 
 if TYPE_CHECKING:
     from questions.catalog import Catalog
-    from questions.loader import Bank
+    from questions.loader import Bank, Summary
     from questions.variants import PartVariant, Variant
     from quiz.core.authoring import Checked
 
@@ -412,9 +412,8 @@ def _test(args: argparse.Namespace) -> int:
         for problem in bank.problems:
             results.append(Checked(Path(problem.file).name, problem.file, 0,
                                    problems=[problem]))
-        jobs = [Job(bank.sources[tid], tid, _cost(bank.sources[tid],
-                                                  bank.summaries[tid].kind))
-                for tid in sorted(bank.templates)]
+        jobs = [Job(bank.sources[tid], tid, _cost(bank.sources[tid], s.kind), _body(s))
+                for tid in sorted(bank.templates) for s in [bank.summaries[tid]]]
     results += check_all(jobs, args.seeds, args.workers or default_workers(), bank,
                          _reload(args) if bank is not None else None)
     if args.paths:  # the whole bank's duplicates are among its problems already
@@ -462,6 +461,15 @@ def _cost(source: str, kind: str = "") -> float:
     from questions.kinds import kind_of
 
     return size * (4 if kind and kind_of(kind).searches_layout else 1)
+
+
+def _body(s: Summary) -> str:
+    """What copies of one template body (equal but for the id) have in common, read
+    from the bank's summaries without validating anything: the self-test's workers
+    get one such group each (:attr:`quiz.core.checkpool.Job.group`). Two bodies that
+    share it only share a worker, never a finding (:class:`quiz.core.selftest.Bodies`
+    compares whole bodies)."""
+    return repr((s.title, s.topic, s.kind, s.difficulty, list(s.tags)))
 
 
 def _reload(args: argparse.Namespace) -> Callable[[], Bank]:

@@ -57,11 +57,17 @@ class Job:
             the file is read and checked on its own (``quiz templates test FILE``).
         cost: a guess at its share of the work (any scale): the dearest start first,
             so that no worker is left with a long one when the others are done.
+        group: jobs of one group run in one worker, one after the other (None: a
+            group of its own). The copies of one template body are a group: a worker
+            checks each draw of a body once (:class:`quiz.core.selftest.Bodies`), and
+            a body whose copies were spread over two workers had the draws they share
+            checked on both.
     """
 
     source: str
     template_id: str | None = None
     cost: float = 0.0
+    group: str | None = None
 
 
 def default_workers() -> int:
@@ -90,7 +96,8 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
     """
     from quiz.core.selftest import Bodies
 
-    workers = max(1, min(workers, len(jobs)))
+    groups = _groups(jobs)
+    workers = max(1, min(workers, len(groups)))
     if workers == 1:
         bodies = Bodies()  # copies of a template (equal but for the id) share findings
         return [_check(job, seeds, bank, bodies) for job in jobs]
@@ -102,11 +109,15 @@ def check_all(jobs: Sequence[Job], seeds: int, workers: int, bank: Bank | None =
         pool = ProcessPoolExecutor(workers, multiprocessing.get_context(method),
                                    initializer=_start, initargs=(reload,))
         try:
-            futures: dict[int, Future[Checked]] = {}
+            futures: list[tuple[list[int], Future[list[Checked]]]] = []
             with _interrupts_held():  # a worker must ignore Ctrl+C before it can get one
-                for i in sorted(range(len(jobs)), key=lambda i: -jobs[i].cost):
-                    futures[i] = pool.submit(_check_here, jobs[i], seeds)
-            return [futures[i].result() for i in range(len(jobs))]
+                for group in sorted(groups, key=lambda g: -sum(jobs[i].cost for i in g)):
+                    futures.append((group, pool.submit(_check_here,
+                                                       [jobs[i] for i in group], seeds)))
+            done: dict[int, Checked] = {}
+            for group, future in futures:
+                done.update(zip(group, future.result(), strict=True))
+            return [done[i] for i in range(len(jobs))]
         except BrokenProcessPool as exc:
             raise QuizError(f"a self-test process stopped unexpectedly ({exc}); try "
                             "--workers 1") from None
@@ -183,8 +194,16 @@ def _stop(pool: ProcessPoolExecutor) -> None:
             process.join()
 
 
-def _check_here(job: Job, seeds: int) -> Checked:
-    return _check(job, seeds, _BANK, _BODIES)
+def _groups(jobs: Sequence[Job]) -> list[list[int]]:
+    """The jobs' indexes by :attr:`Job.group`, each group in the order given."""
+    out: dict[object, list[int]] = {}
+    for i, job in enumerate(jobs):
+        out.setdefault(i if job.group is None else job.group, []).append(i)
+    return list(out.values())
+
+
+def _check_here(jobs: Sequence[Job], seeds: int) -> list[Checked]:
+    return [_check(job, seeds, _BANK, _BODIES) for job in jobs]
 
 
 def _check(job: Job, seeds: int, bank: Bank | None, bodies: Bodies | None) -> Checked:

@@ -241,6 +241,19 @@ def phrase_pattern(phrase: str) -> re.Pattern[str] | None:
     return re.compile(" " + gap.join(re.escape(p) for p in parts) + " ")
 
 
+PHRASES_KEPT: Final = 4096
+"""Phrases whose pattern and words are remembered. A rubric's phrases are the same for
+every answer graded against it (the self-test grades each variant's key and each
+mistake against the same claims: normalizing the phrases again was a fifth of a spoken
+answer's checklist)."""
+
+
+@lru_cache(maxsize=PHRASES_KEPT)
+def _phrase(phrase: str) -> tuple[re.Pattern[str] | None, frozenset[str]]:
+    """A phrase's pattern (:func:`phrase_pattern`) and its own words."""
+    return phrase_pattern(phrase), frozenset(normalize(phrase.replace("...", " ")).text.split())
+
+
 def find_phrase(hay: Normalized, phrases: Iterable[str],
                 scopes: Sequence[tuple[int, int]] = (), *,
                 negated: bool = False) -> tuple[int, str] | None:
@@ -264,10 +277,9 @@ def find_phrase(hay: Normalized, phrases: Iterable[str],
     """
     best: tuple[int, str] | None = None
     for phrase in phrases:
-        pattern = phrase_pattern(phrase)
+        pattern, own = _phrase(phrase)
         if pattern is None:
             continue
-        own = set(normalize(phrase.replace("...", " ")).text.split())
         start = 0
         for _ in range(MAX_PHRASE_HITS):
             m = pattern.search(hay.text, start)

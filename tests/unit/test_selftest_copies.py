@@ -120,3 +120,44 @@ def test_a_fault_planted_in_one_copy_of_a_body_is_found(
             if line.startswith("memory/model-state-c")}
     assert rows == {"memory/model-state-c0": "0", "memory/model-state-c1": "0",
                     "memory/model-state-c2": "1", "memory/model-state-c3": "0"}
+
+
+def test_a_copy_is_checked_against_the_solver_once_and_a_changed_body_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import questions.checks as checks
+    import questions.loader as loader
+
+    monkeypatch.setattr(loader, "_SOLVER_CHECKED", {})
+    checked = spy(monkeypatch, checks, "check_against_solver", lambda t: t.id)
+    text = (BROKEN / "unknown_fixed_key.toml").read_text(encoding="utf-8")
+    problems = []
+    for i in range(3):  # copies: one check, the same problem reported for each
+        with pytest.raises(loader.TemplateFileError) as exc:
+            loader.parse_template(text.replace('id = "memory/', f'id = "memory/c{i}-'))
+        problems.append([(p.line, p.field, p.reason) for p in exc.value.problems])
+    assert checked == ["memory/c0-broken-example"]
+    assert problems[0] == problems[1] == problems[2] and "micro_batch" in str(problems[0])
+    # the same body with the key spelled right: checked again, and it loads
+    right = text.replace("microbatch = 4", "micro_batch = 4")
+    assert loader.parse_template(right.replace('id = "memory/', 'id = "memory/c3-')).id \
+        == "memory/c3-broken-example"
+    assert len(checked) == 2
+    # 4 and 4.0 are equal in Python, not in a template: a body that differs only so is
+    # its own
+    loader.parse_template(right.replace("micro_batch = 4", "micro_batch = 4.0"))
+    assert len(checked) == 3
+
+
+def test_the_solver_checks_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    import questions.loader as loader
+
+    monkeypatch.setattr(loader, "_SOLVER_CHECKED", {})
+    monkeypatch.setattr(loader, "SOLVER_CHECKS_KEPT", 2)
+    text = (BANK / "memory" / "model-state.toml").read_text(encoding="utf-8")
+    assert 'title = "' in text
+    sizes = []
+    for i in range(5):
+        loader.parse_template(text.replace('title = "', f'title = "{i} '))
+        sizes.append(len(loader._SOLVER_CHECKED))
+    assert sizes == [1, 2, 1, 2, 1]  # five bodies, never more than two kept

@@ -376,7 +376,40 @@ def test_options_shuffled_per_seed_are_checked_every_seed(
     t = next(t for t in BANK.templates.values()
              if all(p.answer_kind == "choice" for p in t.all_parts()))
     drawn = spy(monkeypatch, selftest, "make_variant", lambda t, seed: seed)
+    worked = spy(monkeypatch, selftest, "variant_with", lambda t, seed, params: seed)
     check_template(t, seeds=6)
+    assert set(drawn + worked) == set(range(6))
+
+
+def test_the_options_order_told_without_a_variant_is_the_variants() -> None:
+    shuffled = [t for t in BANK.templates.values() if selftest.shuffles(t)]
+    assert len(shuffled) >= 10 and any(len(t.parts) > 1 for t in shuffled)
+    for t in shuffled:
+        counts = selftest.arrangers(t)
+        assert counts is not None
+        for tid in (t.id, t.id + "-copy"):  # the order is drawn per id and seed
+            u = t.model_copy(update={"id": tid})
+            for seed in range(8):
+                assert selftest.arranged(tid, seed, counts) == \
+                    selftest.arrangement(make_variant(u, seed))
+
+
+def test_an_order_told_wrong_stops_the_self_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    t = next(t for t in BANK.templates.values() if selftest.shuffles(t))
+    monkeypatch.setattr(selftest, "arranged", lambda tid, seed, counts: "|[]")
+    with pytest.raises(AssertionError, match=r"is not what selftest\.arranged says"):
+        check_template(t, seeds=2)
+
+
+def test_a_kind_that_arranges_otherwise_has_its_variants_drawn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = next(t for t in BANK.templates.values()
+             if all(p.answer_kind == "choice" for p in t.all_parts()))
+    want = check_template(t, seeds=6)
+    monkeypatch.setattr(selftest, "arrangers", lambda t: None)
+    drawn = spy(monkeypatch, selftest, "make_variant", lambda t, seed: seed)
+    assert check_template(t, seeds=6, body=selftest.Body()) == want
     assert set(drawn) == set(range(6))
 
 
@@ -416,6 +449,43 @@ def test_a_span_of_a_paragraph_is_read_once_per_unit(monkeypatch: pytest.MonkeyP
     assert [(m.span(), m.reading("B")) for m in rubric.mentions(text)] == first
     assert len(read) == n
     assert len(read) == len(set(read))
+
+
+def test_a_phrase_is_normalized_once_however_many_answers_are_searched(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rubric._phrase.cache_clear()
+    patterns = spy(monkeypatch, rubric, "phrase_pattern")
+    phrases = ["tp ... inside the node", "tp within a node"]
+    for text in ("TP 8 inside the node.", "Not TP inside the node.", "TP within a node"):
+        found = rubric.find_phrase(rubric.normalize(text), phrases)
+        assert (found is None) == text.startswith("Not")
+    assert patterns == phrases  # each phrase once, for three answers
+
+
+def test_a_phrase_remembered_finds_what_it_found_afresh() -> None:
+    hay = rubric.normalize("Not TP across nodes: TP 8 inside the node, so cannot hide.")
+    for phrase in ("tp ... across nodes", "tp ... inside", "cannot hide", "..."):
+        rubric._phrase.cache_clear()
+        first = [rubric.find_phrase(hay, [phrase], negated=n) for n in (False, True)]
+        assert [rubric.find_phrase(hay, [phrase], negated=n) for n in (False, True)] == first
+    assert rubric.find_phrase(hay, ["cannot hide"]) == (46, "cannot hide")
+
+
+def test_a_templates_expressions_are_compiled_once_for_its_draws(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    t = BANK.templates["communication/hierarchical-allreduce-bytes"]
+    monkeypatch.setattr(qparams, "_LAST", None)
+    texts = spy(monkeypatch, qparams, "_expr_texts")
+    first = [draw_params(t, seed)[0] for seed in range(5)]
+    assert len(texts) <= 2  # its one part's: the content key once (and compiling it)
+    # Another template in between, then one equal but for a constraint: each gets its
+    # own expressions (the last template is remembered by identity, never by content).
+    other = t.model_copy(update={"constraints": ["dp >= 4 * gpus_per_node"]})
+    assert qparams.compiled(other).constraints[0].text == "dp >= 4 * gpus_per_node"
+    assert qparams.compiled(t).constraints[0].text == "dp >= 2 * gpus_per_node"
+    assert [draw_params(t, seed)[0] for seed in range(5)] == first
 
 
 # ---------------------------------------------------------------- texts shown

@@ -106,7 +106,7 @@ def test_the_dearest_templates_start_first_and_results_keep_the_order_given(
 
     class Recording(ProcessPoolExecutor):
         def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-            submitted.append(args[0].source)
+            submitted.append(" ".join(job.source for job in args[0]))
             return super().submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
@@ -115,6 +115,29 @@ def test_the_dearest_templates_start_first_and_results_keep_the_order_given(
     results = check_all(jobs, 1, workers=2)
     assert submitted == [paths[1], paths[2], paths[0]]
     assert [r.source for r in results] == paths
+
+
+def test_a_groups_templates_run_in_one_worker_in_the_order_given(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    submitted: list[str] = []
+
+    class Recording(ProcessPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            submitted.append(" ".join(job.source for job in args[0]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
+    started = spy(monkeypatch, checkpool, "ProcessPoolExecutor")
+    paths = [str(path) for path in sorted(SCENARIO.glob("*.toml"))[:4]]
+    jobs = [Job(paths[0], cost=1, group="a"), Job(paths[1], cost=5),
+            Job(paths[2], cost=3, group="a"), Job(paths[3], cost=2, group="a")]
+    results = check_all(jobs, 1, workers=8)
+    assert started == [2]  # two groups: two workers, however many are allowed
+    # the group's cost is its templates' (6, dearer than the one alone: it starts first)
+    assert submitted == [f"{paths[0]} {paths[2]} {paths[3]}", paths[1]]
+    assert [r.source for r in results] == paths
+    assert results == check_all(jobs, 1, workers=1)
 
 
 def test_workers_must_be_a_positive_whole_number(
