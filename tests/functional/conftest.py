@@ -8,6 +8,7 @@ grows), a fixed random seed, a fixed "now" and a hand-driven monotonic clock.
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -26,6 +27,16 @@ if TYPE_CHECKING:
     from questions.loader import Bank
     from quiz.core.state import AppState, DataFolder
     from quiz.tui.screens.question import QuestionScreen
+
+FULL = os.environ.get("QUIZ_FUZZ") == "full"
+"""CI's profile (``QUIZ_FUZZ=full``, what `.ci/run` sets), as ``tests/unit/helpers.py``
+reads it (the functional tests do not import the unit tests' helpers)."""
+
+
+def per_profile(local: int, full: int) -> int:
+    """``local`` in the README's ``pytest``, ``full`` under ``QUIZ_FUZZ=full``."""
+    return full if FULL else local
+
 
 TEMPLATES = Path(__file__).parent / "templates"
 NOW = datetime(2025, 3, 3, 12, 0, tzinfo=UTC)

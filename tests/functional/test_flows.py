@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from textual.widgets import Input, OptionList, Select, Static
@@ -41,18 +41,11 @@ from .conftest import (
 )
 
 if TYPE_CHECKING:
-    from textual.pilot import Pilot
 
     from questions.loader import Bank
     from quiz.core.state import AppState
 
 SIZE = (120, 40)
-
-
-async def settle_screen(pilot: Pilot[Any]) -> None:
-    """Let pending messages run (without waiting for workers, which may block)."""
-    for _ in range(5):
-        await pilot.pause(0.02)
 
 
 def text_of(screen: object, selector: str) -> str:

@@ -21,7 +21,16 @@ from quiz.tui.screens.home import HomeScreen
 from quiz.tui.screens.stats import StatsScreen
 from quiz.tui.today import HomeSummary
 
-from .conftest import TEMPLATES, make_app, screen_text, seed_history, started, wait_for
+from .conftest import (
+    TEMPLATES,
+    WAIT_BOUND_S,
+    make_app,
+    screen_text,
+    seed_history,
+    settle,
+    started,
+    wait_for,
+)
 
 if TYPE_CHECKING:
     from quiz.core.state import AppState, DataFolder
@@ -87,7 +96,9 @@ def gate_settings(monkeypatch: pytest.MonkeyPatch) -> threading.Event:
     real = state.with_settings
 
     def slow(folder: DataFolder) -> AppState:
-        release.wait(10)
+        # held until the test releases it (the bound only keeps a failed test's thread
+        # from waiting for ever; no assertion depends on it)
+        release.wait(WAIT_BOUND_S)
         return real(folder)
 
     monkeypatch.setattr(state, "with_settings", slow)
@@ -114,11 +125,16 @@ async def test_the_menu_is_usable_before_the_settings_model_and_waits_for_it(
         assert app.state is None
         menu = home.query_one("#home-menu", OptionList)
         assert not menu.get_option("stats").disabled
-        await pilot.press("s")  # stats need the settings: they open once read
-        await pilot.pause(0.05)
-        assert isinstance(app.screen, HomeScreen)
-        release.set()
+        try:
+            await pilot.press("s")  # stats need the settings: they open once read
+            await pilot.pause()  # the key handled; the settings still held
+            assert isinstance(app.screen, HomeScreen)
+        finally:
+            release.set()
         await wait_for(pilot, lambda: isinstance(app.screen, StatsScreen))
+        # the stats shown (their worker done, its result painted) before the app closes:
+        # a result arriving while the app shuts down finds the screen's widgets gone
+        await settle(pilot)
 
 
 async def test_a_bad_settings_file_is_reported_on_the_home_with_or_without_the_cache(

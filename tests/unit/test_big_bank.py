@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 
+from helpers import per_profile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ flat = st.one_of(st.text(), st.integers(), st.booleans(), st.none(),
                  st.lists(st.text(), max_size=3))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=per_profile(50, 200), deadline=None)
 @given(st.lists(st.dictionaries(st.text(max_size=8), flat, max_size=5), max_size=4))
 def test_pretty_json_is_json_dumps_indented(rows: list[dict[str, object]]) -> None:
     assert pretty_json(rows) == json.dumps(rows, indent=2)  # type: ignore[arg-type]
@@ -25,7 +26,7 @@ def test_pretty_json_is_json_dumps_indented(rows: list[dict[str, object]]) -> No
 words = st.text(st.sampled_from("ab-c .\t\n\xa0é"), max_size=40)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=per_profile(100, 400), deadline=None)
 @given(st.one_of(words, st.lists(st.text("xyz-", min_size=1, max_size=14), max_size=8)
                  .map(" ".join)), st.integers(1, 20))
 def test_wrap_cell_is_textwrap(text: str, width: int) -> None:
@@ -49,7 +50,7 @@ def reference_table(rows: list[list[str]], right: set[int], widths: list[int],
     return "\n".join(lines)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=per_profile(40, 150), deadline=None)
 @given(st.integers(1, 4).flatmap(lambda n: st.lists(
     st.lists(st.text("ab -", max_size=30), min_size=n, max_size=n), min_size=1, max_size=6)),
     st.sets(st.integers(0, 3)), st.integers(8, 60))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import Clock, run_cli, spy
+from helpers import Clock, per_profile, run_cli, spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -204,7 +204,7 @@ json_values = st.recursive(
     max_leaves=6)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=per_profile(100, 300), deadline=None)
 @given(st.dictionaries(json_text, json_values | st.lists(json_text, max_size=3), max_size=6))
 def test_an_item_is_written_as_the_json_module_indents_it(item: dict[str, Any]) -> None:
     from quiz.core.store.writer import indented
