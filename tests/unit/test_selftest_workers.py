@@ -44,6 +44,20 @@ def report(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     return code, out
 
 
+def record_submissions(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The pool's submissions from now on, in order: each one's templates, joined by
+    spaces (a group's templates go in one submission)."""
+    submitted: list[str] = []
+
+    class Recording(ProcessPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+            submitted.append(" ".join(job.source for job in args[0]))
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
+    return submitted
+
+
 def test_the_bank_reports_the_same_on_one_process_or_three(
     capsys: pytest.CaptureFixture[str], data: Path
 ) -> None:
@@ -102,14 +116,7 @@ def test_no_more_workers_start_than_there_are_templates(
 def test_the_dearest_templates_start_first_and_results_keep_the_order_given(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    submitted: list[str] = []
-
-    class Recording(ProcessPoolExecutor):
-        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-            submitted.append(" ".join(job.source for job in args[0]))
-            return super().submit(fn, *args, **kwargs)
-
-    monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
+    submitted = record_submissions(monkeypatch)
     paths = [str(path) for path in sorted(SCENARIO.glob("*.toml"))[:3]]
     jobs = [Job(paths[0], cost=1), Job(paths[1], cost=3), Job(paths[2], cost=2)]
     results = check_all(jobs, 1, workers=2)
@@ -120,14 +127,7 @@ def test_the_dearest_templates_start_first_and_results_keep_the_order_given(
 def test_a_groups_templates_run_in_one_worker_in_the_order_given(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    submitted: list[str] = []
-
-    class Recording(ProcessPoolExecutor):
-        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
-            submitted.append(" ".join(job.source for job in args[0]))
-            return super().submit(fn, *args, **kwargs)
-
-    monkeypatch.setattr(checkpool, "ProcessPoolExecutor", Recording)
+    submitted = record_submissions(monkeypatch)
     started = spy(monkeypatch, checkpool, "ProcessPoolExecutor")
     paths = [str(path) for path in sorted(SCENARIO.glob("*.toml"))[:4]]
     jobs = [Job(paths[0], cost=1, group="a"), Job(paths[1], cost=5),
