@@ -135,6 +135,9 @@ class QuizApp(App[int]):
         return screen
 
     def on_mount(self) -> None:
+        # Out of collections until start-up's own (quiz.tui.heap), thawed on exit.
+        heap.hold_imports()
+        self._froze = True
         self.theme = self.loader.early_theme(self.available_themes)
         if self.start is not None and self.start.mode == "drill":
             self._open_drill()
