@@ -157,9 +157,9 @@ async def test_a_bad_settings_file_is_reported_on_the_home_with_or_without_the_c
 
 def test_quitting_before_the_settings_are_read_still_closes_the_history_cleanly(
         tmp_path: Path) -> None:
-    """The start-up worker opens the history before the settings model, and a person may
-    quit in between: the history must still be marked clean, or the next start reads
-    every page of it (0.15 s at 100k answers, seconds at a million)."""
+    """Start-up opens the history before its worker reads the settings model, and a
+    person may quit in between: the history must still be marked clean, or the next
+    start reads every page of it (0.15 s at 100k answers, seconds at a million)."""
     from quiz.core.store import Store, recovery
     from quiz.tui.app import QuizApp
 
