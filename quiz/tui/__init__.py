@@ -17,9 +17,10 @@ Layout (after tconbeer/harlequin):
 - ``app.tcss``: every screen's styles, theme variables only.
 
 Start-up: the home screen is the default screen and paints first; after the first
-frame (Textual's ``Ready``) a thread worker opens the history, reads the template ids
-and computes today's figures (``HomeReady``), then reads the settings model
-(``StateOpened``) and loads the bank (sympy; ``BankLoaded``). ``quiz drill`` paints its
+frame (Textual's ``Ready``) the app opens the history, reads the template ids and
+computes today's figures (``HomeReady``) on the event loop; once they are painted a
+thread worker reads the settings model (``StateOpened``) and loads the bank (sympy;
+``BankLoaded``). ``quiz drill`` paints its
 first question first instead: drawn on the event loop before the first frame from the
 same cheap reads and the compiled bank's view of its template, its session following
 once the bank is loaded. Drawing, grading and finishing a mock also run in threads,

@@ -105,7 +105,7 @@ class QuizApp(App[int]):
         self.loader = Loader(Sources(data_dir, list(template_dirs), now, bank_loader,
                                      template_files), self.history, self.post_message)
         self.router = Router(self)
-        self._load: Callable[[], None] | None = self.loader.run
+        self._load: Callable[[], None] | None = None
         """The start-up worker's work (None: nothing to load)."""
         self.settings_writer = SettingsWriter(self)
         self.template_ids: list[str] | None = None
@@ -135,6 +135,9 @@ class QuizApp(App[int]):
         return screen
 
     def on_mount(self) -> None:
+        # Out of collections until start-up's own (quiz.tui.heap), thawed on exit.
+        heap.hold_imports()
+        self._froze = True
         self.theme = self.loader.early_theme(self.available_themes)
         if self.start is not None and self.start.mode == "drill":
             self._open_drill()
@@ -151,12 +154,23 @@ class QuizApp(App[int]):
         first = self.router.first_question(opened)
         self.router.open_drill(first)
         template = first.question.template.id if first is not None else None
-        self._load = lambda: self.loader.run(opened, template)
+        self._load = lambda: self.loader.run(opened, figures=True, first_template=template)
 
     def on_ready(self) -> None:
-        # Ready comes after the first frame: the worker's imports (pydantic, sympy) hold
-        # the GIL for a while, and the home screen must not wait for them.
-        if self._load is not None:
+        # Ready comes after the first frame. The home's figures are read here, on the
+        # event loop (:mod:`quiz.tui.startup`); the worker starts once they are painted:
+        # its imports (pydantic, sympy) hold the GIL for a while, and the home screen
+        # must not wait for them.
+        if self.start is None or self.start.mode != "drill":
+            opened = self.loader.open()
+            if opened is None:  # said why (TaskFailed): the home shows it
+                return
+            self._home_ready(self.loader.today(opened))
+            self._load = lambda: self.loader.run(opened)
+        self.call_after_refresh(self._start_worker)
+
+    def _start_worker(self) -> None:
+        if self._load is not None and self.is_running:
             self.run_worker(self._load, thread=True, exit_on_error=False, group="load")
 
     def close_store(self) -> None:
@@ -188,7 +202,6 @@ class QuizApp(App[int]):
             from quiz.tui.screens.welcome import WelcomeScreen
 
             self.push_screen(WelcomeScreen())
-        self.call_after_refresh(self.loader.home_painted.set)
 
     @on(StateOpened)
     def _state_opened(self, event: StateOpened) -> None:

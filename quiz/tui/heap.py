@@ -10,6 +10,12 @@ objects, ~1 ms once they are frozen):
 - :func:`freeze_startup`: the objects start-up made (sympy, pydantic, Textual, the bank,
   the store: most of the heap) live as long as the app; ``gc.freeze`` moves them to a
   permanent generation that collections skip. :func:`thaw` undoes it when the app exits.
+  :func:`hold_imports` freezes what is alive when the app is mounted (the interpreter,
+  Textual, the app's modules) already, until :func:`freeze_startup` collects everything
+  once: otherwise CPython's first full collection, which comes with the eleventh young
+  one whatever the heap holds, scans all of it inside the home's first figures or the
+  drill's first question (~20 ms of CPU, ~8 % of either; bench/README.md,
+  "s5-startwall").
 - :class:`ReadingTime`: once a screen someone has to read is painted and still (the
   feedback, a mock's next question, a learn step's verdict), a full collection that is
   coming at all soon (:data:`READING_DUE_AT`) runs there, while they read, instead of
@@ -48,8 +54,16 @@ next Enter 3 or more young collections short of a full one; the collection itsel
 the reader nothing."""
 
 
+def hold_imports() -> None:
+    """Leave every object alive now out of collections until :func:`freeze_startup` (or
+    :func:`thaw`)."""
+    gc.freeze()
+
+
 def freeze_startup() -> None:
-    """Collect once, then leave every object alive now out of later collections."""
+    """Collect once (what :func:`hold_imports` held too), then leave every object alive
+    now out of later collections."""
+    gc.unfreeze()
     gc.collect()
     gc.freeze()
 

@@ -1,7 +1,7 @@
 """The history's lifecycle in the app: held from the moment start-up opens it, backed up
 once a day behind the home screen, closed cleanly at exit.
 
-Start-up's worker opens the history before the settings are read, so the person may
+Start-up opens the history before the settings are read, so the person may
 quit before the app's state exists: :class:`History` holds the store from then on, so
 that it is always closed (marked closed cleanly: the next start skips reading every
 page), and closes at once a store opened after the app ended.

@@ -1,20 +1,24 @@
 """Start-up loading: what the app reads, in which order, so that the home paints first.
 
-The home screen is the default screen; after the first frame one thread worker runs
-:meth:`Loader.run`: it opens the history, reads the template ids (the catalog is
-cached: no TOML, no sympy) and the drill's daily limits (cached from the settings: no
-pydantic), and computes today's figures (``HomeReady``: the home is usable); then it
+The home screen is the default screen; right after its first frame, on the event loop,
+:meth:`Loader.open` opens the history, reads the template ids (the catalog is cached:
+no TOML, no sympy) and the drill's daily limits (cached from the settings: no
+pydantic), and :meth:`Loader.today` computes today's figures (``HomeReady``: the home
+is usable). Once that frame is painted, one thread worker runs :meth:`Loader.run`: it
 reads the settings model (``StateOpened``) and loads the question bank
 (``BankLoaded``, which imports sympy), and imports the sessions' code
-(``StartupFinished``). Nothing competes with the figures for the interpreter, and a
-mode picked meanwhile waits for what it needs (:mod:`quiz.tui.routing`).
+(``StartupFinished``). The figures are not computed in the worker: a thread would
+share the interpreter with the frames Textual draws meanwhile, and hand its result
+back through the event loop, for work that takes tens of milliseconds (bench/README.md,
+"s5-startwall"). A mode picked meanwhile waits for what it needs
+(:mod:`quiz.tui.routing`).
 
 `quiz drill` paints its first question first: before the first frame, the app opens
 the history and reads the catalog and the cached limits (:meth:`Loader.open`, the same
 cheap reads) and draws that question from them (one variant of one template, from the
-compiled bank's view: no pydantic); the worker then goes on from what was opened
-(:meth:`Loader.run`), and the drill's session, built once the bank is loaded, goes on
-from that question.
+compiled bank's view: no pydantic); the worker then computes the home's figures under
+it and goes on as above, and the drill's session, built once the bank is loaded, goes
+on from that question.
 
 The worker reports only through messages: no widget is touched off the event loop.
 """
@@ -23,7 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import threading
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -46,12 +49,6 @@ if TYPE_CHECKING:
 
 DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
-
-PAINT_WAIT = 0.5
-"""Most seconds the start-up worker waits for the home's figures to be painted before
-reading the settings model and the templates (it never waits longer: a frame that is
-not drawn by then is not worth holding the rest of start-up for)."""
-
 
 @dataclass
 class Opened:
@@ -100,18 +97,15 @@ class Sources:
 
 
 class Loader:
-    """Runs start-up's loading (:meth:`run`, in a worker thread) and reports by
-    ``post`` (the app's thread-safe ``post_message``)."""
+    """Runs start-up's loading (:meth:`open` and :meth:`today` on the event loop,
+    :meth:`run` in a worker thread) and reports by ``post`` (the app's thread-safe
+    ``post_message``)."""
 
     def __init__(self, sources: Sources, history: History,
                  post: Callable[[Message], object]) -> None:
         self.sources = sources
         self.history = history
         self.post = post
-        self.home_painted = threading.Event()
-        """Set once the screen with today's figures is painted: the worker waits for it
-        before its slow imports, which would hold the interpreter while that frame is
-        drawn."""
 
     def early_theme(self, available: Collection[str]) -> str:
         """The theme named in the settings file, read cheaply before the first paint.
@@ -165,12 +159,21 @@ class Loader:
             limits = state.settings
         return Opened(folder, first_run, catalog, catalog_problem, limits, state)
 
-    def run(self, opened: Opened | None = None, first_template: str | None = None) -> None:
-        """Open the history (unless ``opened`` was), show today's figures, read the
-        settings, load the bank.
+    def today(self, opened: Opened) -> HomeReady:
+        """Today's figures from what :meth:`open` read (the home is usable with them)."""
+        ids = opened.catalog.ids if opened.catalog is not None else None
+        return HomeReady(opened.first_run, ids,
+                         self.summary(opened.folder.store, opened.limits, ids))
+
+    def run(self, opened: Opened, *, figures: bool = False,
+            first_template: str | None = None) -> None:
+        """Read the settings and load the bank (in a worker), from what :meth:`open`
+        read.
 
         Args:
-            opened: what :meth:`open` read already (`quiz drill`, before its first frame).
+            opened: what :meth:`open` read already.
+            figures: compute today's figures first (`quiz drill`: its first frame is
+                its question, and the home's figures wait for the worker).
             first_template: the template of a question shown already (the drill's
                 first): validated here, with the bank, rather than on the event loop
                 when its session asks it.
@@ -180,14 +183,9 @@ class Loader:
         sources = self.sources
         if first_template is not None:
             import quiz.core.grading  # the first keystroke reads with it: import it now
-        opened = opened or self.open()
-        if opened is None:
-            return
-        folder, catalog, limits, state = (opened.folder, opened.catalog, opened.limits,
-                                          opened.state)
-        ids = catalog.ids if catalog is not None else None
-        self.post(HomeReady(opened.first_run, ids, self.summary(folder.store, limits, ids)))
-        self.home_painted.wait(PAINT_WAIT)
+        if figures:
+            self.post(self.today(opened))
+        folder, catalog, state = opened.folder, opened.catalog, opened.state
         if state is None:
             state = self._with_settings(folder)
             if state is None:

@@ -25,6 +25,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from quiz.tui import heap
+from quiz.tui.app import QuizApp
 from quiz.tui.screens.feedback import FeedbackScreen
 from quiz.tui.screens.home import HomeScreen
 from quiz.tui.textual_private import fix_paint_cycles, fix_styles_cache
@@ -129,6 +130,57 @@ async def test_start_up_objects_are_frozen_for_the_apps_life(data_dir: Path) -> 
         # sympy, pydantic, Textual and the bank: far more than the screens add later
         assert gc.get_freeze_count() > 50_000
     assert gc.get_freeze_count() == 0  # thawed on exit: the tests' apps are freed
+
+
+async def test_what_is_alive_at_the_mount_is_out_of_collections_until_start_up_ends(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CPython's first full collection comes with its eleventh young one, whatever the
+    heap holds: the objects alive when the app is mounted (the imports) are frozen, so
+    that it does not scan them inside the home's first figures; start-up's own
+    collection then collects them too (a cycle made before the app is freed)."""
+    import weakref
+
+    gc.unfreeze()
+
+    class Node:
+        other: Node | None = None
+
+    cycle = Node()
+    cycle.other = Node()
+    cycle.other.other = cycle
+    gone = weakref.ref(cycle)
+    held = [cycle]  # let go of as the app mounts: garbage when the imports are held
+    del cycle
+    mounted = QuizApp.on_mount
+
+    def on_mount(self: QuizApp) -> None:
+        held.clear()
+        mounted(self)
+
+    monkeypatch.setattr(QuizApp, "on_mount", on_mount)
+    frozen_when_shown: list[int] = []
+    shown = HomeScreen.ready
+
+    def ready(self: HomeScreen, *args: Any, **kwargs: Any) -> None:
+        frozen_when_shown.append(gc.get_freeze_count())
+        shown(self, *args, **kwargs)
+
+    monkeypatch.setattr(HomeScreen, "ready", ready)
+    collected: list[bool] = []
+    real = heap.freeze_startup
+
+    def freeze_startup() -> None:
+        real()
+        collected.append(gone() is None)
+
+    monkeypatch.setattr(heap, "freeze_startup", freeze_startup)
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        await wait_for(pilot, lambda: collected)
+        assert frozen_when_shown and frozen_when_shown[0] > 0
+        assert collected == [True]  # held at the mount, collected once start-up ended
+    assert gc.get_freeze_count() == 0
 
 
 async def test_a_due_full_collection_runs_while_the_feedback_is_read(

@@ -157,9 +157,9 @@ async def test_a_bad_settings_file_is_reported_on_the_home_with_or_without_the_c
 
 def test_quitting_before_the_settings_are_read_still_closes_the_history_cleanly(
         tmp_path: Path) -> None:
-    """The start-up worker opens the history before the settings model, and a person may
-    quit in between: the history must still be marked clean, or the next start reads
-    every page of it (0.15 s at 100k answers, seconds at a million)."""
+    """Start-up opens the history before its worker reads the settings model, and a
+    person may quit in between: the history must still be marked clean, or the next
+    start reads every page of it (0.15 s at 100k answers, seconds at a million)."""
     from quiz.core.store import Store, recovery
     from quiz.tui.app import QuizApp
 
@@ -188,3 +188,31 @@ async def test_todays_figures_read_in_the_singular_for_one(tmp_path: Path) -> No
         assert "(1 answer in all)" in screen_text(home.query_one("#home-accuracy"))
         assert "Streak: 1 day" in screen_text(home.query_one("#home-streak"))
         assert "1 question in today's drill" in screen_text(home.query_one("#home-due"))
+
+
+async def test_todays_figures_are_shown_before_the_start_up_worker_starts(
+        data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The home's figures are read on the event loop right after the first frame, not
+    handed back from the worker: when the worker begins (the settings model, the bank)
+    the menu is usable already, and the figures are the history's."""
+    from quiz.tui.startup import Loader
+
+    seed_history(data_dir)
+    locations.config_path(data_dir).write_text("new_per_day = 2\n")
+    warm_settings_cache(data_dir)
+    seen: list[tuple[bool, str]] = []
+    real = Loader.run
+
+    def run(self: Loader, *args: object, **kwargs: object) -> None:
+        home = app.home
+        seen.append((app.home_ready, screen_text(home.query_one("#home-due"))))
+        real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Loader, "run", run)
+    app = make_app(data_dir)
+    async with app.run_test(size=SIZE) as pilot:
+        await started(pilot)
+        assert len(seen) == 1
+        ready, due = seen[0]
+        assert ready
+        assert "2 questions in today's drill" in due
