@@ -25,11 +25,11 @@ import contextlib
 import re
 import threading
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from textual.message import Message
 
 from quiz.tui.messages import BankLoaded, HomeReady, StartupFinished, StateOpened, TaskFailed
@@ -53,8 +53,7 @@ reading the settings model and the templates (it never waits longer: a frame tha
 not drawn by then is not worth holding the rest of start-up for)."""
 
 
-@dataclass
-class Opened:
+class Opened(Struct):
     """What start-up reads first (:meth:`Loader.open`), cheaply: no pydantic, no sympy
     once the caches are warm.
 
@@ -77,8 +76,7 @@ class Opened:
     state: AppState | None
 
 
-@dataclass(frozen=True)
-class Sources:
+class Sources(Struct, frozen=True):
     """Where the app's data comes from.
 
     Attributes:
