@@ -291,7 +291,7 @@ def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float],
 
 def key_text(name: str, ctx: Ctx, given: frozenset[str]) -> str:
     """The key a plan is kept under: quantity, conventions and given quantities."""
-    return json.dumps([name, [getattr(ctx, name) for name in Ctx.__struct_fields__], sorted(given)])
+    return json.dumps([name, [getattr(ctx, f) for f in Ctx.__struct_fields__], sorted(given)])
 
 
 def load_plan(data: Mapping[str, Any]) -> Plan:
