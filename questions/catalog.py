@@ -47,9 +47,10 @@ import os
 import sqlite3
 import time
 from collections.abc import ItemsView, Iterator, Mapping, Sequence, ValuesView
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from questions import bankpool
 from questions.compiling import EXTRAS, Writes, digest, extras, summarize_file
@@ -122,8 +123,7 @@ def fingerprint() -> str:
     return "|".join(parts)
 
 
-@dataclass
-class Catalog:
+class Catalog(Struct):
     """Every template file of a bank, compiled or read from the cache.
 
     Attributes:
@@ -135,9 +135,9 @@ class Catalog:
     entries: dict[str, Entry] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     pack_labels: dict[str, str] = field(default_factory=dict)
-    _fresh: dict[str, Template] = field(default_factory=dict, repr=False)
-    _cache: Path | None = field(default=None, repr=False)
-    _meta: dict[str, str] | None = field(default=None, repr=False)
+    _fresh: dict[str, Template] = field(default_factory=dict)
+    _cache: Path | None = None
+    _meta: dict[str, str] | None = None
 
     @property
     def ids(self) -> list[str]:

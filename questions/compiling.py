@@ -13,9 +13,10 @@ import contextlib
 import hashlib
 import json
 import sqlite3
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from questions.summaries import Entry as Entry  # the record a file is kept as
 
@@ -33,8 +34,7 @@ def digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-@dataclass
-class Writes:
+class Writes(Struct):
     """What a build changes in the cache, written in one transaction at its end."""
 
     now: int

@@ -375,11 +375,11 @@ def _shown_derivation(pv: PartVariant) -> Derivation:
 
 _SHOWN = "derivation"
 """Where :func:`derivation_of` keeps a part's derivation as shown (never a field, so a
-copy made with ``dataclasses.replace`` for another key starts without it)."""
+copy made with ``replace`` for another key starts without it)."""
 
 _EXPLAINED = "_explained"
 """Where :func:`explain` keeps a part's derivation (on the part; never a field, so a
-copy made with ``dataclasses.replace`` for another key starts without it)."""
+copy made with ``replace`` for another key starts without it)."""
 
 
 def _explain(pv: PartVariant) -> Derivation:

@@ -22,8 +22,9 @@ import difflib
 import math
 import operator
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from questions.errors import TemplateError
 
@@ -60,8 +61,7 @@ class ExprError(TemplateError):
         self.expr = expr
 
 
-@dataclass(frozen=True)
-class Expr:
+class Expr(Struct, frozen=True):
     """A checked expression: its text, the names it reads, and a safe evaluator."""
 
     text: str

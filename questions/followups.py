@@ -24,8 +24,9 @@ from __future__ import annotations
 import contextlib
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct, field
 
 from questions.errors import TemplateError
 from questions.followspec import FollowUpSpec
@@ -95,7 +96,6 @@ class NotApplicable(QuizError):
     """A follow-up that does not apply to this variant (one line: why)."""
 
 
-@dataclass
 class FollowPart(PartVariant):
     """A follow-up's question: graded like any part; its worked solution
     (:func:`questions.derivation.derivation_of`) opens with the engine's breakdown
@@ -103,8 +103,7 @@ class FollowPart(PartVariant):
     the engine (:attr:`synthetic`) is that comparison and the key."""
 
 
-@dataclass
-class FollowUp:
+class FollowUp(Struct):
     """One follow-up of a variant, drawn.
 
     Attributes:
@@ -479,9 +478,7 @@ def _key_words(pv: PartVariant) -> str:
 
 def _follow_part(pv: PartVariant, prompt: str, side: str, *, synthetic: bool = False,
                  mistakes: tuple[KnownMistake, ...] | None = None) -> FollowPart:
-    from dataclasses import fields
-
-    values = {f.name: getattr(pv, f.name) for f in fields(PartVariant)}
+    values = {name: getattr(pv, name) for name in PartVariant.__struct_fields__}
     values["prompt"] = prompt
     if mistakes is not None:
         values["mistakes"] = tuple(mistakes)
@@ -540,8 +537,7 @@ def layout_moves(a: Mapping[str, Any], b: Mapping[str, Any]) -> str:
     return text[:1].upper() + text[1:]
 
 
-@dataclass(frozen=True)
-class _Option:
+class _Option(Struct, frozen=True):
     text: str
     mistake: str = ""
     feedback: str = ""

@@ -12,9 +12,10 @@ import difflib
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct, field
 
 from questions.errors import FieldError, TemplateError, UnknownTemplate
 from questions.located import field_name, line_of
@@ -29,8 +30,7 @@ MAX_BYTES = 256 * 1024
 """Largest template file accepted (a question is a page of text, not a data set)."""
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     """One thing wrong with a template file."""
 
     file: str
@@ -270,8 +270,7 @@ class Summary(Protocol):
     def kind(self) -> str: ...
 
 
-@dataclass
-class Bank:
+class Bank(Struct):
     """Every loaded template, and what went wrong with the ones that did not load.
 
     Attributes:
@@ -293,7 +292,7 @@ class Bank:
     problems: list[Problem] = field(default_factory=list)
     packs: dict[str, str] = field(default_factory=dict)
     pack_labels: dict[str, str] = field(default_factory=dict)
-    listed: Mapping[str, Summary] | None = field(default=None, repr=False, compare=False)
+    listed: Mapping[str, Summary] | None = None
 
     @property
     def summaries(self) -> Mapping[str, Summary]:
@@ -371,8 +370,7 @@ def _scan(folder: Path, problems: list[Problem]) -> list[str]:
     return files
 
 
-@dataclass
-class BankFiles:
+class BankFiles(Struct):
     """Where a bank's templates come from, in load order.
 
     Attributes:

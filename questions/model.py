@@ -10,8 +10,9 @@ imports these types one way.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 if TYPE_CHECKING:
     from questions.fields import PartFields, Scalar
@@ -20,8 +21,7 @@ __all__ = ["AcceptedVariant", "Carried", "FigureKey", "Follow", "Key", "KnownMis
            "PartVariant"]
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Struct, frozen=True):
     """The expected answer of one part.
 
     Attributes:
@@ -49,8 +49,7 @@ class Key:
     figures: tuple[FigureKey, ...] = ()
 
 
-@dataclass(frozen=True)
-class FigureKey:
+class FigureKey(Struct, frozen=True):
     """One figure a spoken answer should state, as drawn for a variant.
 
     Attributes:
@@ -78,8 +77,7 @@ class FigureKey:
     expr: str = ""
 
 
-@dataclass(frozen=True)
-class KnownMistake:
+class KnownMistake(Struct, frozen=True):
     """A known mistake as it applies to this variant: what every kind's has.
 
     What the mistake's answer is (a value, a formula, a pick, a table's cells) is its
@@ -93,8 +91,7 @@ class KnownMistake:
     credit: float
 
 
-@dataclass(frozen=True)
-class AcceptedVariant:
+class AcceptedVariant(Struct, frozen=True):
     """Another convention's answer that also grades correct."""
 
     name: str
@@ -102,8 +99,7 @@ class AcceptedVariant:
     value: float
 
 
-@dataclass(frozen=True)
-class Carried:
+class Carried(Struct, frozen=True):
     """An earlier part whose answer carries forward into a later one.
 
     Attributes:
@@ -119,8 +115,7 @@ class Carried:
     key: float
 
 
-@dataclass(frozen=True)
-class Follow:
+class Follow(Struct, frozen=True):
     """Follow-through (error carried forward) of one part.
 
     Attributes:
@@ -135,8 +130,7 @@ class Follow:
     derive: Callable[[Mapping[str, float]], float]
 
 
-@dataclass
-class PartVariant:
+class PartVariant(Struct, dict=True):
     """One part of a variant, ready to ask and grade."""
 
     index: int

@@ -20,9 +20,10 @@ import hashlib
 import json
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
+
+from msgspec import Struct
 
 from questions.private import FILE_MODE, private_folder
 
@@ -35,8 +36,7 @@ GROUP: Final = "quiz.templates"
 """The entry point group packs register in."""
 
 
-@dataclass(frozen=True, slots=True)
-class Pack:
+class Pack(Struct, frozen=True):
     """One installed pack."""
 
     name: str

@@ -13,9 +13,10 @@ import random
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
+
+from msgspec import Struct, field
 
 from questions.errors import TemplateError
 from questions.expr import Expr, ExprError, compile_expr
@@ -52,8 +53,7 @@ def _draw(spec: ParamSpec, rng: random.Random) -> Scalar:
     return int(v) if v == int(v) and abs(v) < 2**53 else v
 
 
-@dataclass(frozen=True)
-class Compiled:
+class Compiled(Struct, frozen=True, dict=True):
     """A template's expressions, checked once."""
 
     constraints: tuple[Expr, ...]
@@ -260,8 +260,7 @@ END_SHARE = 0.1
 """The share of a range at each end whose draws :func:`draw_coverage` watches."""
 
 
-@dataclass
-class Coverage:
+class Coverage(Struct):
     """What the draws of a template's parameters covered, and what they refused.
 
     Attributes:

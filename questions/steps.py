@@ -22,8 +22,10 @@ Which steps are asked:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from msgspec.structs import replace
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from questions.errors import TemplateError
 from questions.expr import ExprError
@@ -74,8 +76,7 @@ __all__ = ["COVERAGE_SEEDS", "EXAMPLE_PLACEHOLDER", "MAX_DRAWS", "MAX_SPEC_NUMBE
            "picks_text", "placeholder_problems", "pv_env_value", "reflow", "short_name",
            "spec_too_large", "suggest_name", "table_display", "variant_ref", "variant_with"]
 
-@dataclass
-class Variant:
+class Variant(Struct, dict=True):
     """A template at one seed."""
 
     template: Template

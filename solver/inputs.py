@@ -11,16 +11,16 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
 from typing import Any, cast
+
+from msgspec import Struct, field
 
 from solver.errors import SolverError
 from solver.keys import KEYS, Key, Value
 from solver.presets import GPUS, MODELS
 
 
-@dataclass(frozen=True)
-class Ctx:
+class Ctx(Struct, frozen=True):
     """The conventions and structural choices a formula depends on.
 
     Attributes mirror the choice keys of :mod:`solver.keys`, plus `moe` (experts > 0)
@@ -172,8 +172,7 @@ def _suggest(name: str, known: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------- inputs
 
 
-@dataclass
-class Inputs:
+class Inputs(Struct):
     """Every key's value after presets, overrides and derived defaults.
 
     Attributes:
@@ -404,7 +403,8 @@ def _validate(inp: Inputs) -> None:
 
 
 _DERIVED_CONVENTIONS = ("moe", "interleaved", "pipelined", "tp_cross_node", "zero")
-_PLAIN_CONVENTIONS = tuple(f.name for f in fields(Ctx) if f.name not in _DERIVED_CONVENTIONS)
+_PLAIN_CONVENTIONS = tuple(name for name in Ctx.__struct_fields__
+                           if name not in _DERIVED_CONVENTIONS)
 """The fields of Ctx read as they are from the values of their keys."""
 
 

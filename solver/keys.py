@@ -12,13 +12,12 @@ Definitions are data; the machinery that resolves and checks them lives in
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 Value = float | int | bool | str
 
 
-@dataclass(frozen=True)
-class Key:
+class Key(Struct, frozen=True):
     """One input of the solver.
 
     Attributes:

@@ -26,8 +26,9 @@ import ast
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, cast
+
+from msgspec import Struct
 
 from solver.errors import SolverError, Undefined
 from solver.inputs import Ctx, Inputs, ctx_of
@@ -100,8 +101,7 @@ def show(v: float, unit: str, binary: bool) -> str:
 # ---------------------------------------------------------------- results
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct, frozen=True):
     """One line of a worked derivation.
 
     Attributes:
@@ -127,8 +127,7 @@ class Step:
     pretty_substituted: str = ""
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Struct, frozen=True):
     """The answer to `quiz solve`: value, formula, inputs and worked steps.
 
     `inputs` are the values the last step's formula reads directly (as in DESIGN.md's
@@ -170,8 +169,7 @@ class Result:
         }
 
 
-@dataclass(frozen=True)
-class Worked:
+class Worked(Struct, frozen=True):
     """What a worked derivation shows of a solve (a :class:`Result` has the same
     attributes, and more)."""
 
@@ -231,8 +229,7 @@ class Texts(NamedTuple):
         return fill_substitution(self.substitution, env)
 
 
-@dataclass(frozen=True)
-class PlanStep:
+class PlanStep(Struct, frozen=True):
     """One step of a plan."""
 
     name: str
@@ -243,8 +240,7 @@ class PlanStep:
     printed: Printed
 
 
-@dataclass(frozen=True)
-class Plan:
+class Plan(Struct, frozen=True):
     """A quantity's derivation under one set of conventions (see the module docstring).
 
     Attributes:
@@ -295,7 +291,7 @@ def run_steps(steps: Iterable[_Runnable], values: Mapping[str, float],
 
 def key_text(name: str, ctx: Ctx, given: frozenset[str]) -> str:
     """The key a plan is kept under: quantity, conventions and given quantities."""
-    return json.dumps([name, [getattr(ctx, f.name) for f in fields(Ctx)], sorted(given)])
+    return json.dumps([name, [getattr(ctx, f) for f in Ctx.__struct_fields__], sorted(given)])
 
 
 def load_plan(data: Mapping[str, Any]) -> Plan:

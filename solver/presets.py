@@ -6,13 +6,12 @@ against the published totals).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from msgspec import Struct, field
 
 from solver.keys import Value
 
 
-@dataclass(frozen=True)
-class Preset:
+class Preset(Struct, frozen=True):
     """A named set of key values.
 
     Attributes:

@@ -9,8 +9,9 @@ accepted answers are drawn for a variant, and the last line of its worked explan
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     import random
@@ -28,8 +29,7 @@ Location = list[str | int]
 """A field path in a template file, e.g. ``["parts", 0, "answer", "formula"]``."""
 
 
-@dataclass(frozen=True)
-class KeyContext:
+class KeyContext(Struct, frozen=True):
     """What drawing a part's key may use.
 
     Attributes:
@@ -52,8 +52,7 @@ class KeyContext:
     render: Callable[[str, str], str] = lambda text, field: text
 
 
-@dataclass(frozen=True)
-class DrawnKey:
+class DrawnKey(Struct, frozen=True):
     """A part's key as drawn for one variant, with its known mistakes and the other
     conventions' answers that also grade correct."""
 
@@ -168,8 +167,7 @@ AddStep = Callable[..., None]
 one step (:func:`questions.steps.walk`)."""
 
 
-@dataclass(frozen=True)
-class QuestionKind:
+class QuestionKind(Struct, frozen=True):
     """One answer kind's entry in the question layer's table.
 
     Attributes:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, cast
+
+from msgspec.structs import replace
 
 from questions.errors import FieldError
 from questions.kinds.base import AddStep, DrawnKey, KeyContext, Location, QuestionKind
@@ -59,8 +60,7 @@ def mistakes(part: Part) -> list[ChoiceMistake]:
     return cast("list[ChoiceMistake]", part.mistakes)
 
 
-@dataclass(frozen=True)
-class ChoiceKnownMistake(KnownMistake):
+class ChoiceKnownMistake(KnownMistake, frozen=True):
     """A choice's or a multi-select's known mistake as drawn: the wrong pick."""
 
     choice: tuple[str, ...]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
@@ -44,8 +43,7 @@ def mistakes(part: Part) -> list[FormulaMistake]:
     return cast("list[FormulaMistake]", part.mistakes)
 
 
-@dataclass(frozen=True)
-class FormulaKnownMistake(KnownMistake):
+class FormulaKnownMistake(KnownMistake, frozen=True):
     """A formula's known mistake as drawn: the wrong formula."""
 
     formula: str

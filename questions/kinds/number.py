@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
@@ -73,8 +72,7 @@ def mistakes(part: Part) -> list[NumberMistake]:
     return cast("list[NumberMistake]", part.mistakes)
 
 
-@dataclass(frozen=True)
-class NumberKnownMistake(KnownMistake):
+class NumberKnownMistake(KnownMistake, frozen=True):
     """A number's known mistake as drawn: the value a learner who makes it types."""
 
     value: float

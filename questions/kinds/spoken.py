@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import string
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError, TemplateError
@@ -57,8 +56,7 @@ def mistakes(part: Part) -> list[SpokenMistake]:
     return cast("list[SpokenMistake]", part.mistakes)
 
 
-@dataclass(frozen=True)
-class SpokenKnownMistake(KnownMistake):
+class SpokenKnownMistake(KnownMistake, frozen=True):
     """A spoken answer's known mistake as drawn: a wrong value of one figure."""
 
     value: float

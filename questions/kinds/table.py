@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from questions.errors import FieldError
@@ -53,8 +52,7 @@ def mistakes(part: Part) -> list[TableMistake]:
     return cast("list[TableMistake]", part.mistakes)
 
 
-@dataclass(frozen=True)
-class TableKnownMistake(KnownMistake):
+class TableKnownMistake(KnownMistake, frozen=True):
     """A table's known mistake as drawn: some rows answered a known wrong way."""
 
     cells: dict[str, tuple[str, ...]]
@@ -106,7 +104,7 @@ def draw_key(ctx: KeyContext) -> DrawnKey:
 
 def walk_steps(pv: PartVariant, explanation: str, add: AddStep) -> None:
     """Learn mode for a table: one step per row (which columns apply to this row)."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from questions.fields import PartFields
 

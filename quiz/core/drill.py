@@ -13,10 +13,11 @@ import random
 import re
 from collections import defaultdict, deque
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import groupby
 from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from questions.variants import PartVariant, Variant, make_variant
 from quiz.core.clock import local_day, local_day_start
@@ -77,8 +78,7 @@ def teaching_order(bank: Bank) -> list[str]:
     return order
 
 
-@dataclass(frozen=True)
-class Left:
+class Left(Struct, frozen=True):
     """What is left of today's drill.
 
     Attributes:
@@ -103,8 +103,7 @@ class Left:
         return f"{self.fresh} left today{extra}"
 
 
-@dataclass(frozen=True)
-class Missed:
+class Missed(Struct, frozen=True):
     """A question of a finished drill that was not fully right."""
 
     label: str
@@ -118,8 +117,7 @@ class Missed:
     """The expected answer, as displayed."""
 
 
-@dataclass(frozen=True)
-class DrillSummary:
+class DrillSummary(Struct, frozen=True):
     """The end of a drill: score, what was missed, what comes tomorrow.
 
     Attributes:
@@ -164,8 +162,7 @@ def left_in(queue: Sequence[str], store: Store, now: datetime) -> Left:
     return Left(len(queue) - again, again)
 
 
-@dataclass(frozen=True)
-class FirstQuestion:
+class FirstQuestion(Struct, frozen=True):
     """The question today's drill opens with, drawn before its session exists.
 
     Attributes:

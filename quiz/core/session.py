@@ -16,9 +16,10 @@ import random
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 from questions.errors import TemplateError
 from questions.variants import PartVariant, Variant, describe, make_variant
@@ -61,8 +62,7 @@ def attempt_tags(template: Template, part: int) -> tuple[str, ...]:
     return tuple(t for t in template.tags if not any(t in p.tags for p in template.parts))
 
 
-@dataclass
-class Question:
+class Question(Struct):
     """One part of one variant, as shown to the user."""
 
     variant: Variant
@@ -116,8 +116,7 @@ class Question:
         return min(1.0, sum(h.cost for h in self.part.spec.hints[: self.hints_shown]))
 
 
-@dataclass(frozen=True)
-class Outcome:
+class Outcome(Struct, frozen=True):
     """What happened when an answer was submitted.
 
     Attributes:

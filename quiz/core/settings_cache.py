@@ -23,8 +23,9 @@ import json
 import os
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from questions.private import private_folder
 from questions.textfile import TextFileError, read_text_file
@@ -43,8 +44,7 @@ MODEL_SOURCE = Path(__file__).with_name("settings.py")
 every stored result stale."""
 
 
-@dataclass(frozen=True)
-class DailyLimits:
+class DailyLimits(Struct, frozen=True):
     """The settings today's drill reads (see :class:`quiz.core.schedule.Drill`)."""
 
     new_per_day: int

@@ -13,10 +13,11 @@ the settings model when the settings file has not changed since it last ran.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from quiz import locations
 from quiz.core import settings_cache
@@ -29,8 +30,7 @@ if TYPE_CHECKING:
     from quiz.core.settings_cache import DailyLimits
 
 
-@dataclass
-class DataFolder:
+class DataFolder(Struct):
     """The data folder with its history open, before the settings are read.
 
     Attributes:
@@ -46,15 +46,14 @@ class DataFolder:
     warnings: list[str] = field(default_factory=list)
 
 
-@dataclass
-class AppState(DataFolder):
+class AppState(DataFolder, kw_only=True):
     """The open data folder and its settings.
 
     Attributes:
         settings: loaded settings (defaults where the file was bad).
     """
 
-    settings: Settings = field(kw_only=True)
+    settings: Settings
 
 
 def open_folder(data_dir: str | Path | None = None,

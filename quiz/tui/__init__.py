@@ -8,7 +8,7 @@ Layout (after tconbeer/harlequin):
   ``settings_sync.py`` (settings changed in the app), ``heap.py`` (garbage collection),
   ``textual_private.py`` (every use of Textual's private API). No module here imports
   ``app.py``: screens post messages. Importing it loads neither sympy nor the core.
-- ``messages.py``: dataclass messages, named in the past tense; workers report only
+- ``messages.py``: messages named in the past tense (plain classes); workers report only
   through them.
 - ``data.py``: what the screens show, computed without Textual (home figures, stats,
   template previews, the derivation's layout); run by the screens in worker threads.

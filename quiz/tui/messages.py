@@ -3,18 +3,16 @@
 Workers run in threads and report back only through these messages (``post_message``
 is thread-safe), so no widget is ever touched off the event loop.
 
-Each is a dataclass for its ``__init__`` only (``eq=False, repr=False``): a message is
-itself, never equal to another, and Textual gives its repr. The generated comparison
-and repr of 32 classes cost every start (this module is imported before the first
-frame) about 6 ms of CPU, half of the module's import (bench/README.md, "Drill's
-first question").
+Each is written as Textual writes its own: an ``__init__`` that sets the attributes and
+calls ``super().__init__()``. A message is itself, never equal to another, and Textual
+gives its repr. Not dataclasses: Python 3.11 compiles a dataclass's generated methods
+from source when its module is imported, and this module is imported before the
+first frame (bench/README.md, "Drill's first question").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from dataclasses import field as dataclass_field
 from datetime import date
 from functools import wraps
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -64,7 +62,6 @@ def while_shown(handler: Callable[[_Node, _Event], Any]) -> Callable[[_Node, _Ev
 # ---------------------------------------------------------------- start-up
 
 
-@dataclass(eq=False, repr=False)
 class HomeReady(Message):
     """Today's figures are computed, from the history, the template ids and the drill's
     daily limits alone (the settings model and the templates may still be loading):
@@ -72,259 +69,294 @@ class HomeReady(Message):
     read, ``summary`` when the figures could not be computed (a ``TaskFailed`` says
     why)."""
 
-    first_run: bool
-    template_ids: list[str] | None
-    summary: HomeSummary | None
+    def __init__(self, first_run: bool, template_ids: list[str] | None,
+                 summary: HomeSummary | None) -> None:
+        self.first_run: bool = first_run
+        self.template_ids: list[str] | None = template_ids
+        self.summary: HomeSummary | None = summary
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class StateOpened(Message):
     """Settings and history are open (the templates may still be loading)."""
 
-    state: AppState
+    def __init__(self, state: AppState) -> None:
+        self.state: AppState = state
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class BankLoaded(Message):
     """The question templates are loaded (and sympy with them)."""
 
-    bank: Bank
+    def __init__(self, bank: Bank) -> None:
+        self.bank: Bank = bank
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class StartupFinished(Message):
     """Start-up's imports and loading are done: what exists now lives as long as the app
     (see :mod:`quiz.tui.heap`)."""
 
 
-@dataclass(eq=False, repr=False)
 class TaskFailed(Message):
     """Work in a thread failed (opening the history, loading the bank, drawing...).
 
     ``what`` says what was being done, in words for the user.
     """
 
-    what: str
-    message: str
+    def __init__(self, what: str, message: str) -> None:
+        self.what: str = what
+        self.message: str = message
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class SummaryRequested(Message):
     """The home screen wants fresh figures (it was shown again)."""
 
 
-@dataclass(eq=False, repr=False)
 class SummaryComputed(Message):
     """What the home screen shows was recomputed."""
 
-    summary: HomeSummary
+    def __init__(self, summary: HomeSummary) -> None:
+        self.summary: HomeSummary = summary
+        super().__init__()
 
 
 # ---------------------------------------------------------------- navigation
 
 
-@dataclass(eq=False, repr=False)
 class ModeChosen(Message):
     """The user picked a mode: drill, practice, mock, stats, browser, help or home."""
 
-    mode: str
+    def __init__(self, mode: str) -> None:
+        self.mode: str = mode
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class PracticeChosen(Message):
     """The practice picker was confirmed."""
 
-    topic: str | None
-    difficulty: int | None
-    schedule: bool
+    def __init__(self, topic: str | None, difficulty: int | None, schedule: bool) -> None:
+        self.topic: str | None = topic
+        self.difficulty: int | None = difficulty
+        self.schedule: bool = schedule
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class LearnChosen(Message):
     """The learn picker was confirmed: walk through this item, topic or tag."""
 
-    target: str
+    def __init__(self, target: str) -> None:
+        self.target: str = target
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class PracticeRequested(Message):
     """Practise exactly these templates (a retry, the leeches, the browser's pick)."""
 
-    template_ids: list[str]
-    first: tuple[str, int] | None = None
-    """A ``(template id, seed)`` variant to ask first (a retry)."""
+    def __init__(self, template_ids: list[str],
+                 first: tuple[str, int] | None = None) -> None:
+        self.template_ids: list[str] = template_ids
+        self.first: tuple[str, int] | None = first
+        """A ``(template id, seed)`` variant to ask first (a retry)."""
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class WalkRequested(Message):
     """Walk through one variant ("walk me through it" after a miss)."""
 
-    template_id: str
-    seed: int
+    def __init__(self, template_id: str, seed: int) -> None:
+        self.template_id: str = template_id
+        self.seed: int = seed
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class FlagRequested(Message):
     """The person flags a question as wrong or unclear (the app asks why, then stores
     it)."""
 
-    question: Question
-    attempt_id: int | None = None
+    def __init__(self, question: Question, attempt_id: int | None = None) -> None:
+        self.question: Question = question
+        self.attempt_id: int | None = attempt_id
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class SettingChanged(Message):
     """The settings screen changed one setting (already valid): apply it and save it."""
 
-    name: str
-    value: object
+    def __init__(self, name: str, value: object) -> None:
+        self.name: str = name
+        self.value: object = value
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class WalkReady(Message):
     """A walk-through is built (its steps derived by the solver, in a worker)."""
 
-    walkthrough: Walkthrough
+    def __init__(self, walkthrough: Walkthrough) -> None:
+        self.walkthrough: Walkthrough = walkthrough
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class WalkAnswered(Message):
     """An answer in a walk-through was graded (and, whole or cold, recorded)."""
 
-    answer: WalkAnswer
+    def __init__(self, answer: WalkAnswer) -> None:
+        self.answer: WalkAnswer = answer
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class SessionEnded(Message):
     """A drill ran out of questions (practice never does; a mock ends in a report)."""
 
-    mode: str
-    session: Session | None = None
-    """The session that ended (the drill's summary comes from it)."""
+    def __init__(self, mode: str, session: Session | None = None) -> None:
+        self.mode: str = mode
+        self.session: Session | None = session
+        """The session that ended (the drill's summary comes from it)."""
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class MockChosen(Message):
     """The mock interview setup was confirmed."""
 
-    questions: int
-    minutes: int
-    closing_minutes: int = 0
-    """Minutes for a closing 30-second answer (0: none)."""
+    def __init__(self, questions: int, minutes: int, closing_minutes: int = 0) -> None:
+        self.questions: int = questions
+        self.minutes: int = minutes
+        self.closing_minutes: int = closing_minutes
+        """Minutes for a closing 30-second answer (0: none)."""
+        super().__init__()
 
 
 # ---------------------------------------------------------------- questions
 
 
-@dataclass(eq=False, repr=False)
 class AnswerSubmitted(Message):
     """Enter was pressed in the answer box."""
 
-    text: str
+    def __init__(self, text: str) -> None:
+        self.text: str = text
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class PreviewRead(Message):
     """The live "read as" preview of some typed text is ready."""
 
-    text: str
-    preview: str
+    def __init__(self, text: str, preview: str) -> None:
+        self.text: str = text
+        self.preview: str = preview
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class QuestionReady(Message):
     """The session drew its next question (None: the session is over)."""
 
-    question: Question | None
-    left: str | None
-    """What is left of today's drill, e.g. ``5 left today (+1 again)``."""
+    def __init__(self, question: Question | None, left: str | None) -> None:
+        self.question: Question | None = question
+        self.left: str | None = left
+        """What is left of today's drill, e.g. ``5 left today (+1 again)``."""
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class AnswerGraded(Message):
     """The session graded (and, unless invalid, recorded) an answer."""
 
-    outcome: Outcome
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome: Outcome = outcome
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class MockFinished(Message):
     """A mock interview ended and its report is ready."""
 
-    report: MockReport
+    def __init__(self, report: MockReport) -> None:
+        self.report: MockReport = report
+        super().__init__()
 
 
 # ---------------------------------------------------------------- other screens
 
 
-@dataclass(eq=False, repr=False)
 class StatsComputed(Message):
     """The stats screen's figures are ready."""
 
-    data: StatsData
+    def __init__(self, data: StatsData) -> None:
+        self.data: StatsData = data
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class SchedulerComputed(Message):
     """The stats screen's calibration of the scheduler is ready."""
 
-    data: SchedulerData
+    def __init__(self, data: SchedulerData) -> None:
+        self.data: SchedulerData = data
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class WorkloadForecast(Message):
     """The settings screen's workload line for a desired retention is ready."""
 
-    retention: float
-    text: str
+    def __init__(self, retention: float, text: str) -> None:
+        self.retention: float = retention
+        self.text: str = text
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class SchedulerFitted(Message):
     """``o`` on the stats screen fitted the scheduler (or said why it could not)."""
 
-    text: str
-    """What happened, for a notification."""
-    ok: bool
-    """Whether a fit ran (False: too few reviews, or the optimizer refused)."""
+    def __init__(self, text: str, ok: bool) -> None:
+        self.text: str = text
+        """What happened, for a notification."""
+        self.ok: bool = ok
+        """Whether a fit ran (False: too few reviews, or the optimizer refused)."""
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class TemplatePreviewed(Message):
     """A template was drawn at a seed for the browser."""
 
-    preview: TemplatePreview
+    def __init__(self, preview: TemplatePreview) -> None:
+        self.preview: TemplatePreview = preview
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class ForecastComputed(Message):
     """The due forecast (cards due per day) is ready."""
 
-    days: list[tuple[date, int]]
+    def __init__(self, days: list[tuple[date, int]]) -> None:
+        self.days: list[tuple[date, int]] = days
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class DrillSummarized(Message):
     """The summary of the drill just finished is ready."""
 
-    summary: DrillSummary
+    def __init__(self, summary: DrillSummary) -> None:
+        self.summary: DrillSummary = summary
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class LabLoaded(Message):
     """The layout lab's workload was built and searched (in a worker), or failed."""
 
-    setup: Setup
-    workload: Workload | None
-    ranking: Ranking | None
-    error: str
+    def __init__(self, setup: Setup, workload: Workload | None, ranking: Ranking | None,
+                 error: str) -> None:
+        self.setup: Setup = setup
+        self.workload: Workload | None = workload
+        self.ranking: Ranking | None = ranking
+        self.error: str = error
+        super().__init__()
 
 
-@dataclass(eq=False, repr=False)
 class MistakesFound(Message):
     """The mistakes screen's entries are ready."""
 
-    mistakes: list[Mistake]
-    leeches: list[str]
-    suspended: dict[str, tuple[str, int]] = dataclass_field(default_factory=dict)
-    """Templates suspended from the drill as leeches: id -> (since, UTC text; lapses)."""
+    def __init__(self, mistakes: list[Mistake], leeches: list[str],
+                 suspended: dict[str, tuple[str, int]] | None = None) -> None:
+        self.mistakes: list[Mistake] = mistakes
+        self.leeches: list[str] = leeches
+        self.suspended: dict[str, tuple[str, int]] = {} if suspended is None else suspended
+        """Templates suspended from the drill as leeches: id -> (since, UTC text; lapses)."""
+        super().__init__()
+
+

@@ -15,7 +15,7 @@ from it (home, help, welcome) stay out of any import circle.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 __all__ = ["MODES", "Mode", "by_name", "menu_modes"]
 
@@ -24,8 +24,7 @@ BLURB_WIDTH = 28
 """Cells a menu blurb fits in at 80 columns; a longer one wraps under the keys."""
 
 
-@dataclass(frozen=True)
-class Mode:
+class Mode(Struct, frozen=True):
     """One place the app can open.
 
     Attributes:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from msgspec import Struct
 from textual.screen import Screen
 
 from quiz.tui.messages import TaskFailed
@@ -37,8 +37,7 @@ if TYPE_CHECKING:
     from quiz.tui.startup import Opened
 
 
-@dataclass(frozen=True)
-class Start:
+class Start(Struct, frozen=True):
     """What the app opens once the bank is loaded (``quiz drill``, ``quiz mock``...).
 
     Attributes:

@@ -28,11 +28,11 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from msgspec import Struct
 from textual.message import Message
 
 from quiz.tui.messages import BankLoaded, HomeReady, StartupFinished, StateOpened, TaskFailed
@@ -50,8 +50,7 @@ if TYPE_CHECKING:
 DEFAULT_THEME = "textual-dark"
 _THEME_LINE = re.compile(r'^\s*theme\s*=\s*"([\w.-]+)"\s*(?:#.*)?$', re.MULTILINE)
 
-@dataclass
-class Opened:
+class Opened(Struct):
     """What start-up reads first (:meth:`Loader.open`), cheaply: no pydantic, no sympy
     once the caches are warm.
 
@@ -74,8 +73,7 @@ class Opened:
     state: AppState | None
 
 
-@dataclass(frozen=True)
-class Sources:
+class Sources(Struct, frozen=True):
     """Where the app's data comes from.
 
     Attributes:

@@ -1,16 +1,17 @@
 """The home screen's figures: today's drill, the streak, recent accuracy.
 
 Apart from :mod:`quiz.tui.data` because the app computes them at start-up, before
-anything else is loaded: importing this module costs one small dataclass, and
+anything else is loaded: importing this module costs one small record class, and
 :func:`home_summary` imports only the history's queries and the scheduler.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from quiz.core.settings import Settings
@@ -29,8 +30,7 @@ def percent(value: float | None) -> str:
     return "—" if value is None else f"{value:.0%}"
 
 
-@dataclass(frozen=True)
-class HomeSummary:
+class HomeSummary(Struct, frozen=True):
     """The home screen's figures.
 
     Attributes:

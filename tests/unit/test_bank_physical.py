@@ -161,12 +161,12 @@ def test_every_drawn_variant_is_physically_possible_where_its_prompt_presumes_it
 def test_the_rules_catch_an_impossible_draw(tid: str, overrides: dict[str, int],
                                             expected: str) -> None:
     """The property can fail: the draws the audit found, forced back in."""
-    import dataclasses
+    import msgspec
 
     t = BANK.get(tid)
     pv = make_variant(t, 0).parts[0]
     model = "llama3.1-70b"
-    forced = dataclasses.replace(pv, model=model, overrides={**pv.overrides, **overrides},
-                                 env={})
+    forced = msgspec.structs.replace(pv, model=model,
+                                     overrides={**pv.overrides, **overrides}, env={})
     names = names_of(t.all_parts()[0], t.intro)
     assert any(expected in p for p in problems(forced, names, False))

@@ -14,7 +14,6 @@ import sqlite3
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ import pytest
 from helpers import T0, Clock
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from questions.loader import Bank
 from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text

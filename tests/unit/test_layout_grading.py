@@ -101,7 +101,7 @@ def test_the_domain_reference_fsdp_layout_is_a_good_layout() -> None:
 
 
 def test_fsdp_that_must_reshard_every_micro_batch_says_what_is_exposed() -> None:
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     # 40 GB GPUs: nothing spare to keep gathered weights through the step.
     pv = seed_variant()

@@ -23,6 +23,7 @@ import sympy as sp
 from helpers import bundled_bank, spy
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace as struct_replace
 
 import questions.kinds
 import questions.layout as qlayout
@@ -305,9 +306,9 @@ def test_a_key_that_changes_between_whole_draws_fails_as_not_deterministic(
         calls[0] += 1
         if calls[0] % 2:
             return drawn
-        return replace(drawn, key=replace(drawn.key, display=drawn.key.display + "0"))
+        return struct_replace(drawn, key=struct_replace(drawn.key, display=drawn.key.display + "0"))
 
-    monkeypatch.setitem(questions.kinds.KINDS, "number", replace(kind, draw_key=drifting))
+    monkeypatch.setitem(questions.kinds.KINDS, "number", struct_replace(kind, draw_key=drifting))
     failures = [f for f in check_template(t, seeds=2) if f.check == "deterministic"]
     assert [f.detail for f in failures] == ["two keys differ"] * 2
 
@@ -322,9 +323,9 @@ def test_a_key_that_does_not_grade_right_fails_with_warm_caches(
     def doubled(ctx: Any) -> Any:  # a key shown as twice its value
         drawn = kind.draw_key(ctx)
         shown = f"{2 * (drawn.key.value or 0) / 1e9:.4g} GB"
-        return replace(drawn, key=replace(drawn.key, display=shown))
+        return struct_replace(drawn, key=struct_replace(drawn.key, display=shown))
 
-    monkeypatch.setitem(questions.kinds.KINDS, "number", replace(kind, draw_key=doubled))
+    monkeypatch.setitem(questions.kinds.KINDS, "number", struct_replace(kind, draw_key=doubled))
     failures = check_template(t, seeds=2)
     assert {f.check for f in failures} >= {"key display"}, failures
 
@@ -542,5 +543,5 @@ def test_a_parts_derivation_is_worked_once_and_a_copy_for_another_key_afresh(
     first = qderivation.explain(pv)
     walk(v)
     assert derivation_of(pv) is first and len(worked) == 1  # the walk and the feedback too
-    other = replace(pv, key=replace(pv.key, value=2 * (pv.key.value or 0)))
+    other = struct_replace(pv, key=struct_replace(pv.key, value=2 * (pv.key.value or 0)))
     assert qderivation.explain(other) is not first and len(worked) == 2

@@ -6,7 +6,6 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -15,6 +14,7 @@ import pytest
 from helpers import LOCAL, T0, Clock
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from quiz.core.clock import from_utc_text, local_day, local_day_start, to_utc_text
 from quiz.core.store import (

@@ -10,9 +10,10 @@ import json
 import math
 import sqlite3
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final, cast, get_args
+
+from msgspec import Struct
 
 from quiz.core.clock import from_utc_text, require_aware, to_utc_text
 from quiz.core.types import Mode, StoredVerdict
@@ -42,8 +43,7 @@ VERDICTS: Final[frozenset[str]] = frozenset(get_args(StoredVerdict))
 MODES: Final[frozenset[str]] = frozenset(get_args(Mode))
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Attempt:
+class Attempt(Struct, frozen=True, kw_only=True):
     """One graded answer. Unreadable (``invalid``) input is never an attempt."""
 
     template_id: str
@@ -83,8 +83,7 @@ class Attempt:
     """Row id; None until stored."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Review:
+class Review(Struct, frozen=True, kw_only=True):
     """One FSRS review of a template's card."""
 
     template_id: str
@@ -101,8 +100,7 @@ class Review:
     """Row id; None until stored."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class MockResult:
+class MockResult(Struct, frozen=True, kw_only=True):
     """One mock interview session; unfinished sessions have ``finished_at`` None."""
 
     started_at: datetime
@@ -126,8 +124,7 @@ FLAG_REASONS: Final = ("wrong", "unclear")
 FLAG_NOTE_MAX: Final = 2000
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Flag:
+class Flag(Struct, frozen=True, kw_only=True):
     """A learner's report on a question, for the template's author."""
 
     template_id: str

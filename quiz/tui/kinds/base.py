@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from questions.variants import PartVariant
@@ -17,8 +18,7 @@ def no_extra(part: PartVariant) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class AskedAs:
+class AskedAs(Struct, frozen=True):
     """One answer kind's entry in the question screen's table.
 
     Attributes:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from textual import on, work
@@ -95,11 +94,12 @@ class AnswerBox(Vertical):
     needs more lines than the preview has (see :func:`_update_in_place`).
     """
 
-    @dataclass
     class Warmed(Message):
         """The warm-up readings of the question ``generation`` are done."""
 
-        generation: int
+        def __init__(self, generation: int) -> None:
+            self.generation: int = generation
+            super().__init__()
 
 
     DEFAULT_CSS = f"""
