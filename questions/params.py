@@ -8,10 +8,10 @@ standard library), and parameters are rounded before any answer is derived.
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 import re
-import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
@@ -32,10 +32,23 @@ if TYPE_CHECKING:
 
 MAX_DRAWS = 200
 """Redraws allowed before a template is declared unsatisfiable."""
-MAX_DRAW_SECONDS = 1.0
-"""CPU time allowed for drawing one variant's parameters (normally a few ms)."""
-CLOCK_EVERY = 8
-"""Redraws between two readings of the clock against MAX_DRAW_SECONDS."""
+
+# The budgets below count work, not time, so that what a template's draws come to (a
+# variant, a refusal, a coverage report) is the same on every machine and under any
+# load. A try's work is bounded without a clock: a constraint is at most
+# questions.expr.MAX_LENGTH characters and its whole numbers at most MAX_INT_BITS bits,
+# so the time of one step below is bounded too (about 0.1 us on a 2-core laptop).
+TRY_STEPS = 100
+"""The fixed work of one try, in steps (one step: a term of a constraint evaluated):
+drawing it and resolving the solver's inputs for it take about as long as evaluating
+100 terms."""
+PARAM_STEPS = 5
+"""The work of drawing one parameter of a try, in steps."""
+MAX_DRAW_STEPS = 2_000_000
+"""Steps allowed for drawing one variant's parameters (the first try always runs). The
+bundled bank's dearest variant takes under 25,000 (90 tries of 242 steps), and a
+template's 200 tries fit unless one try costs over 10,000 steps (some 25 constraints
+of full length): then it is refused as too costly, in a fraction of a second."""
 
 def _draw(spec: ParamSpec, rng: random.Random) -> Scalar:
     if spec.choices is not None:
@@ -63,6 +76,19 @@ class Compiled(Struct, frozen=True, dict=True):
     def needs(self) -> frozenset[str]:
         """Every name the constraints read."""
         return frozenset().union(*(c.names for c in self.constraints))
+
+    @cached_property
+    def terms(self) -> int:
+        """The terms (syntax-tree nodes) of all the constraints, each evaluated once a
+        try."""
+        return sum(sum(1 for _ in ast.walk(c.tree)) for c in self.constraints)
+
+
+def _try_steps(t: Template, comp: Compiled) -> int:
+    """The work of one try of `t`'s draw (`comp`: its expressions), in steps
+    (:data:`TRY_STEPS`): the same for every try, kept or rejected, drawn or found in a
+    memo."""
+    return TRY_STEPS + PARAM_STEPS * len(t.params) + comp.terms
 
 
 _COMPILED: dict[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]], Compiled] = {}
@@ -159,24 +185,23 @@ def draw_params(t: Template, seed: int,
             of a kept draw are then shared between draws: read them only.
 
     Raises:
-        TemplateError: the constraints cannot be met in MAX_DRAWS draws.
+        TemplateError: the constraints cannot be met in MAX_DRAWS draws, or in the
+            draws that MAX_DRAW_STEPS allows.
     """
     comp = compiled(t)
     rng = random.Random(f"{t.id}#{seed}")
     last = "no draw was tried"
     field: tuple[str | int, ...] = ("params",)
     reason: str | None = None
-    # The clock starts at the first redraw and is read every CLOCK_EVERY draws after:
-    # reading a CPU clock is a system call (1 ms under load, ten times a draw), and most
-    # variants hold at the first draw.
-    deadline = math.inf
+    steps = _try_steps(t, comp)
     for attempt in range(MAX_DRAWS):
-        if attempt == 1:
-            deadline = time.thread_time() + MAX_DRAW_SECONDS
-        elif attempt % CLOCK_EVERY == 0 and attempt and time.thread_time() > deadline:
-            slow = (f"drawing a variant took over {MAX_DRAW_SECONDS:g} s ({last}); "
-                    "simplify the parameters or constraints")
-            raise TemplateError(f"{t.id}: {slow}", field=("answer",), reason=slow)
+        if attempt and (attempt + 1) * steps > MAX_DRAW_STEPS:
+            costly = (f"drawing a variant is too costly: each draw evaluates "
+                      f"{comp.terms:,} terms of the constraints over {len(t.params)} "
+                      f"parameters, and the {attempt} draws a variant may take at that "
+                      f"cost were all rejected (the last: {last}); shorten the "
+                      "constraints, or make them hold more often")
+            raise TemplateError(f"{t.id}: {costly}", field=field, reason=costly)
         params = {}
         try:
             params = {name: _draw(spec, rng) for name, spec in t.params.items()}
@@ -252,9 +277,10 @@ SOLVER_REJECTED_SHARE = 0.25
 """A share of draws rejected by the solver (not by a declared constraint) it reports:
 combinations the author may not know are impossible (126 layers on 4 stages)."""
 
-COVERAGE_SECONDS = 2.0
-"""CPU time :func:`draw_coverage` may take (a template whose draws are mostly rejected
-is reported on the seeds drawn by then)."""
+COVERAGE_STEPS = 10_000_000
+"""Steps (:data:`TRY_STEPS`) :func:`draw_coverage` may take: a template whose draws are
+mostly rejected, or costly, is reported on the seeds drawn by then. The bundled bank's
+dearest coverage at 100 seeds takes under 500,000 (1,924 tries of 242 steps)."""
 
 END_SHARE = 0.1
 """The share of a range at each end whose draws :func:`draw_coverage` watches."""
@@ -387,12 +413,16 @@ def draw_coverage(t: Template, seeds: int = COVERAGE_SEEDS,
         else:
             out.rejected.append((dict(params), reason, at))
 
-    deadline = time.thread_time() + COVERAGE_SECONDS
+    try:
+        steps = _try_steps(t, compiled(t))
+    except TemplateError:  # an expression that cannot be compiled: no seed can be drawn
+        out.failed += 1
+        return out
     for seed in range(out.seeds):
-        # The clock every CLOCK_EVERY seeds (a seed's draw is normally a lookup in the
-        # memo, and one reading of the CPU clock took as long as 20 of them under load).
-        if seed and seed % CLOCK_EVERY == 0 and time.thread_time() > deadline:
-            out.seeds = seed  # what was drawn in the time is the report
+        # Every try counts, drawn or found in the memo or in `tried`: where the report
+        # stops depends on the template and the seeds only.
+        if out.tries * steps >= COVERAGE_STEPS:
+            out.seeds = seed  # what was drawn within the budget is the report
             break
         if tried is not None and seed in tried:
             for params, reason, at in tried[seed]:

@@ -3,8 +3,10 @@ the path)."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -147,3 +149,14 @@ def cpu_guard(seconds: float = 10.0, wall: float = 60.0) -> Iterator[None]:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGVTALRM, previous[0])
         signal.signal(signal.SIGALRM, previous[1])
+
+
+def race_the_clocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clocks that jump 1,000 s at each reading (the CPU clocks and ``perf_counter``):
+    a machine as slow or as loaded as can be, as seen by anything that times itself. A
+    result must not change under them (issue 30); ``monotonic`` is left alone (the
+    standard library's waits and timeouts read it)."""
+    for name in ("thread_time", "process_time", "perf_counter"):
+        ticks = itertools.count(0.0, 1000.0)
+        monkeypatch.setattr(time, name, lambda ticks=ticks: next(ticks))
+    assert time.thread_time() + 1 < time.thread_time()

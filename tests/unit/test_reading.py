@@ -7,6 +7,7 @@ import sys
 
 import pytest
 import sympy
+from helpers import race_the_clocks
 
 from quiz.core.reading import (
     Unreadable,
@@ -15,7 +16,7 @@ from quiz.core.reading import (
     read_formula,
     read_number,
 )
-from solver.formula import MAX_DEPTH
+from solver.formula import MAX_DEPTH, formula_ratio
 from solver.units import BASE_UNITS, DAY, MONTH, YEAR
 
 # ---------------------------------------------------------------- numbers
@@ -365,9 +366,21 @@ def test_equivalence_of_a_power_tower_too_large_to_evaluate_is_false() -> None:
     assert not formulas_equivalent(tower, P, [P])
 
 
-def test_equivalence_gives_up_as_false_when_out_of_time() -> None:
-    assert formulas_equivalent(P + D, D + P + 0 * P, [P, D], timeout_s=0.0) in (True, False)
-    assert not formulas_equivalent((P + 1) ** 2, P**2 + 2 * P + 1, [P], timeout_s=0.0)
+def test_equivalence_gives_up_as_false_when_out_of_budget() -> None:
+    assert formulas_equivalent(P + D, D + P + 0 * P, [P, D], budget=0) in (True, False)
+    assert not formulas_equivalent((P + 1) ** 2, P**2 + 2 * P + 1, [P], budget=0)
+
+
+def test_equivalence_does_not_depend_on_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Regression (issue 30): a 0.2 s wall-clock budget graded an equivalent formula
+    # incorrect on a slow or loaded machine.
+    rewritten = read_formula("6*P*D*(P^2-1)/((P-1)*(P+1))", _PD).expr
+    other = read_formula("3*D*(P+P^2)/(1+P)*2", _PD).expr
+    assert formulas_equivalent(rewritten, 6 * P * D, [P, D])
+    assert formula_ratio(other, 3 * P * D, [P, D]) == 2
+    race_the_clocks(monkeypatch)
+    assert formulas_equivalent(rewritten, 6 * P * D, [P, D])
+    assert formula_ratio(other, 3 * P * D, [P, D]) == 2
 
 
 # ---------------------------------------------------------------- choices
