@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -87,6 +87,31 @@ def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizA
         kw["start"] = Start(**start)
     return QuizApp(data_dir=data_dir, seed=0, now=lambda: NOW, clock=clock or FakeClock(),
                    **kw)
+
+
+@pytest.fixture(autouse=True)
+def _app_heap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Locally, an app started by a test freezes nothing at start-up and thaws nothing
+    on exit (:mod:`quiz.tui.heap`'s ``freeze_startup`` and ``thaw`` do nothing): its
+    ``gc.unfreeze()`` would hand the test process's frozen heap (``tests/conftest.py``)
+    back to the collector, and its start-up collection scan all of it, about a quarter
+    of a Pilot test's CPU. Both only move when collections run, never what they free.
+    The tests marked ``app_heap`` (``test_heap_shape``, which checks them) and every
+    test under ``QUIZ_FUZZ=full`` run them as the app does; after a marked test, what
+    is alive is frozen again."""
+    import gc
+
+    from quiz.tui import heap
+
+    if request.node.get_closest_marker("app_heap") is not None:
+        yield
+        gc.collect()
+        gc.freeze()
+        return
+    if not FULL:
+        monkeypatch.setattr(heap, "freeze_startup", lambda: None)
+        monkeypatch.setattr(heap, "thaw", lambda: None)
+    yield
 
 
 @pytest.fixture

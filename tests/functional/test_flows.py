@@ -78,27 +78,32 @@ async def test_first_run_shows_the_welcome_then_home_with_todays_drill(data_dir:
 
 
 async def test_home_is_usable_before_the_templates_load(data_dir: Path) -> None:
-    from .conftest import fixture_bank
+    from .conftest import WAIT_BOUND_S, fixture_bank
 
     release = threading.Event()
 
     def slow_loader(state: AppState) -> Bank:
-        release.wait(10)
+        # held until the test releases it: a loaded machine that took longer than any
+        # fixed wait to reach the assertions below must not load the bank under them
+        # (the bound only ends a failed test's thread)
+        release.wait(WAIT_BOUND_S)
         return fixture_bank(state)
 
     app = make_app(data_dir, bank_loader=slow_loader)
     async with app.run_test(size=SIZE) as pilot:
-        home = app.home
-        # Today's counts come from the template ids and the history alone.
-        await wait_for(pilot, lambda: "6 questions in today's drill" in text_of(home,
-                                                                                "#home-due"))
-        assert app.bank is None
-        menu = home.query_one("#home-menu", OptionList)
-        assert not menu.get_option("drill").disabled
-        await pilot.press("escape")  # close the welcome
-        await pilot.press("d")
-        assert app.screen is home  # the templates are still loading
-        release.set()
+        try:
+            home = app.home
+            # Today's counts come from the template ids and the history alone.
+            await wait_for(pilot, lambda: "6 questions in today's drill" in text_of(
+                home, "#home-due"))
+            assert app.bank is None
+            menu = home.query_one("#home-menu", OptionList)
+            assert not menu.get_option("drill").disabled
+            await pilot.press("escape")  # close the welcome
+            await pilot.press("d")
+            assert app.screen is home  # the templates are still loading
+        finally:
+            release.set()
         await question_shown(pilot)  # the drill opens as soon as they are loaded
 
 

@@ -34,6 +34,10 @@ from quiz.tui.widgets.paragraph_area import ParagraphArea
 from .conftest import answer, make_app, per_profile, question_shown, settle, started, wait_for
 from .test_spoken_snapshots import spoken_app
 
+pytestmark = pytest.mark.app_heap
+"""Every test here runs the app's own freezing and thawing (tests/functional/conftest.py,
+``_app_heap``)."""
+
 SIZE = (100, 30)
 WRONG = {"memory/model-state": "1 TB", "compute/flops-formula": "2*P*D",
          "parallelism/axes-memory-table": None, "layout/lay-out-cluster": None}

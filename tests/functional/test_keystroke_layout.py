@@ -120,7 +120,7 @@ async def test_a_formula_reads_with_the_echo_once_warmed_up(
     import quiz.core.session
     from quiz.core.session import preview, preview_warmups
 
-    from .conftest import wait_for
+    from .conftest import WAIT_BOUND_S, wait_for
 
     # Every reading takes no time by this clock (a loaded machine must not decide).
     monkeypatch.setattr("quiz.tui.widgets.answer_box.reading_clock", lambda: 0.0)
@@ -128,7 +128,10 @@ async def test_a_formula_reads_with_the_echo_once_warmed_up(
     go_on = threading.Event()
 
     def held_warmups(part: Any) -> tuple[str, ...]:
-        go_on.wait(10)
+        # held until the test lets it go on: a fixed wait could run out on a loaded
+        # machine before the first key is typed (the bound only ends a failed test's
+        # thread)
+        go_on.wait(WAIT_BOUND_S)
         warmed.append(preview_warmups(part))
         return warmed[-1]
 
@@ -146,10 +149,12 @@ async def test_a_formula_reads_with_the_echo_once_warmed_up(
         question = screen.question
         part = question.part
         workers = count_workers(box)
-        await wait_for(pilot, lambda: box._warming)
-        await pilot.press("6")  # still warming up: the worker reads it
-        assert workers == ["6"]
-        go_on.set()
+        try:
+            await wait_for(pilot, lambda: box._warming)
+            await pilot.press("6")  # still warming up: the worker reads it
+            assert workers == ["6"]
+        finally:
+            go_on.set()
         await wait_for(pilot, lambda: not box._warming)
         await settle(pilot)
         assert str(shown.render()) == preview(part, "6")
