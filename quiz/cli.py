@@ -317,15 +317,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 QUICK_EXIT = frozenset({"ask", "check"})
 """One-shot commands whose process ends as soon as their output is written, when
-:func:`main` is the process's entry point (``argv`` None: the ``quiz`` script, ``python -m
-quiz.cli``): an ordinary exit first frees every object the process made, and once sympy
-is imported that takes about 60 ms. Paired (bench/bench_solve.py (d), n = 15; and a
-formula's check, n = 11, 2026-12-02): a warm ``quiz check`` of a number takes 0.88x the
-CPU time it takes without, of a formula (sympy imported: the one-shot check nearest its
-1.2x ``import sympy`` goal) 0.81x (see bench/README.md). These commands close their files (SQLite connections closed, their
-transactions committed) before they return, start no threads and leave no process
-behind; the only exit handlers they leave are lambdify's, which drop its generated
-source from the in-memory line cache."""
+:func:`main` is the process's entry point (``argv`` None: the ``quiz`` script, ``python
+-m quiz.cli``): an ordinary exit first frees every object the process made, and once
+sympy is imported that takes about 60 ms. Paired (bench/bench_solve.py (d), n = 15; and
+a formula's check, n = 11, 2026-12-02): a warm ``quiz check`` of a number takes 0.88x
+the CPU time it takes without, of a formula (sympy imported: the one-shot check nearest
+its 1.2x ``import sympy`` goal) 0.81x (see bench/README.md). These commands close their
+files (SQLite connections closed, their transactions committed) before they return,
+start no threads and leave no process behind; the only exit handlers they leave are
+lambdify's, which drop its generated source from the in-memory line cache."""
 
 
 def _exit_now(code: int) -> None:

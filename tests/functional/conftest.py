@@ -92,7 +92,8 @@ def make_app(data_dir: Path, clock: FakeClock | None = None, **kw: Any) -> QuizA
 @pytest.fixture(autouse=True)
 def _app_heap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Locally, an app started by a test freezes nothing at start-up and thaws nothing
-    on exit (:mod:`quiz.tui.heap`'s ``freeze_startup`` and ``thaw`` do nothing): its
+    on exit (:mod:`quiz.tui.heap`'s ``hold_imports``, ``freeze_startup`` and ``thaw`` do
+    nothing; a hold left without its unfreeze would keep the app's cyclic garbage): its
     ``gc.unfreeze()`` would hand the test process's frozen heap (``tests/conftest.py``)
     back to the collector, and its start-up collection scan all of it, about a quarter
     of a Pilot test's CPU. Both only move when collections run, never what they free.
@@ -109,6 +110,7 @@ def _app_heap(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
         gc.freeze()
         return
     if not FULL:
+        monkeypatch.setattr(heap, "hold_imports", lambda: None)
         monkeypatch.setattr(heap, "freeze_startup", lambda: None)
         monkeypatch.setattr(heap, "thaw", lambda: None)
     yield
