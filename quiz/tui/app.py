@@ -60,6 +60,11 @@ if TYPE_CHECKING:
     from quiz.core.state import AppState, DataFolder
 
 
+WORKER_LATEST_S = 0.25
+"""Seconds after the first frame by which the start-up worker has started, even if the
+screen whose refresh was to start it went away first (see :meth:`QuizApp.on_ready`)."""
+
+
 class QuizApp(App[int]):
     """The quiz terminal app.
 
@@ -167,11 +172,18 @@ class QuizApp(App[int]):
                 return
             self._home_ready(self.loader.today(opened))
             self._load = lambda: self.loader.run(opened)
+        # After the screen's next refresh; Textual keeps such a callback on the screen
+        # shown now, and drops it if that screen is gone first (Escape pressed on the
+        # drill's first question before it refreshed), so the timer starts the worker
+        # at the latest WORKER_LATEST_S later: only when it starts depends on time.
         self.call_after_refresh(self._start_worker)
+        self.set_timer(WORKER_LATEST_S, self._start_worker)
 
     def _start_worker(self) -> None:
-        if self._load is not None and self.is_running:
-            self.run_worker(self._load, thread=True, exit_on_error=False, group="load")
+        """Start the start-up worker, once (whichever of on_ready's two calls is first)."""
+        load, self._load = self._load, None
+        if load is not None and self.is_running:
+            self.run_worker(load, thread=True, exit_on_error=False, group="load")
 
     def close_store(self) -> None:
         """Close the history, marking it closed cleanly (see :mod:`quiz.tui.history`)."""
