@@ -113,13 +113,15 @@ def fingerprint() -> str:
     A cached compilation is only as good as the schema and solver that checked it, so
     any change to them (an upgrade, an edit in a checkout) drops the whole cache.
     """
+    from solver.shipped import python_files
+
     parts = []
     for package in ("questions", "solver"):
-        root = Path(__file__).parent.parent / package
-        for source in sorted(root.rglob("*.py")):  # questions/kinds/ checks too
-            st = source.stat()
-            parts.append(f"{package}/{source.relative_to(root)}:{st.st_size}:"
-                         f"{st.st_mtime_ns}")
+        root = os.path.join(os.path.dirname(os.path.dirname(__file__)), package)
+        # questions/kinds/ checks too; the bundled bank holds templates, no code
+        for rel in python_files(root, data="bank" if package == "questions" else ""):
+            st = os.stat(os.path.join(root, rel))
+            parts.append(f"{package}/{rel}:{st.st_size}:{st.st_mtime_ns}")
     return "|".join(parts)
 
 

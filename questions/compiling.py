@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct, field
 
-from questions.summaries import Entry as Entry  # the record a file is kept as
+from questions.entry import Entry as Entry  # the record a file is kept as
 
 if TYPE_CHECKING:
     from questions.loader import Problem

@@ -149,12 +149,9 @@ class PlanFile:
 def _code_digest() -> str:
     """Size and modification time of every module of the solver, and :data:`FORMAT`."""
     parts = [str(FORMAT)]
-    root = Path(__file__).resolve().parent.parent
-    for folder, dirs, files in os.walk(root / "solver"):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
-        for name in sorted(files):
-            if name.endswith(".py"):
-                st = os.stat(os.path.join(folder, name))
-                rel = os.path.relpath(os.path.join(folder, name), root)
-                parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))),
+                        "solver")
+    for rel in shipped.python_files(root):
+        st = os.stat(os.path.join(root, rel))
+        parts.append(f"solver/{rel}:{st.st_size}:{st.st_mtime_ns}")
     return hashlib.sha256("|".join(parts).encode()).hexdigest()

@@ -71,7 +71,7 @@ def problems() -> list[str]:
     """What is wrong with the shipped file (empty: it is what the engine derives now)."""
     from solver import shipped
 
-    shipped.plans.cache_clear()
+    shipped.forget()
     if not shipped.plans():
         return [f"{shipped.FILE} is missing or was written by other solver code: run "
                 f"{UPDATE}"]

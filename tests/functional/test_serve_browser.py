@@ -156,9 +156,15 @@ def shot(driver: Any, name: str) -> Path:
 
 
 def type_keys(driver: Any, keys: str) -> None:
+    """Type into the terminal as a person does: keys to the focused page. xterm.js
+    reads them from its hidden helper textarea, which Chromium 150 refuses to type into
+    as an element ("not interactable"), so it is focused and the keys go to the page."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(keys)
+    area = driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
+    driver.execute_script("arguments[0].focus();", area)
+    ActionChains(driver).send_keys(keys).perform()
 
 
 def test_drill_in_the_browser_records_a_correct_answer(

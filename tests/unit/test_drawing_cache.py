@@ -33,7 +33,7 @@ def _no_shipped_plans(monkeypatch: pytest.MonkeyPatch) -> None:
     as with a package whose shipped plans (solver.shipped) another solver wrote."""
     from solver import shipped
 
-    monkeypatch.setattr(shipped, "plans", dict)
+    monkeypatch.setattr(shipped, "get", lambda key: None)
 
 RECORDED = 0
 """The seed drawn from the validated template, which keeps the plans."""

@@ -28,7 +28,7 @@ CHECK = ["check", "memory/model-state#5", "--answer", "128 GB", "--json"]
 def test_the_shipped_plans_were_written_by_this_solver_code() -> None:
     # The file's first line is the digest of the solver's code: a change there without
     # `python -m questions.shipplans --update` leaves the file unread (empty).
-    shipped.plans.cache_clear()
+    shipped.forget()
     assert shipped.plans(), f"run {shipplans.UPDATE}"
 
 
@@ -63,9 +63,12 @@ def test_a_file_written_by_other_solver_code_is_ignored(
     key = next(k for k in asked if k.startswith('["memory_per_gpu"'))
     assert real(key) is not None  # shipped
     stale = tmp_path / "plans.tsv"
-    stale.write_text(f"code\tother code\n{key}\t{{}}\n", encoding="utf-8")
+    shipped.write({key: "{}"}, stale)
+    stale.write_text(stale.read_text(encoding="utf-8").replace(shipped.code_digest(),
+                                                               "other code", 1),
+                     encoding="utf-8")
     monkeypatch.setattr(shipped, "FILE", stale)
-    shipped.plans.cache_clear()
+    shipped.forget()
     try:
         assert real(key) is None and real(light.CATALOGUE_KEY) is None
         source = plancache.PlanFile(tmp_path / plancache.FILE)
@@ -73,10 +76,67 @@ def test_a_file_written_by_other_solver_code_is_ignored(
             got = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
         assert source.get(key) is not None
     finally:
-        shipped.plans.cache_clear()
+        shipped.forget()
     from solver.engine import solve
 
     assert got.to_json() == solve("memory_per_gpu", model="llama3-70b", gpu="h100").to_json()
+
+
+@pytest.mark.parametrize("damage", [
+    "index points at another row", "index out of the file", "index not JSON",
+    "index not a table", "offsets not numbers", "file cut short", "no index line",
+    "row not UTF-8"])
+def test_a_damaged_shipped_file_answers_nothing_and_raises_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, damage: str) -> None:
+    """Hostile: the file under the current digest, damaged; each lookup reads only its
+    row through the index, so a wrong index must answer None (the plan is derived), never
+    another key's text, and never raise."""
+    texts = {"a": '{"x": 1}', "b": '{"y": 2}'}
+    file = tmp_path / "plans.tsv"
+    shipped.write(texts, file)
+    head, index, rows = file.read_bytes().split(b"\n", 2)
+    index_of = json.loads(index.partition(b"\t")[2])
+    if damage == "index points at another row":
+        index_of["a"] = index_of["b"]
+    elif damage == "index out of the file":
+        index_of["a"] = [10**9, 10]
+    elif damage == "offsets not numbers":
+        index_of["a"] = ["x", None]
+    elif damage == "index not a table":
+        index_of = [1, 2]
+    new_index = b"index\t" + json.dumps(index_of).encode()
+    if damage == "index not JSON":
+        new_index = b"index\t{not json"
+    body = rows[:5] if damage == "file cut short" else rows  # inside row "a"
+    if damage == "row not UTF-8":
+        body = rows.replace(b'{"x": 1}', b'{"x": \xff}')
+    parts = [head, body] if damage == "no index line" else [head, new_index, body]
+    file.write_bytes(b"\n".join(parts))
+    monkeypatch.setattr(shipped, "FILE", file)
+    shipped.forget()
+    try:
+        assert shipped.get("a") is None
+        assert shipped.get("missing") is None
+        if damage in ("index points at another row", "index out of the file",
+                      "offsets not numbers", "row not UTF-8"):
+            assert shipped.get("b") == texts["b"]  # the rest of the file still reads
+    finally:
+        shipped.forget()
+
+
+def test_a_lookup_reads_one_row_and_all_rows_read_back(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = {f'["q{i}", [1, "x\\u00e9"]]': json.dumps({"n": i, "s": "é" * i})
+             for i in range(50)}
+    file = tmp_path / "plans.tsv"
+    shipped.write(texts, file)
+    monkeypatch.setattr(shipped, "FILE", file)
+    shipped.forget()
+    try:
+        assert shipped.plans() == texts
+        assert all(shipped.get(k) == v for k, v in texts.items())
+    finally:
+        shipped.forget()
 
 
 def test_a_plan_the_data_folder_lacks_is_read_from_the_package_and_not_copied(
@@ -151,10 +211,9 @@ def test_a_shipped_plan_whose_code_is_not_arithmetic_is_refused_and_derived(
     monkeypatch.setattr(shipped, "get", real)
     keys = [k for k in asked if real(k) is not None and k != light.CATALOGUE_KEY]
     hostile = tmp_path / "plans.tsv"
-    hostile.write_text(f"code\t{shipped.code_digest()}\n" + "".join(
-        f"{k}\t{_poisoned(str(real(k)))}\n" for k in keys), encoding="utf-8")
+    shipped.write({k: _poisoned(str(real(k))) for k in keys}, hostile)
     monkeypatch.setattr(shipped, "FILE", hostile)
-    shipped.plans.cache_clear()
+    shipped.forget()
     light._SHIPPED_PLANS.clear()
     called: list[int] = []
 
@@ -168,7 +227,7 @@ def test_a_shipped_plan_whose_code_is_not_arithmetic_is_refused_and_derived(
             inside = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
         outside = light.result("memory_per_gpu", model="llama3-70b", gpu="h100")
     finally:
-        shipped.plans.cache_clear()
+        shipped.forget()
         light._SHIPPED_PLANS.clear()
     from solver.engine import solve
 

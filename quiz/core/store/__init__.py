@@ -36,15 +36,17 @@ Times are stored as UTC text (:mod:`quiz.core.clock`); "days" are local days.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from quiz.core.errors import StoreError
 from quiz.core.store.history import Store
 from quiz.core.store.records import FLAG_REASONS, MODES, VERDICTS, Attempt, Flag, MockResult, Review
 from quiz.core.store.schema import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION
-from quiz.core.store.stats import DayAccuracy, GroupStats, Stats, TemplateStats
 from quiz.core.types import Mode
 from quiz.core.types import StoredVerdict as Verdict
+
+if TYPE_CHECKING:
+    from quiz.core.store.stats import DayAccuracy, GroupStats, Stats, TemplateStats
 
 __all__ = [
     "APPLICATION_ID",
@@ -67,12 +69,20 @@ __all__ = [
     "Verdict",
 ]
 
+_STATS = frozenset({"DayAccuracy", "GroupStats", "Stats", "TemplateStats"})
+
 _MOVED_TO_CLOCK = frozenset(
     {"from_utc_text", "local_day", "local_day_start", "to_utc_text", "utc_now"}
 )
 
 
 def __getattr__(name: str) -> Any:
+    # The summary's records come with the summary's module, on first use: opening the
+    # history (`quiz drill`'s first question) needs none of it.
+    if name in _STATS:
+        from quiz.core.store import stats
+
+        return getattr(stats, name)
     # The time helpers moved to quiz.core.clock; this keeps old imports working while
     # branches written before the move land. New code imports quiz.core.clock.
     if name in _MOVED_TO_CLOCK:

@@ -13,13 +13,12 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import date, datetime, tzinfo
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from questions.private import private_folder
 from quiz.core.clock import to_utc_text, utc_now
 from quiz.core.errors import StoreError
 from quiz.core.store import recovery
-from quiz.core.store import stats as stats_queries
 from quiz.core.store.database import Database
 from quiz.core.store.records import (
     ATTEMPT_COLUMNS,
@@ -39,7 +38,9 @@ from quiz.core.store.records import (
 )
 from quiz.core.store.recovery import connect, diagnose, is_corruption, move_aside
 from quiz.core.store.schema import configure, migrate
-from quiz.core.store.stats import Stats
+
+if TYPE_CHECKING:
+    from quiz.core.store.stats import DayTally, Stats
 
 __all__ = ["Store"]
 
@@ -320,20 +321,24 @@ class Store(Database):
 
         See :func:`quiz.core.store.stats.stats` (the queries live there).
         """
+        from quiz.core.store import stats as stats_queries  # its types: only for stats
+
         return stats_queries.stats(self, recent=recent, weakest=weakest)
 
-    def recent_tallies(self, since: date) -> list[stats_queries.DayTally]:
+    def recent_tallies(self, since: date) -> list[DayTally]:
         """Readable answers per local day, topic and tags from local day ``since`` on:
         see :func:`quiz.core.store.stats.recent_tallies`."""
+        from quiz.core.store import stats as stats_queries
+
         return stats_queries.recent_tallies(self, since)
 
     def has_attempts(self) -> bool:
         """Whether any attempt is stored (one look-up, at any size)."""
-        return stats_queries.has_attempts(self)
+        return bool(self.query("SELECT EXISTS (SELECT 1 FROM attempts)")[0][0])
 
     def count_attempts(self) -> int:
         """How many attempts are stored (from the summary tables, at any size)."""
-        return stats_queries.count_attempts(self)
+        return int(self.query("SELECT total(attempts) FROM attempt_groups")[0][0])
 
 
     def start_mock(

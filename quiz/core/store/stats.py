@@ -15,8 +15,7 @@ if TYPE_CHECKING:
     from quiz.core.store.database import Database
 
 __all__ = ["DayAccuracy", "DayTally", "GroupStats", "HomeFigures", "Readable", "Stats",
-           "TemplateStats", "count_attempts", "has_attempts", "home_figures", "readable",
-           "recent_tallies", "stats"]
+           "TemplateStats", "home_figures", "readable", "recent_tallies", "stats"]
 
 
 class GroupStats(TypedDict):
@@ -295,16 +294,6 @@ def recent_tallies(store: Database, since: date) -> list[DayTally]:
             tally[1] += right
     return [DayTally(date.fromisoformat(iso), topic, tags, n, right)
             for (iso, topic, tags), (n, right) in sorted(by_key.items())]
-
-
-def has_attempts(store: Database) -> bool:
-    """Whether any attempt is stored (one indexed look-up)."""
-    return bool(store.query("SELECT EXISTS (SELECT 1 FROM attempts)")[0][0])
-
-
-def count_attempts(store: Database) -> int:
-    """How many attempts are stored, readable or not (from the summary table)."""
-    return int(store.query("SELECT total(attempts) FROM attempt_groups")[0][0])
 
 
 class _LocalDays:

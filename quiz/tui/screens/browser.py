@@ -40,6 +40,12 @@ def haystack(template: Summary, pack: str | None = None) -> str:
 class BrowserScreen(Screen[None]):
     """Type to filter; Enter opens a template's preview."""
 
+    DEFAULT_CSS = """
+    #browser-search { margin: 1 1 0 1; }
+    #browser-table { height: 1fr; margin: 0 1; }
+    #browser-count { padding: 0 2; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
         Binding("slash", "search", "Search", show=False),

@@ -37,6 +37,14 @@ class DoneScreen(Screen[None]):
         session: the drill that just ended (its summary is shown).
     """
 
+    DEFAULT_CSS = """
+    #done-scroll { padding: 1 2; }
+    #done-title { text-style: bold; color: $text-success; }
+    #done-text { margin-top: 1; }
+    #done-summary { margin-top: 1; }
+    #done-next { margin-top: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter", "app.open_mode('home')", "Home"),
         Binding("p", "app.open_mode('practice')", "Practice"),

@@ -154,6 +154,15 @@ class FeedbackScreen(PaintedOnce["bool | str"]):
     answer is painted in one frame (:mod:`quiz.tui.textual_private`).
     """
 
+    DEFAULT_CSS = """
+    /* the gutter kept: no re-wrap when the scroll bar shows */
+    #feedback-scroll { padding: 0 2; scrollbar-gutter: stable; }
+    #feedback-summary { margin-top: 1; }
+    #feedback-walk-offer { margin-top: 1; }
+    #feedback-question { display: none; margin-top: 1; padding: 0 1; border-left: wide $primary; }
+    #feedback-derivation { margin-bottom: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "go_on", "Next"),
         Binding("escape", "stop", "Stop"),

@@ -61,6 +61,18 @@ def _legend(parts: dict[str, float], colors: dict[str, str], unit: str,
 class LayoutLabScreen(Screen[None]):
     """Pick a model, GPU, cluster and batch; lay it out one key at a time."""
 
+    DEFAULT_CSS = """
+    #lab-body { padding: 0 1; }
+    #lab-setup { margin-top: 1; }
+    #lab-layout { margin-top: 1; }
+    #lab-memory { margin-top: 1; }
+    #lab-time { margin-top: 1; }
+    #lab-figures { margin-top: 1; }
+    #lab-why { margin-top: 1; color: $text-warning; }
+    #lab-best { margin-top: 1; color: $text-muted; }
+    #lab-keys { dock: bottom; height: 2; padding: 0 1; background: $panel; color: $text-muted; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         *(Binding(k, f"axis('{axis}', {d})", show=False)
           for axis, (lo, hi) in {"tp": ("t", "T"), "pp": ("p", "P"), "cp": ("c", "C"),

@@ -54,6 +54,11 @@ VERDICT_STYLE = {"correct": "$text-success", "partial": "$text-warning",
 class LearnScreen(Screen[None]):
     """Pick a rapid-fire item or topic; Enter walks through its templates easiest first."""
 
+    DEFAULT_CSS = """
+    #learn-title { padding: 1 2 0 2; text-style: bold; }
+    #learn-list { height: 1fr; margin: 1 1 0 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
     ]
@@ -132,6 +137,18 @@ class WalkScreen(AnsweringScreen):
             "walk me through it" after a miss, or a leech in the drill.
         mode: the session kind recorded with the whole and cold answers.
         rng: where seeds come from.
+    """
+
+    DEFAULT_CSS = """
+    #walk-bar { height: 1; padding: 0 1; background: $boost; }
+    /* A long title ends in an ellipsis, apart from the progress, never cut mid-word. */
+    #walk-label { width: 1fr; color: $text-muted; text-wrap: nowrap; text-overflow: ellipsis; }
+    #walk-progress { width: auto; color: $text-muted; padding: 0 2; }
+    #walk-scroll { height: 1fr; padding: 1 2 0 2; }
+    #walk-question { padding: 0 1; border-left: wide $primary; }
+    #walk-done { margin-top: 1; }
+    #walk-feedback { margin-top: 1; padding: 0 1; border-left: wide $warning; }
+    #walk-prompt { margin-top: 1; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -58,6 +58,15 @@ class MistakesScreen(Screen[None]):
         bank: the loaded templates.
     """
 
+    DEFAULT_CSS = """
+    #mistakes-filter { width: 1fr; margin: 0 1; }
+    #mistakes-summary { height: auto; padding: 0 2; color: $text-muted; }
+    #mistakes-list { height: auto; max-height: 8; margin: 0 1; }
+    #suspended-title { height: auto; padding: 0 2; color: $warning; }
+    #suspended-list { height: auto; max-height: 5; margin: 0 1; }
+    #mistakes-detail { height: 1fr; padding: 0 2; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
         Binding("r", "retry(True)", "Retry"),

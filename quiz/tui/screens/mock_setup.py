@@ -34,6 +34,21 @@ class MockSetupScreen(Screen[None]):
         minutes: the default time limit.
     """
 
+    DEFAULT_CSS = """
+    #mock-title { padding: 1 2 0 2; text-style: bold; color: $text-primary; }
+    #mock-about { padding: 1 2 0 2; }
+    #mock-form {
+        grid-size: 2;
+        grid-columns: 24 12;
+        grid-rows: 3;
+        height: auto;
+        margin: 1 2 0 2;
+    }
+    .field-name { padding-top: 1; }
+    #mock-start { margin: 1 2 0 2; }
+    #mock-error { padding: 0 2; color: $text-error; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
     ]

@@ -69,6 +69,14 @@ def _bank_root() -> Path:
 class PracticeScreen(Screen[None]):
     """Pick what to practise; Enter starts an endless run of variants."""
 
+    DEFAULT_CSS = """
+    #practice-title { padding: 1 2 0 2; text-style: bold; }
+    #practice-options { height: auto; margin: 1 1 0 1; }
+    #practice-difficulty { width: 26; }
+    #practice-schedule { width: auto; margin-left: 2; }
+    #practice-list { height: 1fr; margin: 1 1 0 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
     ]

@@ -104,6 +104,13 @@ def chains_text(report: MockReport) -> str:
 class ReportScreen(Screen[None]):
     """Everything about a finished mock interview."""
 
+    DEFAULT_CSS = """
+    #report-scroll { padding: 0 2; }
+    #report-score { text-style: bold; color: $text-primary; margin-top: 1; }
+    #report-compare { margin-top: 1; }
+    #report-missed { color: $text-warning; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,enter", "app.open_mode('home')", "Home"),
     ]

@@ -78,6 +78,18 @@ class SettingsScreen(Screen[None]):
             day …"), run in a worker; None shows none.
     """
 
+    DEFAULT_CSS = """
+    #settings-scroll { padding: 0 2; }
+    #settings-about { margin: 1 0; color: $text-muted; }
+    .setting-row { height: 1; margin-top: 1; }
+    .setting-name { width: 24; text-style: bold; }
+    .setting-row Input, .setting-row Select { width: 24; }
+    .setting-row Switch { height: 1; border: none; padding: 0; width: auto; }
+    .setting-about { color: $text-muted; padding-left: 24; }
+    .setting-about.error { color: $text-error; }
+    .setting-state { width: auto; margin-left: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
     ]

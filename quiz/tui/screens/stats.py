@@ -83,6 +83,14 @@ def summary_text(data: StatsData) -> str:
 class StatsScreen(Screen[None]):
     """Figures from the history, computed in a worker when the screen opens."""
 
+    DEFAULT_CSS = """
+    #stats-scroll { padding: 0 2; }
+    #stats-summary { margin-top: 1; }
+    #stats-plot { height: 14; margin-top: 1; }
+    #stats-topic-trend, #stats-item-trend { height: 14; margin-bottom: 1; }
+    #stats-calibration { height: 16; margin-bottom: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.open_mode('home')", "Back"),
         Binding("o", "optimize", "Fit scheduler"),

@@ -60,6 +60,22 @@ class TemplatePreviewScreen(Screen[None]):
         seed: the first seed shown.
     """
 
+    DEFAULT_CSS = """
+    #preview-bar { height: 3; padding: 0 1; }
+    #preview-id { width: 1fr; padding-top: 1; text-style: bold; color: $text-primary; }
+    #preview-seed-name { width: auto; padding: 1 1 0 0; color: $text-muted; }
+    #preview-seed { width: 16; }
+    #preview-about { padding: 0 2; }
+    #preview-scroll { padding: 0 2; }
+    #preview-status { margin-top: 1; color: $text-muted; }
+    #preview-params { margin-top: 1; }
+    #preview-parts { height: auto; }
+    .preview-part { height: auto; margin-top: 1; }
+    .preview-prompt { margin-bottom: 1; }
+    .preview-key { margin-top: 1; }
+    .preview-mistakes { margin-top: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back"),
         Binding("p", "practise", "Practise it"),
