@@ -192,7 +192,7 @@ def spellings() -> dict[str, tuple[float, str]]:
 
 
 if TYPE_CHECKING:
-    UNITS: Final[dict[str, tuple[float, str]]]
+    UNITS: dict[str, tuple[float, str]]
     """Every unit spelling the reader accepts → (factor to the base unit, base unit).
 
     Keys are case-sensitive ("Gb" is gigabits, "GB" gigabytes). Count suffixes such as

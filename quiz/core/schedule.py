@@ -30,16 +30,17 @@ Days are the local days of the store (``Store.tz``); times are UTC.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta
-from typing import TYPE_CHECKING, Final, TypedDict
-
-from fsrs import Card, Rating, Scheduler, State
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypedDict
 
 from quiz.core.clock import local_day, local_day_start
 from quiz.core.store import Review, Store
 
 if TYPE_CHECKING:
+    from fsrs import Card, Rating, Scheduler
+
     from quiz.core.settings import Settings
     from quiz.core.settings_cache import DailyLimits
 
@@ -54,6 +55,21 @@ __all__ = [
 
 NEW: Final = 0
 """``Review.state_before`` of a template's first review (no card existed yet)."""
+
+LEARNING: Final = 1
+REVIEW: Final = 2
+RELEARNING: Final = 3
+"""FSRS's card states (``fsrs.State``'s values), as the cards' JSON and the review log
+keep them: what is due today is worked out without importing ``fsrs`` (`quiz drill`'s
+first question; a test checks they are fsrs's), which only a review needs."""
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Rating":  # fsrs's, imported on first use (see LEARNING)
+        from fsrs import Rating
+
+        return Rating
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _SLOW_FACTOR: Final = 2.0
 _FAST_FACTOR: Final = 0.5
@@ -86,6 +102,8 @@ def rating_for(
     >>> rating_for("invalid", 20, 0) is None
     True
     """
+    from fsrs import Rating
+
     if not expected_seconds > 0:
         raise ValueError(f"expected_seconds must be > 0, got {expected_seconds!r}")
     match verdict:
@@ -129,6 +147,36 @@ def card_id(template_id: str) -> int:
     return int.from_bytes(hashlib.sha256(template_id.encode()).digest()[:6], "big")
 
 
+class Due(NamedTuple):
+    """What a stored card says about when it comes back: its state (:data:`LEARNING`,
+    :data:`REVIEW` or :data:`RELEARNING`), when it is due and when it was last reviewed.
+    Read from the card's JSON as ``fsrs.Card.from_json`` reads it (the same fields
+    checked: a card fsrs could not read is no card here either)."""
+
+    state: int
+    due: datetime
+    last_review: datetime | None
+
+
+def _read_due(card_json: str) -> Due | None:
+    try:
+        card = json.loads(card_json)
+        int(card["card_id"])
+        state = int(card["state"])
+        for name in ("stability", "difficulty"):
+            if card[name]:
+                float(card[name])
+        _ = card["step"]  # present, as fsrs requires
+        due = datetime.fromisoformat(card["due"])
+        last = card["last_review"]
+        last_review = datetime.fromisoformat(last) if last else None
+    except (ValueError, KeyError, TypeError, OverflowError):
+        return None  # see _parse_card
+    if state not in (LEARNING, REVIEW, RELEARNING):
+        return None
+    return Due(state, due, last_review)
+
+
 def _clock_corrected(card: Card, now: datetime) -> Card:
     """The card as the corrected clock sees it, when it was reviewed "in the future".
 
@@ -146,10 +194,19 @@ def _clock_corrected(card: Card, now: datetime) -> Card:
     return card
 
 
+def _due_corrected(card: Due, now: datetime) -> Due:
+    """:func:`_clock_corrected` of what a card says about when it is due."""
+    if card.last_review is None or card.last_review <= now:
+        return card
+    return Due(card.state, min(card.due, now), now)
+
+
 def _parse_card(card_json: str) -> Card | None:
+    from fsrs import Card
+
     try:
         return Card.from_json(card_json)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, OverflowError):  # OverflowError: Infinity
         # A card we cannot read is scheduling state, not history: the template is
         # treated as new and its next review writes a good card over it. The
         # attempts and the review log stay untouched.
@@ -213,17 +270,17 @@ class Drill:
     def _today(self, now: datetime) -> date:
         return local_day(now, self.store.tz)
 
-    def _cards(self, template_ids: Sequence[str] | None) -> dict[str, Card]:
+    def _cards(self, template_ids: Sequence[str] | None) -> dict[str, Due]:
         stored = self.store.cards()
         wanted = stored.keys() if template_ids is None else set(template_ids)
         wanted = wanted - self.store.suspended().keys()  # leeches wait to be brought back
         now = self._utc_now()
-        cards: dict[str, Card] = {}
+        cards: dict[str, Due] = {}
         for template_id in wanted:
             card_json = stored.get(template_id)
-            card = _parse_card(card_json) if card_json is not None else None
+            card = _read_due(card_json) if card_json is not None else None
             if card is not None:
-                cards[template_id] = _clock_corrected(card, now)
+                cards[template_id] = _due_corrected(card, now)
         return cards
 
     def _done_on(self, day: date) -> tuple[int, int]:
@@ -232,7 +289,7 @@ class Drill:
         end = local_day_start(day + timedelta(days=1), self.store.tz)
         reviews = [r for r in self.store.reviews(since=start) if r.reviewed_at < end]
         new_done = sum(1 for r in reviews if r.state_before == NEW)
-        reviews_done = sum(1 for r in reviews if r.state_before == State.Review)
+        reviews_done = sum(1 for r in reviews if r.state_before == REVIEW)
         return new_done, reviews_done
 
     # ----------------------------------------------------------------- public API
@@ -272,7 +329,7 @@ class Drill:
             card = cards.get(template_id)
             if card is None:
                 new.append(template_id)
-            elif card.state in (State.Learning, State.Relearning):
+            elif card.state in (LEARNING, RELEARNING):
                 if card.due <= learn_cutoff:
                     learning.append((card.due, template_id))
                 elif card.due <= min(learn_cutoff + self.learn_ahead, day_end):
@@ -312,6 +369,8 @@ class Drill:
         A lapse (a learned card rated Again) that makes the template a leech (see
         :func:`quiz.core.optimizer.is_leech_at`) suspends it from the drill.
         """
+        from fsrs import Card, Rating
+
         when = (when if when is not None else self._utc_now()).astimezone(UTC)
         rating = Rating(rating)
         self.suspended_by_review = None
@@ -335,7 +394,7 @@ class Drill:
                 attempt_id=attempt_id,
             ),
         )
-        if state_before == State.Review and rating == Rating.Again:
+        if state_before == REVIEW and rating == Rating.Again:
             from quiz.core.optimizer import is_leech_at
 
             lapses = self.store.lapses(template_id)
@@ -375,9 +434,11 @@ class Drill:
         Returns:
             A fraction in [0, 1], or None when there were no such reviews.
         """
+        from fsrs import Rating
+
         since = self._utc_now() - timedelta(days=days)
         ratings = [
-            r.rating for r in self.store.reviews(since=since) if r.state_before == State.Review
+            r.rating for r in self.store.reviews(since=since) if r.state_before == REVIEW
         ]
         if not ratings:
             return None

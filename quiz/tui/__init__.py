@@ -14,7 +14,8 @@ Layout (after tconbeer/harlequin):
   template previews, the derivation's layout); run by the screens in worker threads.
 - ``screens/``: one module per screen, imported when the screen is first shown.
 - ``widgets/``: one module per reusable widget.
-- ``app.tcss``: every screen's styles, theme variables only.
+- ``app.tcss``: the styles every screen shares and those of the screens the app opens
+  on; every other screen keeps its own (``DEFAULT_CSS``), theme variables only.
 
 Start-up: the home screen is the default screen and paints first; after the first
 frame (Textual's ``Ready``) the app opens the history, reads the template ids and

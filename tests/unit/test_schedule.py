@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
@@ -318,3 +319,48 @@ def test_due_date_is_never_before_the_review_time(
                 assert card.last_review == clock.value
             assert len(store.reviews()) == reviews
             assert len(store.cards()) == (1 if reviews else 0)
+
+
+def test_the_card_states_are_fsrs_own() -> None:
+    from quiz.core import schedule
+
+    fsrs_states = (State.Learning.value, State.Review.value, State.Relearning.value)
+    assert fsrs_states == (schedule.LEARNING, schedule.REVIEW, schedule.RELEARNING)
+
+
+_FIELD_VALUES = st.one_of(
+    st.none(), st.integers(-5, 5), st.floats(allow_nan=False), st.text(max_size=8),
+    st.sampled_from(["2026-03-01T10:00:00+00:00", "2026-13-01T10:00:00+00:00", "", "x",
+                     "1.5", "2"]),
+    st.lists(st.integers(), max_size=2), st.dictionaries(st.text(max_size=2), st.integers(),
+                                                          max_size=1))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["card_id", "state", "step", "stability",
+                                        "difficulty", "due", "last_review", "other"]),
+                       _FIELD_VALUES, max_size=8),
+       st.booleans())
+def test_what_is_due_is_read_as_fsrs_reads_the_card(fields: dict[str, object],
+                                                    start_good: bool) -> None:
+    """Hostile cards: the queue's reading (no fsrs import) accepts exactly the cards fsrs
+    accepts, and sees the same state and times in them."""
+    from quiz.core.schedule import _parse_card, _read_due
+
+    good = Card(card_id=7, state=State.Review, step=None, stability=3.2, difficulty=5.0,
+                due=datetime(2026, 3, 1, tzinfo=UTC),
+                last_review=datetime(2026, 2, 20, tzinfo=UTC)).to_dict()
+    card: dict[str, object] = {**good, **fields} if start_good else dict(fields)
+    text = json.dumps(card)
+    ours, theirs = _read_due(text), _parse_card(text)
+    assert (ours is None) == (theirs is None), text
+    if ours is not None and theirs is not None:
+        assert (ours.state, ours.due, ours.last_review) == (
+            int(theirs.state), theirs.due, theirs.last_review)
+
+
+def test_a_card_that_is_not_json_is_no_card() -> None:
+    from quiz.core.schedule import _parse_card, _read_due
+
+    for text in ("", "{", "[]", "null", '"card"', "1", '{"state": 2}'):
+        assert _read_due(text) is None and _parse_card(text) is None
