@@ -27,28 +27,22 @@ def run(args: argparse.Namespace) -> int:
         if problem:
             sys.stderr.write(f"quiz: {problem}\n")
             return 2
-    from quiz.tui.heap import pause, resume
+    from quiz.tui.app import QuizApp
+    from quiz.tui.routing import Start
 
-    pause()  # collections wait for the first frame (QuizApp.on_ready): see quiz.tui.heap
+    mode = _MODES[command]
+    start = None if mode is None else Start(
+        mode, mock_minutes=getattr(args, "minutes", None),
+        mock_questions=getattr(args, "questions", None), mock_closing=_closing(args),
+        practice_topic=getattr(args, "topic", None),
+        practice_difficulty=getattr(args, "difficulty", None),
+        learn_target=getattr(args, "target", None))
+    app = QuizApp(data_dir=getattr(args, "data_dir", None),
+                  template_dirs=getattr(args, "templates", None) or [], start=start)
     try:
-        from quiz.tui.app import QuizApp
-        from quiz.tui.routing import Start
-
-        mode = _MODES[command]
-        start = None if mode is None else Start(
-            mode, mock_minutes=getattr(args, "minutes", None),
-            mock_questions=getattr(args, "questions", None), mock_closing=_closing(args),
-            practice_topic=getattr(args, "topic", None),
-            practice_difficulty=getattr(args, "difficulty", None),
-            learn_target=getattr(args, "target", None))
-        app = QuizApp(data_dir=getattr(args, "data_dir", None),
-                      template_dirs=getattr(args, "templates", None) or [], start=start)
-        try:
-            app.run()
-        finally:
-            app.close_store()  # closed cleanly: the next start skips the page check
+        app.run()
     finally:
-        resume()
+        app.close_store()  # closed cleanly: the next start skips the page check
     return int(app.return_code or 0)
 
 

@@ -162,7 +162,6 @@ class QuizApp(App[int]):
         self._load = lambda: self.loader.run(opened, figures=True, first_template=template)
 
     def on_ready(self) -> None:
-        heap.resume()  # collections paused for start-up (`quiz`, `quiz drill`: heap.pause)
         # Ready comes after the first frame. The home's figures are read here, on the
         # event loop (:mod:`quiz.tui.startup`); the worker starts once they are painted:
         # its imports (pydantic, sympy) hold the GIL for a while, and the home screen

@@ -23,11 +23,6 @@ objects, ~1 ms once they are frozen):
   twice (the second layout shows or hides a scroll bar), and a collection between the
   two frames would delay the second.
 
-- :func:`pause`: none at all while the app starts (from before Textual is imported to
-  the first frame, :func:`resume`). Start-up builds objects that live as long as the
-  app: its ~125 young collections found about a thousand objects to free, and cost
-  ~45 M instructions of `quiz drill`'s first question (bench/README.md, "s6-drill");
-  the pause leaves under 1 MB more alive at the first frame.
 None of them changes what is collected, only when: collections stay automatic as well.
 """
 
@@ -57,16 +52,6 @@ collections (``bench_feedback`` saw the count reach 8 at an Enter after a read t
 found 4 and did not collect). Collecting while the verdict is read from 2 on leaves the
 next Enter 3 or more young collections short of a full one; the collection itself costs
 the reader nothing."""
-
-
-def pause() -> None:
-    """No collections from now until :func:`resume` (the app's first frame)."""
-    gc.disable()
-
-
-def resume() -> None:
-    """Collections run again (the first frame is painted, or the app did not start)."""
-    gc.enable()
 
 
 def hold_imports() -> None:
