@@ -608,3 +608,18 @@ def test_the_launcher_passes_the_mode_and_its_options(monkeypatch: pytest.Monkey
     assert practice.start == Start("practice", practice_topic="rapid-fire-3",
                                    practice_difficulty=1)
     assert home.start is None
+
+
+@pytest.mark.parametrize(("attempts", "want"), [(1, "1 answer ·"), (2, "2 answers ·")])
+def test_the_stats_headline_counts_answers_in_the_right_number(attempts: int,
+                                                               want: str) -> None:
+    from typing import cast
+
+    from quiz.core.store import Stats
+    from quiz.tui.data import StatsData
+    from quiz.tui.screens.stats import summary_text
+
+    stats = cast("Stats", {"attempts": attempts, "correct": attempts, "mean_score": 1.0,
+                           "streak_days": 1})
+    text = summary_text(StatsData(stats, None, []))
+    assert want in text.replace("[b]", "").replace("[/]", "")

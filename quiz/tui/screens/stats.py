@@ -73,7 +73,8 @@ def summary_text(data: StatsData) -> str:
         return ("No answers yet. Run a drill or some practice, and your accuracy, "
                 "streak and retention will show here.")
     days = "day" if s["streak_days"] == 1 else "days"
-    return (f"[b]{s['attempts']}[/] answers · [b]{percent(s['correct'] / s['attempts'])}[/] "
+    answers = "answer" if s["attempts"] == 1 else "answers"
+    return (f"[b]{s['attempts']}[/] {answers} · [b]{percent(s['correct'] / s['attempts'])}[/] "
             f"correct · mean score [b]{percent(s['mean_score'])}[/] · streak "
             f"[b]{s['streak_days']}[/] {days}\n"
             f"Retention (review cards recalled, last 30 days): "
