@@ -2,12 +2,12 @@
 
 A one-shot command in a new data folder (every new user's first minute, every script
 that uses a temporary folder) would otherwise import sympy (about a second) to derive the
-plans its numbers run (:mod:`solver.light`): this file (1.5 MB) holds those the bundled bank's seeds
-0-7, ``quiz solve`` of every quantity at its defaults and in the README's examples and
-``quiz layout``'s README examples read, and the quantity catalogue, as the JSON texts a
-:class:`solver.light` source keeps, by key. :class:`questions.plancache.PlanFile` reads
-a plan the data folder lacks from here; only what is derived anew is written to the
-data folder. bench/README.md has what it buys.
+plans its numbers run (:mod:`solver.light`): this file (1.5 MB) holds those the
+bundled bank's seeds 0-7, ``quiz solve`` of every quantity at its defaults and in the
+README's examples and ``quiz layout``'s README examples read, and the quantity
+catalogue, as the JSON texts a :class:`solver.light` source keeps, by key.
+:class:`questions.plancache.PlanFile` reads a plan the data folder lacks from here; only
+what is derived anew is written to the data folder. bench/README.md has what it buys.
 
 A process reads only the rows it asks for: the file's second line is an index (each
 key's row, by byte offset and length, as JSON), so a lookup reads that line once and then

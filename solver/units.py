@@ -129,13 +129,14 @@ WORD_MULTIPLIERS: Final[frozenset[str]] = frozenset(
 
 @functools.cache
 def spellings() -> dict[str, tuple[float, str]]:
-    """:data:`UNITS`, built on first use (3,400 spellings, about 2 ms): a question is
-    shown before anything is read, and `quiz drill`'s first one does not wait for it."""
+    """:data:`UNITS`, built on first use (3,357 spellings, about 2 ms): a question is
+    shown before anything is read, and `quiz drill`'s first one does not wait for it
+    (the start-up worker imports the reader, which builds them, after that frame)."""
     units: dict[str, tuple[float, str]] = {}
 
-    def add(factor: float, base: str, *spellings: str) -> None:
-        for spelling in spellings:
-            units[spelling] = (factor, base)
+    def add(factor: float, base: str, *names: str) -> None:
+        for name in names:
+            units[name] = (factor, base)
 
     # Bytes: SI and IEC prefixes, symbols and words. "KB" is wrong SI but universal.
     add(1.0, "B", "B", "byte", "bytes", "Byte", "Bytes")
@@ -205,6 +206,7 @@ def __getattr__(name: str) -> dict[str, tuple[float, str]]:
     if name == "UNITS":  # built on first use: see spellings()
         return spellings()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # ---------------------------------------------------------------- display
 
